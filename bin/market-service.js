@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Runs the built CLI; `npm run build` produces dist/.
+import { existsSync } from 'node:fs';
+const entry = new URL('../dist/server/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('market-service is not built yet: run `npm run build` (npm start does it for you).');
+  process.exit(1);
+}
+await import(entry.href);

@@ -1,0 +1,1 @@
+// The actors area: imports its type, query and mutation files.

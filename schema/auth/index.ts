@@ -1,0 +1,1 @@
+// The auth area: imports its type, query and mutation files.

@@ -1,0 +1,1 @@
+// The roles area: imports its type, query and mutation files.

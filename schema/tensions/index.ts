@@ -1,0 +1,1 @@
+// The tensions area: imports its type, query and mutation files.

@@ -1,0 +1,1 @@
+// The users area: imports its type, query and mutation files.

@@ -1,0 +1,63 @@
+// buildApp(deps): one Express app serving /healthz, /readyz, /api/v1, /graphql, /mcp and the admin web build.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Deps } from './application/context.js';
+import { authenticateRequest, requestContext } from './http/request-context.js';
+import { BODY_LIMIT_BYTES, restErrors, restRouter } from './rest/router.js';
+import { graphqlHandler } from './graphql/yoga.js';
+import { mcpHandler } from './mcp/http.js';
+
+/** The admin web build, wherever this module runs from (sources under tsx, or dist/). */
+function adminWebDist(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(dir, 'admin-web', 'dist');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+    dir = resolve(dir, '..');
+  }
+  return null;
+}
+
+export function buildApp(deps: Deps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestContext(deps));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (req, res) => {
+    try {
+      await (deps.orm.em.fork() as EntityManager).execute('select 1');
+      res.json({ status: 'ready' });
+    } catch (err) {
+      req.log.warn({ err }, 'readiness check failed');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  app.use(authenticateRequest(deps));
+  app.use('/api/v1', restRouter(deps));
+  app.use('/graphql', graphqlHandler(deps));
+  app.use('/mcp', express.json({ limit: BODY_LIMIT_BYTES }), mcpHandler(deps));
+
+  const web = adminWebDist();
+  if (web) {
+    app.use(express.static(web, { index: false, maxAge: '1h' }));
+    app.get(/^\/(?!api\/|graphql|mcp).*/, (_req, res) => {
+      res.sendFile(join(web, 'index.html'));
+    });
+  }
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).type('application/problem+json').send(
+      JSON.stringify({ type: 'urn:market-service:problem:not_found', title: 'Not found', status: 404, code: 'not_found', detail: `No route ${req.method} ${req.path}.`, requestId: req.requestId }),
+    );
+  });
+  app.use((err: Error, req: Request, res: Response, next: NextFunction) => restErrors(deps)(err, req, res, next));
+  return app;
+}

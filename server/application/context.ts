@@ -1,0 +1,39 @@
+// Who is calling, through which face, and the dependencies every use case receives as arguments.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+
+export type Via = 'graphql' | 'rest' | 'mcp' | 'cli';
+
+export interface Caller {
+  kind: 'human' | 'agent' | 'system';
+  userId: string | null;
+  userName: string | null;
+  /** raw grants of the caller's roles (may hold wildcards); use `hasPermission` to test them */
+  grants: string[];
+  authenticatedBy: 'session' | 'api_key' | 'system';
+  apiKey: { id: string; name: string } | null;
+  sessionId: string | null;
+}
+
+export interface Ctx {
+  caller: Caller;
+  via: Via;
+  requestId: string;
+  correlationId?: string;
+  causationId?: string;
+}
+
+export interface Deps {
+  orm: MikroORM;
+  config: Config;
+  logger: Logger;
+  clock: () => Date;
+  newId: () => string;
+  sessionSecret: string;
+}
+
+/** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */
+export function systemCaller(): Caller {
+  return { kind: 'system', userId: null, userName: 'system', grants: ['*'], authenticatedBy: 'system', apiKey: null, sessionId: null };
+}

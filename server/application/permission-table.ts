@@ -1,0 +1,50 @@
+// The one table of which permission each operation needs. The application layer enforces it;
+// Pothos authScopes, the MCP tool list and the authorization sweep tests read the same table.
+import type { Permission } from '../domain/permissions.js';
+
+/** `null`: any authenticated caller. */
+export const OPERATION_PERMISSIONS = {
+  'tensions.list': 'tensions:read',
+  'tensions.get': 'tensions:read',
+  'tensions.history': 'tensions:read',
+  'tensions.sense': 'tensions:write',
+  'tensions.rename': 'tensions:write',
+  'tensions.rescore': 'tensions:write',
+  'tensions.revise': 'tensions:write',
+  'tensions.lead': 'tensions:write',
+  'tensions.reassign': 'tensions:write',
+  'tensions.resolve': 'tensions:write',
+  'tensions.drop': 'tensions:write',
+  'tensions.reopen': 'tensions:write',
+  'tensions.revive': 'tensions:write',
+  'tensions.discard': 'tensions:delete',
+  'actors.list': 'actors:read',
+  'actors.get': 'actors:read',
+  'actors.create': 'actors:write',
+  'actors.update': 'actors:write',
+  'actors.delete': 'actors:delete',
+  'users.list': 'users:read',
+  'users.get': 'users:read',
+  'users.create': 'users:write',
+  'users.update': 'users:write',
+  'users.deactivate': 'users:write',
+  'users.setRoles': 'users:write',
+  'users.resetPassword': 'users:write',
+  'users.listApiKeys': 'users:read',
+  'users.provisionApiKey': 'users:write',
+  'users.revokeApiKey': 'users:write',
+  'roles.list': 'roles:read',
+  'roles.get': 'roles:read',
+  'roles.create': 'roles:write',
+  'roles.update': 'roles:write',
+  'roles.delete': 'roles:write',
+  'permissions.list': 'roles:read',
+  'projections.rebuild': 'projections:rebuild',
+  'me.get': null,
+  'me.changePassword': null,
+  'me.listApiKeys': null,
+  'me.createApiKey': null,
+  'me.revokeApiKey': null,
+} as const satisfies Record<string, Permission | null>;
+
+export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -1,0 +1,72 @@
+// The only reader of process.env: parsed once, every problem reported at once.
+import { z } from 'zod';
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    GRAPHIQL: z.enum(['true', 'false']).optional(),
+    GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required when NODE_ENV=production' });
+    }
+  });
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** undefined: generated and kept in the data folder (embedded default) */
+  sessionSecret: string | undefined;
+  sessionTtlMs: number;
+  logLevel: string;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  dbPoolMax: number;
+  graphiql: boolean;
+  introspection: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankless = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(blankless);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const prod = e.NODE_ENV === 'production';
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    sessionSecret: e.SESSION_SECRET,
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
+    logLevel: e.LOG_LEVEL,
+    adminEmail: e.ADMIN_EMAIL,
+    adminPassword: e.ADMIN_PASSWORD,
+    dbPoolMax: e.DB_POOL_MAX,
+    graphiql: e.GRAPHIQL ? e.GRAPHIQL === 'true' : !prod,
+    introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
+  };
+}

@@ -1,0 +1,54 @@
+// Serves the Pothos schema with graphql-yoga at /graphql, GraphiQL rendered offline.
+import type { NextFunction, Request, Response } from 'express';
+import { createYoga, maskError as defaultMaskError } from 'graphql-yoga';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { schema } from '../../schema/index.js';
+import type { GraphQLContext } from '../../schema/context.js';
+import type { Deps } from '../application/context.js';
+import { needsCsrfHeader } from '../http/request-context.js';
+
+function graphqlRefusal(res: Response, status: number, code: string, message: string) {
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(status).json({ errors: [{ message, extensions: { code } }] });
+}
+
+export function graphqlHandler(deps: Deps) {
+  const yoga = createYoga<{ req: Request; res: Response }, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    landingPage: false,
+    graphiql: deps.config.graphiql ? { title: 'Market service GraphiQL', headers: JSON.stringify({ 'X-CSRF-Protection': '1' }) } : false,
+    renderGraphiQL,
+    context: ({ req, res }) => ({ deps, caller: req.caller, requestId: req.requestId, req, res }),
+    maskedErrors: {
+      maskError(error, message, isDev) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        if (original && !(original instanceof GraphQLError)) {
+          // A bug, not a refusal: log it whole, answer with nothing internal.
+          deps.logger.error({ err: original }, 'graphql resolver failed');
+          return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
+        }
+        return defaultMaskError(error, message, isDev);
+      },
+    },
+    plugins: [
+      // Bearer-carrying and header-carrying requests are preflighted by browsers; others are refused.
+      useCSRFPrevention({ requestHeaders: ['x-csrf-protection', 'authorization', 'x-graphql-yoga-csrf'] }),
+    ],
+  });
+
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (req.authRefusal) return graphqlRefusal(res, 401, 'UNAUTHENTICATED', req.authRefusal.detail);
+    if (needsCsrfHeader(req)) {
+      return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send `X-CSRF-Protection: 1`.');
+    }
+    try {
+      await yoga.handle(req, res, { req, res });
+    } catch (err) {
+      next(err);
+    }
+  };
+}

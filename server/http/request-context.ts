@@ -1,0 +1,88 @@
+// Per-request plumbing shared by every HTTP face: request id, child logger, and who is calling.
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger.js';
+import type { Caller, Deps } from '../application/context.js';
+import type { Refusal } from '../domain/errors.js';
+import { authenticateApiKey, authenticateSession, bearerToken, UNAUTHENTICATED } from '../auth/authenticate.js';
+import { SESSION_COOKIE } from '../auth/session-token.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    requestId: string;
+    log: Logger;
+    /** null: anonymous. Set by `authenticateRequest`. */
+    caller: Caller | null;
+    /** a presented but invalid bearer key */
+    authRefusal: Refusal | null;
+  }
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function requestContext(deps: Deps) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.log = deps.logger.child({ requestId: req.requestId });
+    req.caller = null;
+    req.authRefusal = null;
+    res.setHeader('X-Request-Id', req.requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      req.log.info(
+        { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** Parses a Cookie header without a dependency on express' cookie parser ordering. */
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A bearer key wins over a cookie; a bad bearer is refused, a bad cookie is just anonymous. */
+export function authenticateRequest(deps: Deps) {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      const bearer = bearerToken(req.get('authorization'));
+      if (bearer === null) {
+        req.authRefusal = UNAUTHENTICATED('The Authorization header must be `Bearer <API_KEY>`.');
+      } else if (bearer !== undefined) {
+        const result = await authenticateApiKey(deps, bearer);
+        if ('ok' in result) req.authRefusal = result;
+        else req.caller = result;
+      } else {
+        const token = readCookie(req, SESSION_COOKIE);
+        if (token) req.caller = await authenticateSession(deps, token);
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** SPEC §6: a cookie-authenticated unsafe request must carry `X-CSRF-Protection: 1`. */
+export function needsCsrfHeader(req: Request): boolean {
+  return (
+    req.caller?.authenticatedBy === 'session' && !SAFE_METHODS.has(req.method) && req.get('x-csrf-protection') !== '1'
+  );
+}

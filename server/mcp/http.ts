@@ -1,0 +1,36 @@
+// MCP over Streamable HTTP at /mcp: stateless, one server per request, bearer API keys only.
+import type { NextFunction, Request, Response } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Deps } from '../application/context.js';
+import { createMcpServer } from './server.js';
+
+function unauthenticated(res: Response, message: string) {
+  res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(401).json({ jsonrpc: '2.0', error: { code: -32001, message, data: { code: 'unauthenticated' } }, id: null });
+}
+
+export function mcpHandler(deps: Deps) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (req.authRefusal) return unauthenticated(res, req.authRefusal.detail);
+    // A cookie is not enough here: MCP clients are agents and scripts, which carry keys.
+    if (!req.caller || req.caller.authenticatedBy !== 'api_key') {
+      return unauthenticated(res, 'MCP needs `Authorization: Bearer <API_KEY>`.');
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, use POST.' }, id: null });
+    }
+    try {
+      const server = createMcpServer(deps, { caller: req.caller, via: 'mcp', requestId: req.requestId });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (err) {
+      next(err);
+    }
+  };
+}

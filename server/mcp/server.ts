@@ -1,0 +1,65 @@
+// One MCP server per caller: lists exactly the tools the caller may use, and runs them through the
+// same permission check, input parsing and error codes as the other faces.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Ctx, Deps } from '../application/context.js';
+import { authorize, mayPerform } from '../application/authorize.js';
+import { parseInput } from '../application/validate.js';
+import { refuse, type Refusal } from '../domain/errors.js';
+import { TOOLS } from './tools.js';
+import type { ToolDef } from './tool.js';
+
+export const MCP_SERVER_INFO = { name: 'market-service', version: '0.1.0' };
+
+function allowed(ctx: Ctx, tool: ToolDef): boolean {
+  return tool.operation === null || mayPerform(ctx.caller, tool.operation);
+}
+
+function errorResult(refusal: Refusal): CallToolResult {
+  const body = { code: refusal.code, detail: refusal.detail, ...refusal.extensions };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+function jsonSchema(schema: z.ZodType) {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+}
+
+export function createMcpServer(deps: Deps, ctx: Ctx): Server {
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions:
+      'Market service: tensions are gaps between a current and a desired state, experienced by market actors. ' +
+      'Call whoami first. Every write returns the tension and the event it appended (null when nothing changed). ' +
+      'On version_conflict, reload the tension and decide again; the server never retries for you.',
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: jsonSchema(t.input),
+      outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as { type: 'object' },
+      annotations: { title: t.title, ...t.annotations },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = TOOLS.find((t) => t.name === request.params.name);
+    if (!tool) return errorResult(refuse('not_found', `No tool named ${request.params.name}.`));
+    if (tool.operation) {
+      const denied = authorize(ctx, tool.operation);
+      if (denied) return errorResult(denied);
+    }
+    const args = parseInput(tool.input, request.params.arguments ?? {});
+    if (!args.ok) return errorResult(args);
+    const result = await tool.run(deps, ctx, args.value);
+    if (!result.ok) return errorResult(result);
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result.value) }],
+      structuredContent: result.value as Record<string, unknown>,
+    };
+  });
+  return server;
+}

@@ -1,0 +1,23 @@
+// The shape of one MCP tool: a use case with its input/output schemas, annotations and permission.
+import type { z } from 'zod';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Ctx, Deps } from '../application/context.js';
+import type { Operation } from '../application/permission-table.js';
+import type { Result } from '../domain/errors.js';
+
+export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** written for a model: what it does, when to use it, what its errors mean */
+  description: string;
+  /** the permission-table entry that gates it; null = any authenticated caller */
+  operation: Operation | null;
+  input: I;
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  run(deps: Deps, ctx: Ctx, args: z.output<I>): Promise<Result<unknown>>;
+}
+
+export function defineTool<I extends z.ZodObject>(def: ToolDef<I>): ToolDef {
+  return def as unknown as ToolDef;
+}

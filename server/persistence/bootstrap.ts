@@ -1,0 +1,45 @@
+// First start on an empty database: the system role `admin` (`*`) and one human admin. Never again after.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { generatePassword, hashPassword } from '../auth/password.js';
+
+export interface BootstrapResult {
+  adminCreated: boolean;
+  email?: string;
+  /** only when generated: printed once by the caller */
+  generatedPassword?: string;
+}
+
+const BOOTSTRAP_LOCK = 7_301_001;
+
+export async function bootstrap(
+  orm: MikroORM,
+  opts: { adminEmail?: string; adminPassword?: string; newId: () => string; clock: () => Date },
+): Promise<BootstrapResult> {
+  const em = orm.em.fork() as EntityManager;
+  const [{ n }] = await em.execute('select count(*)::int as n from users');
+  const generatedPassword = n === 0 && !opts.adminPassword ? generatePassword() : undefined;
+  // Hash before the transaction: never hold one across slow work.
+  const hash = n === 0 ? await hashPassword(opts.adminPassword ?? generatedPassword!) : undefined;
+  const email = (opts.adminEmail ?? 'admin@example.com').toLowerCase();
+  const now = opts.clock();
+
+  return em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(?)', [BOOTSTRAP_LOCK]);
+    await tx.execute(
+      `insert into roles (id, code, name, permissions, system, created_at, updated_at)
+       values (?, 'admin', 'Administrator', '{*}', true, ?, ?) on conflict (code) do nothing`,
+      [opts.newId(), now, now],
+    );
+    const [{ n: users }] = await tx.execute('select count(*)::int as n from users');
+    if (users > 0 || !hash) return { adminCreated: false };
+    const userId = opts.newId();
+    await tx.execute(
+      `insert into users (id, type, email, name, password_hash, status, created_at, updated_at)
+       values (?, 'human', ?, 'Administrator', ?, 'active', ?, ?)`,
+      [userId, email, hash, now, now],
+    );
+    await tx.execute(`insert into user_roles (user_id, role_id) select ?, id from roles where code = 'admin'`, [userId]);
+    return { adminCreated: true, email, ...(generatedPassword ? { generatedPassword } : {}) };
+  });
+}

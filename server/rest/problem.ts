@@ -1,0 +1,28 @@
+// RFC 9457 problem documents: the one place a refusal becomes an HTTP answer on the REST face.
+import type { Response } from 'express';
+import { ERROR_STATUS, ERROR_TITLE, refuse, type ErrorCode, type Refusal } from '../domain/errors.js';
+
+export function problemBody(refusal: Refusal, requestId: string) {
+  return {
+    type: `urn:market-service:problem:${refusal.code}`,
+    title: ERROR_TITLE[refusal.code],
+    status: ERROR_STATUS[refusal.code],
+    code: refusal.code,
+    detail: refusal.detail,
+    requestId,
+    ...refusal.extensions,
+  };
+}
+
+export function sendProblem(res: Response, refusal: Refusal, requestId: string): void {
+  const status = ERROR_STATUS[refusal.code];
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  if (refusal.code === 'rate_limited' && typeof refusal.extensions?.retryAfterSeconds === 'number') {
+    res.setHeader('Retry-After', String(refusal.extensions.retryAfterSeconds));
+  }
+  res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(refusal, requestId)));
+}
+
+export function sendCode(res: Response, code: ErrorCode, detail: string, requestId: string): void {
+  sendProblem(res, refuse(code, detail), requestId);
+}

@@ -1,0 +1,45 @@
+// Assembles the running service's dependencies: config → database (migrated) → deps.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import type { Deps } from './application/context.js';
+import { migrate, openDatabase, type Database } from './persistence/database.js';
+
+/** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
+export async function resolveSessionSecret(config: Config): Promise<string> {
+  if (config.sessionSecret) return config.sessionSecret;
+  const dir = resolve(config.dataDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, 'session-secret');
+  try {
+    const existing = (await readFile(file, 'utf8')).trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // first start
+  }
+  const secret = randomBytes(48).toString('base64url');
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'w' });
+  return secret;
+}
+
+export async function openServiceDatabase(config: Config, logger: Logger): Promise<Database> {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
+    poolMax: config.dbPoolMax,
+    logger,
+  });
+  try {
+    await migrate(db.orm, logger);
+    return db;
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+export function makeDeps(config: Config, logger: Logger, db: Database, sessionSecret: string): Deps {
+  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret };
+}

@@ -1,0 +1,53 @@
+// Boots the real app on a real (fresh) database, listening on a loopback port, for integration tests.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { buildApp } from '../../server/app.js';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createLogger } from '../../server/logger.js';
+import type { Deps } from '../../server/application/context.js';
+import { bootstrap } from '../../server/persistence/bootstrap.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const ADMIN = { email: 'admin@test.example', password: 'admin-password-123' };
+
+export interface TestApp {
+  url: string;
+  deps: Deps;
+  db: TestDatabase;
+  /** a fresh EntityManager for direct SQL checks */
+  em(): EntityManager;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
+  const fullDeps: Deps = {
+    orm: db.orm,
+    config,
+    logger: createLogger(config.logLevel),
+    clock: () => new Date(),
+    newId: randomUUID,
+    sessionSecret: 'test-session-secret-that-is-long-enough-0123456789',
+    ...deps,
+  };
+  await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPassword: ADMIN.password, newId: randomUUID, clock: fullDeps.clock });
+  const app = buildApp(fullDeps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps: fullDeps,
+    db,
+    em: () => db.orm.em.fork() as EntityManager,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await db.close();
+    },
+  };
+}
