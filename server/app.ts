@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import helmet from 'helmet';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './application/context.js';
@@ -26,6 +27,24 @@ export function buildApp(deps: Deps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestContext(deps));
+  // Security headers everywhere; GraphiQL's offline page inlines its script and styles, so only
+  // /graphql may run inline code. No CORS middleware: cross-origin browser calls are refused by default.
+  const strict = helmet({
+    contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] } },
+  });
+  const graphiql = helmet({
+    contentSecurityPolicy: {
+      directives: {
+        'script-src': ["'self'", "'unsafe-inline'", 'blob:'],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'img-src': ["'self'", 'data:'],
+        'font-src': ["'self'", 'data:'],
+        'worker-src': ["'self'", 'blob:'],
+        'connect-src': ["'self'"],
+      },
+    },
+  });
+  app.use((req, res, next) => (req.path === '/graphql' ? graphiql : strict)(req, res, next));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

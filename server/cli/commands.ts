@@ -9,4 +9,8 @@ export interface CliCommand {
   run(args: string[], env: { config: Config; logger: Logger }): Promise<number>;
 }
 
-export const commands: CliCommand[] = [];
+import { mcpCommand } from '../mcp/stdio.js';
+
+export const commands: CliCommand[] = [
+  mcpCommand,
+];

@@ -3,7 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { createYoga, maskError as defaultMaskError } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { schema } from '../../schema/index.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
@@ -14,7 +15,18 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
+/** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
+export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
+
 export function graphqlHandler(deps: Deps) {
+  const armor = new EnvelopArmor({
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true },
+    maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+    blockFieldSuggestion: { enabled: deps.config.env === 'production' },
+  });
   const yoga = createYoga<{ req: Request; res: Response }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -35,6 +47,10 @@ export function graphqlHandler(deps: Deps) {
       },
     },
     plugins: [
+      ...armor.protect().plugins,
+      ...(deps.config.introspection
+        ? []
+        : [{ onValidate: ({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) => addValidationRule(NoSchemaIntrospectionCustomRule) }]),
       // Bearer-carrying and header-carrying requests are preflighted by browsers; others are refused.
       useCSRFPrevention({ requestHeaders: ['x-csrf-protection', 'authorization', 'x-graphql-yoga-csrf'] }),
     ],

@@ -21,7 +21,8 @@ export function mcpHandler(deps: Deps) {
       return res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, use POST.' }, id: null });
     }
     try {
-      const server = createMcpServer(deps, { caller: req.caller, via: 'mcp', requestId: req.requestId });
+      const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
+      const server = createMcpServer(deps, async () => ctx);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

@@ -1,7 +1,7 @@
 // One MCP server per caller: lists exactly the tools the caller may use, and runs them through the
 // same permission check, input parsing and error codes as the other faces.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
@@ -25,7 +25,11 @@ function jsonSchema(schema: z.ZodType) {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
 }
 
-export function createMcpServer(deps: Deps, ctx: Ctx): Server {
+/**
+ * `resolveCtx` is asked on every request, so a key revoked mid-session (stdio) is refused on the
+ * very next call; over HTTP it is the request's own context.
+ */
+export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refusal>): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:
@@ -34,18 +38,22 @@ export function createMcpServer(deps: Deps, ctx: Ctx): Server {
       'On version_conflict, reload the tension and decide again; the server never retries for you.',
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const ctx = await resolveCtx();
+    if ('ok' in ctx) throw new McpError(ErrorCode.InvalidRequest, ctx.detail, { code: ctx.code });
+    return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
       inputSchema: jsonSchema(t.input),
       outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as { type: 'object' },
       annotations: { title: t.title, ...t.annotations },
-    })),
-  }));
+    })) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const ctx = await resolveCtx();
+    if ('ok' in ctx) return errorResult(ctx);
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (!tool) return errorResult(refuse('not_found', `No tool named ${request.params.name}.`));
     if (tool.operation) {

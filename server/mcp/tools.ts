@@ -11,7 +11,7 @@ const whoami = defineTool({
     'Returns the user this API key belongs to, its type (human or agent), the key in use and the effective permissions. ' +
     'Call it first to learn what you may do; tools you lack permissions for are not listed.',
   operation: null,
-  input: z.object({}),
+  input: z.strictObject({}),
   output: z.object({
     user: z.object({ id: z.string().nullable(), name: z.string().nullable(), kind: z.enum(['human', 'agent', 'system']) }),
     apiKey: z.object({ id: z.string(), name: z.string() }).nullable(),

@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { seedUserWithKey } from '../../support/clients.js';
+import { mcpHttpClient, mcpStdioClient } from '../../support/mcp.js';
+import { migrate, openDatabase } from '../../../server/persistence/database.js';
+import { onPostgres } from '../../support/database.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('MCP over Streamable HTTP', () => {
+  it('refuses a request without a bearer key, and a cookie alone, with 401 and WWW-Authenticate', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const anonymous = await fetch(`${app.url}/mcp`, { method: 'POST', headers, body });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    const cookieOnly = await fetch(`${app.url}/mcp`, { method: 'POST', headers: { ...headers, cookie: 'session=whatever' }, body });
+    expect(cookieOnly.status).toBe(401);
+  });
+
+  it('initializes, lists whoami for any key and answers it with the caller', async () => {
+    const agent = await seedUserWithKey(app, { type: 'agent', grants: [] });
+    const client = await mcpHttpClient(app, agent.key);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('whoami');
+      const whoami = tools.find((t) => t.name === 'whoami')!;
+      expect(whoami.annotations?.readOnlyHint).toBe(true);
+      expect(whoami.outputSchema).toBeDefined();
+      const result = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        user: { id: agent.userId, name: agent.name, kind: 'agent' },
+        apiKey: { id: agent.keyId },
+        permissions: [],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers an unknown tool and bad arguments with coded error results', async () => {
+    const agent = await seedUserWithKey(app, { type: 'agent', grants: [] });
+    const client = await mcpHttpClient(app, agent.key);
+    try {
+      const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
+      expect(unknown.isError).toBe(true);
+      expect(unknown.structuredContent).toMatchObject({ code: 'not_found' });
+      const bad = await client.callTool({ name: 'whoami', arguments: { surprise: 1 } });
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent).toMatchObject({ code: 'validation_failed' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('MCP over stdio (market-service mcp)', () => {
+  let client: Client | undefined;
+  let dataDir: string | undefined;
+  let env: Record<string, string>;
+  let agentKey: string;
+
+  beforeAll(async () => {
+    if (onPostgres) {
+      env = { DATABASE_URL: app.db.url! };
+      agentKey = (await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'] })).key;
+    } else {
+      // The embedded database is one process's: give the stdio server its own data folder.
+      dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
+      const db = await openDatabase({ dataDir, poolMax: 2 });
+      await migrate(db.orm);
+      agentKey = (await seedUserWithKey({ em: () => db.orm.em.fork() } as unknown as TestApp, { type: 'agent', grants: ['tensions:read'] })).key;
+      await db.close();
+      env = { DATA_DIR: dataDir };
+    }
+    client = await mcpStdioClient(agentKey, env);
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the same registry: whoami answers as the key from MARKET_API_KEY', async () => {
+    const { tools } = await client!.listTools();
+    expect(tools.map((t) => t.name)).toContain('whoami');
+    const result = await client!.callTool({ name: 'whoami', arguments: {} });
+    expect(result.structuredContent).toMatchObject({ user: { kind: 'agent' }, permissions: ['tensions:read'] });
+  });
+});
