@@ -1,0 +1,80 @@
+// A tension's history, newest first: each page of entries its own query, "load more" adds the next.
+import { useState } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import { translateSummary, useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import type { TensionHistoryQuery } from '../gql/graphql.js';
+import { Button, EmptyState, ErrorAlert, Loading } from './ui.js';
+
+const TensionHistoryDocument = graphql(`
+  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {
+    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {
+      data {
+        version type occurredAt summary summaryKey summaryParams
+        by { kind userId userName apiKeyName via }
+      }
+      nextCursor
+    }
+  }
+`);
+
+type Entry = TensionHistoryQuery['tensionHistory']['data'][number];
+const PAGE = 10;
+const VIA: Record<string, string> = { graphql: 'GraphQL', rest: 'REST', mcp: 'MCP', cli: 'CLI' };
+
+export function HistoryTimeline({ id }: { id: string }) {
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  return (
+    <ol className="timeline" aria-live="polite">
+      {cursors.map((cursor, i) => (
+        <HistoryPage key={cursor ?? 'first'} id={id} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
+      ))}
+    </ol>
+  );
+}
+
+function HistoryPage({ id, cursor, last, first, onMore }: { id: string; cursor: string | null; last: boolean; first: boolean; onMore: (c: string) => void }) {
+  const { t } = useI18n();
+  const [{ data, error, fetching }, refetch] = useQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
+  if (error && !data) return <li><ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} /></li>;
+  if (!data) return fetching ? <li><Loading /></li> : null;
+  const page = data.tensionHistory;
+  if (first && page.data.length === 0) return <li><EmptyState>{t('tension.historyEmpty')}</EmptyState></li>;
+  return (
+    <>
+      {page.data.map((entry) => <HistoryItem key={entry.version} entry={entry} />)}
+      {last && page.nextCursor ? (
+        <li className="timeline-more">
+          <Button onClick={() => page.nextCursor && onMore(page.nextCursor)}>{t('common.loadMore')}</Button>
+        </li>
+      ) : null}
+    </>
+  );
+}
+
+function HistoryItem({ entry }: { entry: Entry }) {
+  const { t, lang, formatDate } = useI18n();
+  const text = translateSummary(lang, entry.summaryKey, entry.summaryParams, entry.summary);
+  const by = entry.by;
+  const kind = t(`history.kind.${by.kind}` as MessageKey);
+  const who = by.userName ?? (by.kind === 'system' ? kind : t('history.unknownUser'));
+  return (
+    <li className={`timeline-item timeline-${entry.type}`}>
+      <span className={`timeline-dot dot-${by.kind}`} aria-hidden="true" />
+      <div className="timeline-body">
+        <p className="timeline-summary" data-summary-key={entry.summaryKey}>{text}</p>
+        <p className="timeline-meta">
+          <span>{t('history.by', { who })}</span>{' '}
+          <span className={`badge badge-kind-${by.kind}`}>{kind}</span>
+          {by.apiKeyName ? <> <span>{t('history.byKey', { key: by.apiKeyName })}</span></> : null}
+          {by.via ? <> · <span>{t('history.via', { via: VIA[by.via] ?? by.via })}</span></> : null}
+          {' · '}
+          <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
+          {' · '}
+          <span className="muted">{t('history.version', { version: entry.version })}</span>
+        </p>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,42 @@
+// A checkbox list of roles (loaded when the user may read roles).
+import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import { useSession } from '../lib/session.js';
+
+const RoleOptionsDocument = graphql(`
+  query RoleOptions {
+    roles(limit: 100) {
+      data { id code name system effectivePermissions }
+    }
+  }
+`);
+
+export function useRoleOptions() {
+  const { can } = useSession();
+  const [{ data }] = useQuery({ query: RoleOptionsDocument, pause: !can('roles:read') });
+  return data?.roles.data ?? [];
+}
+
+export function RolePicker({ legend, value, onChange, exclude, disabled }: {
+  legend: string;
+  value: string[];
+  onChange: (ids: string[]) => void;
+  exclude?: string;
+  disabled?: boolean;
+}) {
+  const roles = useRoleOptions().filter((r) => r.id !== exclude);
+  const toggle = (id: string, on: boolean) => onChange(on ? [...value, id] : value.filter((v) => v !== id));
+  return (
+    <fieldset className="checks" disabled={disabled}>
+      <legend>{legend}</legend>
+      {roles.map((r) => (
+        <label key={r.id} className="check">
+          <input type="checkbox" name="role" value={r.id} checked={value.includes(r.id)} onChange={(e) => toggle(r.id, e.target.checked)} />
+          <span>
+            {r.name} <code className="muted">{r.code}</code>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}

@@ -1,0 +1,18 @@
+// Small tension presentations used by the list and the detail page.
+import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { Badge } from './ui.js';
+
+export const STATES = ['alive', 'resolved', 'stale'] as const;
+const TONE: Record<string, string> = { alive: 'green', resolved: 'blue', stale: 'grey' };
+
+export function StateBadge({ state }: { state: string }) {
+  const { t } = useI18n();
+  const key = `tension.state.${state}` as MessageKey;
+  return <Badge tone={TONE[state] ?? 'neutral'}>{t(key)}</Badge>;
+}
+
+export function ScorePill({ score }: { score: number }) {
+  const level = score >= 8 ? 'high' : score >= 4 ? 'mid' : 'low';
+  return <span className={`score score-${level}`} aria-label={`${score}/10`}>{score}</span>;
+}

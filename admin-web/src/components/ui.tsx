@@ -1,0 +1,194 @@
+// The design system's building blocks: buttons, fields, alerts, dialogs, empty/loading states.
+import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactElement, type ReactNode } from 'react';
+import type { CombinedError } from 'urql';
+import { useI18n } from '../i18n/index.js';
+import { errorCode, errorMessage, fieldErrors } from '../lib/errors.js';
+
+type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
+
+export function Button({ variant = 'secondary', className, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
+  return <button type="button" className={`btn btn-${variant}${className ? ` ${className}` : ''}`} {...rest} />;
+}
+
+/** A labelled control: the label's `for` points at the control, hints and errors are described-by. */
+export function Field({ label, hint, error, optional, children }: {
+  label: string;
+  hint?: string;
+  error?: string;
+  optional?: boolean;
+  children: (props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }) => ReactElement;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}`}>
+      <label htmlFor={id}>
+        {label}
+        {optional ? <span className="field-optional"> ({t('common.optional')})</span> : null}
+      </label>
+      {children({ id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined })}
+      {hint ? <p className="field-hint" id={`${id}-hint`}>{hint}</p> : null}
+      {error ? <p className="field-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+export function Alert({ kind = 'info', children, action }: { kind?: 'info' | 'success' | 'error' | 'warning'; children: ReactNode; action?: ReactNode }) {
+  return (
+    <div className={`alert alert-${kind}`} role={kind === 'error' || kind === 'warning' ? 'alert' : 'status'}>
+      <div className="alert-body">{children}</div>
+      {action ? <div className="alert-action">{action}</div> : null}
+    </div>
+  );
+}
+
+/** A GraphQL error in words: known codes get a sentence, validation errors list their fields. */
+export function ErrorAlert({ error, onRetry }: { error: CombinedError; onRetry?: () => void }) {
+  const { t } = useI18n();
+  const code = errorCode(error);
+  const fields = fieldErrors(error);
+  let text: string;
+  if (code === 'NETWORK') text = t('error.network');
+  else if (code === 'FORBIDDEN') text = t('error.forbidden');
+  else if (code === 'VERSION_CONFLICT') text = t('error.versionConflict');
+  else if (code === 'INVALID_TRANSITION') text = t('error.invalidTransition');
+  else if (code === 'VALIDATION_FAILED' && fields.length) text = t('error.validation');
+  else text = t('error.generic', { message: errorMessage(error) });
+  return (
+    <Alert kind="error" action={onRetry ? <Button onClick={onRetry}>{code === 'VERSION_CONFLICT' ? t('common.reload') : t('common.retry')}</Button> : undefined}>
+      <p>{text}</p>
+      {fields.length ? (
+        <ul className="alert-list">
+          {fields.map((f) => (
+            <li key={`${f.path}:${f.message}`}>
+              <code>{f.path}</code>: {f.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </Alert>
+  );
+}
+
+export function Loading() {
+  const { t } = useI18n();
+  return (
+    <div className="loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      {t('common.loading')}
+    </div>
+  );
+}
+
+export function EmptyState({ children, action }: { children: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      <div className="empty-icon" aria-hidden="true">◌</div>
+      <p>{children}</p>
+      {action}
+    </div>
+  );
+}
+
+export function Badge({ tone = 'neutral', children }: { tone?: string; children: ReactNode }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+export function PageHeader({ title, actions, children }: { title: string; actions?: ReactNode; children?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {children}
+      </div>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+/** A modal built on <dialog>: focus moves in, Escape closes, focus returns to the opener. */
+export function Dialog({ title, open, onClose, children, footer }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }}>
+      {open ? (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          <div className="dialog-body">{children}</div>
+          {footer ? <div className="dialog-footer">{footer}</div> : null}
+        </>
+      ) : null}
+    </dialog>
+  );
+}
+
+export function ConfirmDialog({ title, body, confirmLabel, open, busy, error, onConfirm, onClose }: {
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  open: boolean;
+  busy?: boolean;
+  error?: CombinedError;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Dialog
+      title={title}
+      open={open}
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose} autoFocus>{t('common.cancel')}</Button>
+          <Button variant="danger" onClick={onConfirm} disabled={busy}>{confirmLabel}</Button>
+        </>
+      }
+    >
+      <p>{body}</p>
+      {error ? <ErrorAlert error={error} /> : null}
+    </Dialog>
+  );
+}
+
+export function CopyButton({ text }: { text: string }) {
+  const { t } = useI18n();
+  const [copied, setCopied] = useState(false);
+  return (
+    <Button
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+        } catch {
+          // without clipboard permission, select the text so the user can copy it by hand
+          const el = document.querySelector<HTMLInputElement>('[data-copy-source]');
+          el?.select();
+        }
+        setCopied(true);
+      }}
+    >
+      {copied ? t('common.copied') : t('common.copy')}
+    </Button>
+  );
+}
+
+/** Previous/next over cursor pages: the caller keeps the stack of cursors it came through. */
+export function Pager({ page, hasNext, onPrevious, onNext }: { page: number; hasNext: boolean; onPrevious: () => void; onNext: () => void }) {
+  const { t } = useI18n();
+  if (page === 1 && !hasNext) return null;
+  return (
+    <nav className="pager" aria-label={t('common.page', { page })}>
+      <Button onClick={onPrevious} disabled={page <= 1}>← {t('common.previous')}</Button>
+      <span className="pager-page">{t('common.page', { page })}</span>
+      <Button onClick={onNext} disabled={!hasNext}>{t('common.next')} →</Button>
+    </nav>
+  );
+}

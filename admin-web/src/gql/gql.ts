@@ -1,0 +1,310 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
+    "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
+    "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.RevokeApiKeyDocument,
+    "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
+    "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
+    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
+    "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": typeof types.ActorOptionsDocument,
+    "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n": typeof types.UserOptionsDocument,
+    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n": typeof types.RoleOptionsDocument,
+    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.RenameTensionDocument,
+    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.RescoreTensionDocument,
+    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReviseTensionContextDocument,
+    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.SetTensionLeadDocument,
+    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReassignTensionDocument,
+    "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
+    "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
+    "\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
+    "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": typeof types.CreateActorDocument,
+    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n": typeof types.UpdateActorDocument,
+    "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
+    "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.RoleDocument,
+    "\n  query PermissionCatalogue {\n    permissions\n  }\n": typeof types.PermissionCatalogueDocument,
+    "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": typeof types.CreateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.UpdateRoleDocument,
+    "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": typeof types.DeleteRoleDocument,
+    "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": typeof types.RolesDocument,
+    "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": typeof types.SenseTensionDocument,
+    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": typeof types.TensionFieldsFragmentDoc,
+    "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": typeof types.TensionDocument,
+    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ResolveTensionDocument,
+    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.DropTensionDocument,
+    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReopenTensionDocument,
+    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReviveTensionDocument,
+    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
+    "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionsDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": typeof types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": typeof types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": typeof types.SetUserRolesDocument,
+    "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.DeactivateUserDocument,
+    "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
+    "\n  query Users($type: String, $status: String, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
+    "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
+};
+const documents: Documents = {
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
+    "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
+    "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.RevokeApiKeyDocument,
+    "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
+    "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
+    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
+    "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": types.ActorOptionsDocument,
+    "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n": types.UserOptionsDocument,
+    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n": types.RoleOptionsDocument,
+    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.RenameTensionDocument,
+    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.RescoreTensionDocument,
+    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.ReviseTensionContextDocument,
+    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.SetTensionLeadDocument,
+    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.ReassignTensionDocument,
+    "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
+    "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
+    "\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
+    "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": types.CreateActorDocument,
+    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n": types.UpdateActorDocument,
+    "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
+    "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": types.RoleDocument,
+    "\n  query PermissionCatalogue {\n    permissions\n  }\n": types.PermissionCatalogueDocument,
+    "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": types.CreateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": types.UpdateRoleDocument,
+    "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": types.DeleteRoleDocument,
+    "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": types.RolesDocument,
+    "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": types.SenseTensionDocument,
+    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": types.TensionFieldsFragmentDoc,
+    "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": types.TensionDocument,
+    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ResolveTensionDocument,
+    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.DropTensionDocument,
+    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ReopenTensionDocument,
+    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ReviveTensionDocument,
+    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": types.DiscardTensionDocument,
+    "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": types.TensionsDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": types.SetUserRolesDocument,
+    "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.DeactivateUserDocument,
+    "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
+    "\n  query Users($type: String, $status: String, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
+    "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
+    "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n"): (typeof documents)["\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n"): (typeof documents)["\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n"): (typeof documents)["\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n"): (typeof documents)["\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n"): (typeof documents)["\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n"): (typeof documents)["\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PermissionCatalogue {\n    permissions\n  }\n"): (typeof documents)["\n  query PermissionCatalogue {\n    permissions\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n"): (typeof documents)["\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n"): (typeof documents)["\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"): (typeof documents)["\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n"): (typeof documents)["\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n"): (typeof documents)["\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n"): (typeof documents)["\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"): (typeof documents)["\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"): (typeof documents)["\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"): (typeof documents)["\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n"): (typeof documents)["\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Users($type: String, $status: String, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Users($type: String, $status: String, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n"): (typeof documents)["\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation Logout {\n    logout\n  }\n"): (typeof documents)["\n  mutation Logout {\n    logout\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

@@ -1,0 +1,32 @@
+// Reading GraphQL errors the server sends: the upper-cased SPEC code and its extension members.
+import type { CombinedError } from 'urql';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export function errorCode(error: CombinedError | undefined | null): string | null {
+  if (!error) return null;
+  for (const e of error.graphQLErrors) {
+    const code = e.extensions?.code;
+    if (typeof code === 'string') return code;
+  }
+  return error.networkError ? 'NETWORK' : null;
+}
+
+export function fieldErrors(error: CombinedError | undefined | null): FieldError[] {
+  if (!error) return [];
+  for (const e of error.graphQLErrors) {
+    const list = e.extensions?.errors;
+    if (Array.isArray(list)) return list as FieldError[];
+  }
+  return [];
+}
+
+/** The server's own message (already human-readable), without urql's "[GraphQL]" prefix. */
+export function errorMessage(error: CombinedError): string {
+  const first = error.graphQLErrors[0];
+  if (first) return first.message;
+  return error.networkError?.message ?? error.message;
+}

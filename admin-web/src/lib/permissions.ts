@@ -1,0 +1,10 @@
+// The client's view of grants: which catalogue permissions a set of grants covers (SPEC §2 matching).
+export function covers(grant: string, permission: string): boolean {
+  if (grant === '*' || grant === permission) return true;
+  const [gRes, gAct] = grant.split(':');
+  return gAct === '*' && gRes === permission.split(':')[0];
+}
+
+export function expand(grants: string[], catalogue: string[]): string[] {
+  return catalogue.filter((p) => grants.some((g) => covers(g, p)));
+}

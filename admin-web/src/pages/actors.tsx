@@ -1,0 +1,192 @@
+// Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import type { ActorsQuery } from '../gql/graphql.js';
+import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { errorFor } from '../lib/form-errors.js';
+import { Link, withQuery } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { usePager } from '../lib/use-pager.js';
+import { useTitle } from '../lib/use-title.js';
+import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+
+const ActorsDocument = graphql(`
+  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {
+    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {
+      data { id name type tensionCount createdAt updatedAt }
+      nextCursor
+    }
+  }
+`);
+const CreateActorDocument = graphql(`
+  mutation CreateActor($input: CreateActorInput!) {
+    createActor(input: $input) { id name type }
+  }
+`);
+const UpdateActorDocument = graphql(`
+  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {
+    updateActor(id: $id, input: $input) { id name type }
+  }
+`);
+const DeleteActorDocument = graphql(`
+  mutation DeleteActor($id: ID!) {
+    deleteActor(id: $id)
+  }
+`);
+
+export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
+type Actor = ActorsQuery['actors']['data'][number];
+
+export function ActorsPage() {
+  const { t, formatDate } = useI18n();
+  useTitle(t('actors.title'));
+  const { can } = useSession();
+  const [type, setType] = useState('');
+  const [q, setQ] = useState('');
+  const [search, setSearch] = useState('');
+  const pager = usePager();
+  const context = useMemo(() => ({ additionalTypenames: ['Actor'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: ActorsDocument,
+    variables: { type: type || null, q: search || null, limit: 20, cursor: pager.cursor },
+    context,
+  });
+  const [creating, setCreating] = useState(false);
+  const [renaming, setRenaming] = useState<Actor | null>(null);
+  const [deleting, setDeleting] = useState<Actor | null>(null);
+  const [deleted, setDeleted] = useState(false);
+  const [deleteState, deleteActor] = useMutation(DeleteActorDocument);
+
+  const onSearch = (e: FormEvent) => {
+    e.preventDefault();
+    pager.reset();
+    setSearch(q.trim());
+  };
+  const rows = data?.actors.data ?? [];
+
+  return (
+    <>
+      <PageHeader title={t('actors.title')} actions={can('actors:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('actors.new')}</Button> : null} />
+      {deleted ? <Alert kind="success">{t('actors.deleted')}</Alert> : null}
+      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
+        <Field label={t('common.search')}>
+          {(p) => (
+            <div className="input-with-button">
+              <input {...p} type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} />
+              <Button type="submit">{t('common.search')}</Button>
+            </div>
+          )}
+        </Field>
+        <Field label={t('common.type')}>
+          {(p) => (
+            <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>
+              <option value="">{t('common.any')}</option>
+              {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
+            </select>
+          )}
+        </Field>
+      </form>
+      {error && !data ? (
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data ? (
+        fetching ? <Loading /> : null
+      ) : rows.length === 0 && pager.page === 1 ? (
+        <EmptyState>{type || search ? t('actors.emptyFiltered') : t('actors.empty')}</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap card">
+            <table className="table">
+              <caption className="visually-hidden">{t('actors.title')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('common.name')}</th>
+                  <th scope="col">{t('common.type')}</th>
+                  <th scope="col" className="num">{t('actors.tensions')}</th>
+                  <th scope="col">{t('common.updated')}</th>
+                  <th scope="col"><span className="visually-hidden">{t('common.actions')}</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((a) => (
+                  <tr key={a.id}>
+                    <td className="strong">{a.name}</td>
+                    <td><Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge></td>
+                    <td className="num">
+                      {can('tensions:read') ? <Link to={withQuery('/tensions', { actorId: a.id })}>{a.tensionCount}</Link> : a.tensionCount}
+                    </td>
+                    <td className="muted nowrap">{formatDate(a.updatedAt)}</td>
+                    <td className="row-actions">
+                      {can('actors:write') ? <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>{t('common.edit')}</Button> : null}
+                      {can('actors:delete') ? <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>{t('common.delete')}</Button> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={pager.page} hasNext={Boolean(data.actors.nextCursor)} onPrevious={pager.previous} onNext={() => data.actors.nextCursor && pager.next(data.actors.nextCursor)} />
+        </>
+      )}
+      {creating ? <ActorForm onClose={() => setCreating(false)} /> : null}
+      {renaming ? <ActorForm actor={renaming} onClose={() => setRenaming(null)} /> : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('actors.delete.title', { name: deleting?.name ?? '' })}
+        body={deleting && deleting.tensionCount > 0 ? t('actors.delete.body', { count: deleting.tensionCount }) : t('actors.delete.none')}
+        confirmLabel={t('common.delete')}
+        busy={deleteState.fetching}
+        error={deleteState.error}
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          const r = await deleteActor({ id: deleting.id }, { additionalTypenames: ['Actor', 'Tension', 'User'] });
+          if (!r.error) {
+            setDeleting(null);
+            setDeleted(true);
+          }
+        }}
+      />
+    </>
+  );
+}
+
+function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
+  const { t } = useI18n();
+  const [name, setName] = useState(actor?.name ?? '');
+  const [type, setType] = useState<string>(actor?.type ?? 'organization');
+  const [createState, create] = useMutation(CreateActorDocument);
+  const [updateState, update] = useMutation(UpdateActorDocument);
+  const error = createState.error ?? updateState.error;
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const r = actor
+      ? await update({ id: actor.id, input: { name } }, { additionalTypenames: ['Actor', 'Tension'] })
+      : await create({ input: { name, type } }, { additionalTypenames: ['Actor'] });
+    if (!r.error) onClose();
+  };
+  return (
+    <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
+      <form className="stack" onSubmit={submit}>
+        {error ? <ErrorAlert error={error} /> : null}
+        <Field label={t('common.name')} error={errorFor(error, 'name')}>
+          {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+        </Field>
+        {actor ? null : (
+          <Field label={t('common.type')} error={errorFor(error, 'type')}>
+            {(p) => (
+              <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
+                {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
+              </select>
+            )}
+          </Field>
+        )}
+        <div className="dialog-footer">
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{actor ? t('common.save') : t('common.create')}</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,155 @@
+// Create or edit a role: permissions from the catalogue, inherited roles, and the effective result.
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import type { RoleQuery } from '../gql/graphql.js';
+import { useI18n } from '../i18n/index.js';
+import { errorCode } from '../lib/errors.js';
+import { errorFor } from '../lib/form-errors.js';
+import { expand } from '../lib/permissions.js';
+import { Link, useRouter } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { useTitle } from '../lib/use-title.js';
+import { RolePicker, useRoleOptions } from '../components/role-picker.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
+
+const RoleDocument = graphql(`
+  query Role($id: ID!) {
+    role(id: $id) { id code name permissions inherits system effectivePermissions }
+  }
+`);
+const PermissionsDocument = graphql(`
+  query PermissionCatalogue {
+    permissions
+  }
+`);
+const CreateRoleDocument = graphql(`
+  mutation CreateRole($input: CreateRoleInput!) {
+    createRole(input: $input) { id }
+  }
+`);
+const UpdateRoleDocument = graphql(`
+  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {
+    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }
+  }
+`);
+const DeleteRoleDocument = graphql(`
+  mutation DeleteRole($id: ID!) {
+    deleteRole(id: $id)
+  }
+`);
+
+type Role = RoleQuery['role'];
+
+export function RoleEditPage({ id }: { id: string | null }) {
+  const { t } = useI18n();
+  const [{ data, error, fetching }, refetch] = useQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
+  const [catalogue] = useQuery({ query: PermissionsDocument });
+  useTitle(id ? (data?.role.name ?? t('roles.title')) : t('roles.create.title'));
+  const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
+  if (id && error && !data) {
+    if (errorCode(error) === 'NOT_FOUND') return <EmptyState action={back}>{t('common.notFound')}</EmptyState>;
+    return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
+  }
+  if ((id && !data) || !catalogue.data) {
+    if (catalogue.error) return <ErrorAlert error={catalogue.error} />;
+    return fetching || catalogue.fetching ? <Loading /> : null;
+  }
+  return <RoleForm key={data?.role.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />;
+}
+
+function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: string[]; back: ReactNode }) {
+  const { t } = useI18n();
+  const { can } = useSession();
+  const { navigate } = useRouter();
+  const roles = useRoleOptions();
+  const readOnly = !can('roles:write') || Boolean(role?.system);
+  const [code, setCode] = useState(role?.code ?? '');
+  const [name, setName] = useState(role?.name ?? '');
+  const [permissions, setPermissions] = useState<string[]>(role?.permissions ?? []);
+  const [inherits, setInherits] = useState<string[]>(role?.inherits ?? []);
+  const [deleting, setDeleting] = useState(false);
+  const [createState, create] = useMutation(CreateRoleDocument);
+  const [updateState, update] = useMutation(UpdateRoleDocument);
+  const [deleteState, deleteRole] = useMutation(DeleteRoleDocument);
+  const error = createState.error ?? updateState.error;
+  const saved = Boolean(updateState.data) && !updateState.fetching && !updateState.error;
+
+  // grants outside the catalogue (wildcards like `*` or `tensions:*`) stay listed so they can be kept or removed
+  const extra = permissions.filter((p) => !catalogue.includes(p));
+  const inheritedEffective = roles.filter((r) => inherits.includes(r.id)).flatMap((r) => r.effectivePermissions);
+  const effective = expand([...permissions, ...inheritedEffective], catalogue);
+
+  const toggle = (p: string, on: boolean) => setPermissions((ps) => (on ? [...ps, p] : ps.filter((x) => x !== p)));
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (role) {
+      await update({ id: role.id, input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+    } else {
+      const r = await create({ input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role'] });
+      if (r.data?.createRole.id) navigate(`/roles/${r.data.createRole.id}`, { replace: true });
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title={role ? role.name : t('roles.create.title')} actions={back}>
+        {role?.system ? <div className="header-meta"><Badge tone="blue">{t('roles.system')}</Badge></div> : null}
+      </PageHeader>
+      {role?.system ? <Alert kind="info">{t('roles.systemProtected')}</Alert> : null}
+      <form className="detail-grid" onSubmit={submit}>
+        <section className="card stack" aria-labelledby="role-h">
+          <h2 id="role-h">{role ? t('roles.edit.title') : t('roles.create.title')}</h2>
+          {error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
+          <Field label={t('common.name')} error={errorFor(error, 'name')}>
+            {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={readOnly} />}
+          </Field>
+          <Field label={t('roles.code')} error={errorFor(error, 'code')}>
+            {(p) => <input {...p} name="code" required value={code} onChange={(e) => setCode(e.target.value)} readOnly={readOnly} className="mono" />}
+          </Field>
+          <fieldset className="checks checks-grid" disabled={readOnly}>
+            <legend>{t('roles.permissions')}</legend>
+            {[...extra, ...catalogue].map((p) => (
+              <label key={p} className="check">
+                <input type="checkbox" name="permission" value={p} checked={permissions.includes(p)} onChange={(e) => toggle(p, e.target.checked)} />
+                <code className="perm">{p}</code>
+              </label>
+            ))}
+          </fieldset>
+          <RolePicker legend={t('roles.inherits')} value={inherits} onChange={setInherits} exclude={role?.id} disabled={readOnly} />
+          {readOnly ? null : (
+            <div className="form-actions">
+              <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{role ? t('common.save') : t('common.create')}</Button>
+              {role ? <Button variant="danger" onClick={() => setDeleting(true)}>{t('common.delete')}</Button> : null}
+            </div>
+          )}
+        </section>
+        <section className="card" aria-labelledby="effective-h">
+          <h2 id="effective-h">{t('roles.effective')}</h2>
+          {effective.length ? (
+            <ul className="perm-list" data-testid="effective-permissions">
+              {effective.map((p) => <li key={p}><code className="perm">{p}</code></li>)}
+            </ul>
+          ) : (
+            <p className="muted">{t('roles.noPermissions')}</p>
+          )}
+        </section>
+      </form>
+      {role ? (
+        <ConfirmDialog
+          open={deleting}
+          title={t('roles.delete.title', { name: role.name })}
+          body={t('roles.delete.body')}
+          confirmLabel={t('common.delete')}
+          busy={deleteState.fetching}
+          error={deleteState.error}
+          onClose={() => setDeleting(false)}
+          onConfirm={async () => {
+            const r = await deleteRole({ id: role.id }, { additionalTypenames: ['Role', 'User'] });
+            if (!r.error) navigate('/roles');
+          }}
+        />
+      ) : null}
+    </>
+  );
+}

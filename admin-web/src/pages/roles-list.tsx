@@ -1,0 +1,78 @@
+// Roles: each with its own and effective permissions; the system role is marked.
+import { useMemo } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import { useI18n } from '../i18n/index.js';
+import { Link } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { usePager } from '../lib/use-pager.js';
+import { useTitle } from '../lib/use-title.js';
+import { Badge, EmptyState, ErrorAlert, Loading, PageHeader, Pager } from '../components/ui.js';
+
+const RolesDocument = graphql(`
+  query Roles($cursor: String) {
+    roles(limit: 50, cursor: $cursor) {
+      data { id code name permissions inherits system effectivePermissions }
+      nextCursor
+    }
+  }
+`);
+
+export function RolesPage() {
+  const { t } = useI18n();
+  useTitle(t('roles.title'));
+  const { can } = useSession();
+  const pager = usePager();
+  const context = useMemo(() => ({ additionalTypenames: ['Role'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({ query: RolesDocument, variables: { cursor: pager.cursor }, context });
+  const names = new Map((data?.roles.data ?? []).map((r) => [r.id, r.name]));
+  return (
+    <>
+      <PageHeader title={t('roles.title')} actions={can('roles:write') ? <Link to="/roles/new" className="btn btn-primary">+ {t('roles.new')}</Link> : null} />
+      {error && !data ? (
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data ? (
+        fetching ? <Loading /> : null
+      ) : data.roles.data.length === 0 ? (
+        <EmptyState>{t('roles.empty')}</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap card">
+            <table className="table">
+              <caption className="visually-hidden">{t('roles.title')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('common.name')}</th>
+                  <th scope="col">{t('roles.code')}</th>
+                  <th scope="col">{t('roles.inherits')}</th>
+                  <th scope="col">{t('roles.effective')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.roles.data.map((r) => (
+                  <tr key={r.id}>
+                    <td>
+                      <Link to={`/roles/${r.id}`} className="row-link">{r.name}</Link> {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
+                    </td>
+                    <td><code>{r.code}</code></td>
+                    <td>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
+                    <td>
+                      {r.permissions.includes('*') ? (
+                        <Badge tone="purple">{t('roles.wildcard')}</Badge>
+                      ) : r.effectivePermissions.length ? (
+                        <ul className="tag-list">{r.effectivePermissions.map((p) => <li key={p}><code className="perm">{p}</code></li>)}</ul>
+                      ) : (
+                        <span className="muted">{t('roles.noPermissions')}</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={pager.page} hasNext={Boolean(data.roles.nextCursor)} onPrevious={pager.previous} onNext={() => data.roles.nextCursor && pager.next(data.roles.nextCursor)} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,230 @@
+// One tension: its fields, the commands its state and the user's permissions allow, and its history.
+import { useMemo, useState } from 'react';
+import { useMutation, useQuery, type CombinedError } from 'urql';
+import { graphql } from '../gql/index.js';
+import type { TensionFieldsFragment } from '../gql/graphql.js';
+import { useI18n } from '../i18n/index.js';
+import { errorCode } from '../lib/errors.js';
+import { Link, useRouter } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { useTitle } from '../lib/use-title.js';
+import { HistoryTimeline } from '../components/history-timeline.js';
+import { ScorePill, StateBadge } from '../components/tension-bits.js';
+import { EditCommand, type EditKind } from '../components/tension-edit.js';
+import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
+
+graphql(`
+  fragment TensionFields on Tension {
+    id name currentContext potentialFuture score state version createdAt updatedAt
+    actorId actor { id name type }
+    leadUserId lead { id name type }
+  }
+`);
+
+const TensionDocument = graphql(`
+  query Tension($id: ID!) {
+    tension(id: $id) { ...TensionFields }
+  }
+`);
+
+const ResolveDocument = graphql(`
+  mutation ResolveTension($id: ID!, $expectedVersion: Int) {
+    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+  }
+`);
+const DropDocument = graphql(`
+  mutation DropTension($id: ID!, $expectedVersion: Int) {
+    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+  }
+`);
+const ReopenDocument = graphql(`
+  mutation ReopenTension($id: ID!, $expectedVersion: Int) {
+    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+  }
+`);
+const ReviveDocument = graphql(`
+  mutation ReviveTension($id: ID!, $expectedVersion: Int) {
+    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+  }
+`);
+const DiscardDocument = graphql(`
+  mutation DiscardTension($id: ID!, $expectedVersion: Int) {
+    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }
+  }
+`);
+
+export type Tension = TensionFieldsFragment;
+
+export function TensionDetailPage({ id }: { id: string }) {
+  const { t } = useI18n();
+  const [{ data, error, fetching }, refetch] = useQuery({ query: TensionDocument, variables: { id } });
+  const [historyEpoch, setHistoryEpoch] = useState(0);
+  const reload = () => {
+    refetch({ requestPolicy: 'network-only' });
+    setHistoryEpoch((e) => e + 1);
+  };
+  useTitle(data?.tension.name ?? t('nav.tensions'));
+  if (error && !data) {
+    if (errorCode(error) === 'NOT_FOUND') {
+      return <EmptyState action={<Link to="/tensions" className="btn">← {t('nav.tensions')}</Link>}>{t('tension.gone')}</EmptyState>;
+    }
+    return <ErrorAlert error={error} onRetry={reload} />;
+  }
+  if (!data) return fetching ? <Loading /> : null;
+  const tension = data.tension;
+  return (
+    <>
+      <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
+        <div className="header-meta">
+          <StateBadge state={tension.state} />
+          <ScorePill score={tension.score} />
+          <span className="muted">{tension.actor.name}</span>
+        </div>
+      </PageHeader>
+      <TensionCommands tension={tension} onReload={reload} />
+      <div className="detail-grid">
+        <section className="card" aria-labelledby="details-h">
+          <h2 id="details-h">{t('tension.details')}</h2>
+          <TensionFacts tension={tension} />
+        </section>
+        <section className="card" aria-labelledby="history-h">
+          <h2 id="history-h">{t('tension.history')}</h2>
+          <HistoryTimeline key={historyEpoch} id={tension.id} />
+        </section>
+      </div>
+    </>
+  );
+}
+
+function TensionFacts({ tension }: { tension: Tension }) {
+  const { t, formatDate } = useI18n();
+  const text = (v: string | null | undefined) => (v ? <p className="prose">{v}</p> : <p className="muted">{t('tension.noContext')}</p>);
+  return (
+    <dl className="facts">
+      <dt>{t('tension.field.currentContext')}</dt>
+      <dd>{text(tension.currentContext)}</dd>
+      <dt>{t('tension.field.potentialFuture')}</dt>
+      <dd>{text(tension.potentialFuture)}</dd>
+      <dt>{t('tension.field.actor')}</dt>
+      <dd>{tension.actor.name}</dd>
+      <dt>{t('tension.field.lead')}</dt>
+      <dd>{tension.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</dd>
+      <dt>{t('common.created')}</dt>
+      <dd>{formatDate(tension.createdAt)}</dd>
+      <dt>{t('common.updated')}</dt>
+      <dd>{formatDate(tension.updatedAt)}</dd>
+      <dt>{t('tension.field.version')}</dt>
+      <dd>{tension.version}</dd>
+    </dl>
+  );
+}
+
+const LIFECYCLE: Record<string, ('resolve' | 'drop' | 'reopen' | 'revive')[]> = {
+  alive: ['resolve', 'drop'],
+  resolved: ['reopen'],
+  stale: ['revive'],
+};
+
+function TensionCommands({ tension, onReload }: { tension: Tension; onReload: () => void }) {
+  const { t } = useI18n();
+  const { can } = useSession();
+  const { navigate } = useRouter();
+  const [editing, setEditing] = useState<EditKind | null>(null);
+  const [discarding, setDiscarding] = useState(false);
+  const [notice, setNotice] = useState<'saved' | 'unchanged' | null>(null);
+  const [failure, setFailure] = useState<CombinedError | null>(null);
+  const [resolveState, resolve] = useMutation(ResolveDocument);
+  const [dropState, drop] = useMutation(DropDocument);
+  const [reopenState, reopen] = useMutation(ReopenDocument);
+  const [reviveState, revive] = useMutation(ReviveDocument);
+  const [discardState, discard] = useMutation(DiscardDocument);
+  const busy = resolveState.fetching || dropState.fetching || reopenState.fetching || reviveState.fetching;
+  const vars = { id: tension.id, expectedVersion: tension.version };
+
+  const done = (result: { error?: CombinedError; event: unknown }) => {
+    if (result.error) {
+      setFailure(result.error);
+      setNotice(null);
+    } else {
+      setFailure(null);
+      setNotice(result.event ? 'saved' : 'unchanged');
+    }
+  };
+  const lifecycle = useMemo(
+    () => ({
+      resolve: async () => { const r = await resolve(vars); done({ error: r.error, event: r.data?.resolveTension.event }); },
+      drop: async () => { const r = await drop(vars); done({ error: r.error, event: r.data?.dropTension.event }); },
+      reopen: async () => { const r = await reopen(vars); done({ error: r.error, event: r.data?.reopenTension.event }); },
+      revive: async () => { const r = await revive(vars); done({ error: r.error, event: r.data?.reviveTension.event }); },
+    }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [tension.id, tension.version],
+  );
+
+  const conflict = failure && errorCode(failure) === 'VERSION_CONFLICT';
+  const edits: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
+  return (
+    <div className="commands">
+      {conflict ? (
+        <Alert kind="warning" action={<Button variant="primary" onClick={() => { setFailure(null); onReload(); }}>{t('common.reload')}</Button>}>
+          {t('error.versionConflict')}
+        </Alert>
+      ) : failure ? (
+        <ErrorAlert error={failure} />
+      ) : notice ? (
+        <Alert kind={notice === 'saved' ? 'success' : 'info'}>{notice === 'saved' ? t('tension.saved') : t('tension.unchanged')}</Alert>
+      ) : null}
+      <div className="toolbar" role="toolbar" aria-label={t('common.actions')}>
+        {can('tensions:write') ? (
+          <>
+            <div className="toolbar-group">
+              {edits.map((k) => (
+                <Button key={k} onClick={() => setEditing(k)}>{t(`tension.cmd.${k}`)}</Button>
+              ))}
+            </div>
+            <div className="toolbar-group">
+              {LIFECYCLE[tension.state]?.map((k) => (
+                <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
+                  {t(`tension.cmd.${k}`)}
+                </Button>
+              ))}
+            </div>
+          </>
+        ) : null}
+        {can('tensions:delete') ? (
+          <div className="toolbar-group toolbar-end">
+            <Button variant="danger" onClick={() => setDiscarding(true)}>{t('tension.cmd.discard')}</Button>
+          </div>
+        ) : null}
+      </div>
+      {editing ? (
+        <EditCommand
+          kind={editing}
+          tension={tension}
+          onClose={() => setEditing(null)}
+          onDone={(r) => {
+            done(r);
+            if (!r.error || errorCode(r.error) === 'VERSION_CONFLICT') setEditing(null);
+          }}
+        />
+      ) : null}
+      <ConfirmDialog
+        open={discarding}
+        title={t('tension.discard.title')}
+        body={t('tension.discard.body', { name: tension.name })}
+        confirmLabel={t('tension.cmd.discard')}
+        busy={discardState.fetching}
+        error={discardState.error}
+        onClose={() => setDiscarding(false)}
+        onConfirm={async () => {
+          const r = await discard(vars, { additionalTypenames: ['Tension', 'Actor'] });
+          if (!r.error) navigate('/tensions');
+          else if (errorCode(r.error) === 'VERSION_CONFLICT') {
+            setDiscarding(false);
+            done({ error: r.error, event: null });
+          }
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+// Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { Link, useRouter, withQuery } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { usePager } from '../lib/use-pager.js';
+import { useTitle } from '../lib/use-title.js';
+import { useActorOptions, useUserOptions } from '../components/options.js';
+import { STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+
+const TensionsDocument = graphql(`
+  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {
+    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {
+      data {
+        id name score state version updatedAt
+        actor { id name type }
+        lead { id name type }
+      }
+      nextCursor
+    }
+  }
+`);
+
+const SORTS = ['-score', 'score', '-updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
+const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+export function TensionsPage() {
+  const { t } = useI18n();
+  useTitle(t('tensions.title'));
+  const { can } = useSession();
+  const { location, navigate } = useRouter();
+  const filters = useMemo(() => {
+    const f = {} as Filters;
+    for (const k of FILTERS) f[k] = location.query.get(k) ?? '';
+    return f;
+  }, [location.query]);
+  const setFilter = (patch: Partial<Filters>) => navigate(withQuery('/tensions', { ...filters, ...patch }), { replace: true });
+  const filtered = FILTERS.some((k) => k !== 'sort' && filters[k]);
+
+  return (
+    <>
+      <PageHeader title={t('tensions.title')} actions={can('tensions:write') ? <Link className="btn btn-primary" to="/tensions/new">+ {t('tensions.new')}</Link> : null} />
+      <TensionFilters filters={filters} setFilter={setFilter} clear={() => navigate('/tensions', { replace: true })} filtered={filtered} />
+      <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} />
+    </>
+  );
+}
+
+function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filters; setFilter: (p: Partial<Filters>) => void; clear: () => void; filtered: boolean }) {
+  const { t } = useI18n();
+  const actors = useActorOptions();
+  const users = useUserOptions();
+  const { can } = useSession();
+  const [q, setQ] = useState(filters.q);
+  useEffect(() => setQ(filters.q), [filters.q]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setFilter({ q: q.trim() });
+  };
+  return (
+    <form className="filters card" onSubmit={submit} role="search" aria-label={t('common.filters')}>
+      <Field label={t('tensions.filter.q')}>
+        {(p) => (
+          <div className="input-with-button">
+            <input {...p} type="search" name="q" placeholder={t('tensions.filter.qPlaceholder')} value={q} onChange={(e) => setQ(e.target.value)} />
+            <Button type="submit">{t('common.search')}</Button>
+          </div>
+        )}
+      </Field>
+      <Field label={t('tensions.filter.state')}>
+        {(p) => (
+          <select {...p} name="state" value={filters.state} onChange={(e) => setFilter({ state: e.target.value })}>
+            <option value="">{t('common.any')}</option>
+            {STATES.map((s) => <option key={s} value={s}>{t(`tension.state.${s}` as MessageKey)}</option>)}
+          </select>
+        )}
+      </Field>
+      {can('actors:read') ? (
+        <Field label={t('tensions.filter.actor')}>
+          {(p) => (
+            <select {...p} name="actorId" value={filters.actorId} onChange={(e) => setFilter({ actorId: e.target.value })}>
+              <option value="">{t('common.any')}</option>
+              {actors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {can('users:read') ? (
+        <Field label={t('tensions.filter.lead')}>
+          {(p) => (
+            <select {...p} name="leadUserId" value={filters.leadUserId} onChange={(e) => setFilter({ leadUserId: e.target.value })}>
+              <option value="">{t('common.any')}</option>
+              {users.map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      <Field label={t('tensions.filter.minScore')}>
+        {(p) => (
+          <select {...p} name="minScore" value={filters.minScore} onChange={(e) => setFilter({ minScore: e.target.value })}>
+            <option value="">{t('common.any')}</option>
+            {Array.from({ length: 10 }, (_, i) => i + 1).map((n) => <option key={n} value={n}>≥ {n}</option>)}
+          </select>
+        )}
+      </Field>
+      <Field label={t('tensions.sort')}>
+        {(p) => (
+          <select {...p} name="sort" value={filters.sort || '-score'} onChange={(e) => setFilter({ sort: e.target.value === '-score' ? '' : e.target.value })}>
+            {SORTS.map((s) => <option key={s} value={s}>{t(`tensions.sort.${s}` as MessageKey)}</option>)}
+          </select>
+        )}
+      </Field>
+      {filtered ? <Button variant="ghost" onClick={clear} className="filters-clear">{t('common.clearFilters')}</Button> : null}
+    </form>
+  );
+}
+
+function TensionTable({ filters, filtered }: { filters: Filters; filtered: boolean }) {
+  const { t, formatDate } = useI18n();
+  const pager = usePager();
+  const context = useMemo(() => ({ additionalTypenames: ['Tension'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: TensionsDocument,
+    variables: {
+      state: filters.state || null,
+      actorId: filters.actorId || null,
+      leadUserId: filters.leadUserId || null,
+      q: filters.q || null,
+      minScore: filters.minScore ? Number(filters.minScore) : null,
+      sort: filters.sort || '-score',
+      limit: 20,
+      cursor: pager.cursor,
+    },
+    context,
+  });
+  if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data) return fetching ? <Loading /> : null;
+  const rows = data.tensions.data;
+  if (rows.length === 0 && pager.page === 1) return <EmptyState>{filtered ? t('tensions.empty') : t('tensions.emptyAll')}</EmptyState>;
+  return (
+    <>
+      <div className="table-wrap card">
+        <table className="table">
+          <caption className="visually-hidden">{t('tensions.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('tensions.col.name')}</th>
+              <th scope="col" className="num">{t('tensions.col.score')}</th>
+              <th scope="col">{t('tensions.col.state')}</th>
+              <th scope="col">{t('tensions.col.actor')}</th>
+              <th scope="col">{t('tensions.col.lead')}</th>
+              <th scope="col">{t('tensions.col.updated')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id}>
+                <td><Link to={`/tensions/${r.id}`} className="row-link">{r.name}</Link></td>
+                <td className="num"><ScorePill score={r.score} /></td>
+                <td><StateBadge state={r.state} /></td>
+                <td>{r.actor.name}</td>
+                <td>{r.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</td>
+                <td className="muted nowrap">{formatDate(r.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager page={pager.page} hasNext={Boolean(data.tensions.nextCursor)} onPrevious={pager.previous} onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)} />
+    </>
+  );
+}

@@ -1,0 +1,189 @@
+// Users: list with type/status filters and search, and creating a human (password) or an agent (none).
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
+import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { errorFor } from '../lib/form-errors.js';
+import { Link, useRouter } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
+import { usePager } from '../lib/use-pager.js';
+import { useTitle } from '../lib/use-title.js';
+import { useActorOptions } from '../components/options.js';
+import { RolePicker } from '../components/role-picker.js';
+import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+
+const UsersDocument = graphql(`
+  query Users($type: String, $status: String, $q: String, $cursor: String) {
+    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {
+      data { id type email name status roles { id name } linkedActor { id name } }
+      nextCursor
+    }
+  }
+`);
+const CreateUserDocument = graphql(`
+  mutation CreateUser($input: CreateUserInput!) {
+    createUser(input: $input) { id }
+  }
+`);
+
+export function UsersPage() {
+  const { t } = useI18n();
+  useTitle(t('users.title'));
+  const { can } = useSession();
+  const pager = usePager();
+  const [type, setType] = useState('');
+  const [status, setStatus] = useState('');
+  const [q, setQ] = useState('');
+  const [search, setSearch] = useState('');
+  const [creating, setCreating] = useState(false);
+  const context = useMemo(() => ({ additionalTypenames: ['User'] }), []);
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: UsersDocument,
+    variables: { type: type || null, status: status || null, q: search || null, cursor: pager.cursor },
+    context,
+  });
+  const rows = data?.users.data ?? [];
+  const onSearch = (e: FormEvent) => {
+    e.preventDefault();
+    pager.reset();
+    setSearch(q.trim());
+  };
+  return (
+    <>
+      <PageHeader title={t('users.title')} actions={can('users:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('users.new')}</Button> : null} />
+      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
+        <Field label={t('common.search')}>
+          {(p) => (
+            <div className="input-with-button">
+              <input {...p} type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} />
+              <Button type="submit">{t('common.search')}</Button>
+            </div>
+          )}
+        </Field>
+        <Field label={t('common.type')}>
+          {(p) => (
+            <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>
+              <option value="">{t('common.any')}</option>
+              <option value="human">{t('users.type.human')}</option>
+              <option value="agent">{t('users.type.agent')}</option>
+            </select>
+          )}
+        </Field>
+        <Field label={t('common.status')}>
+          {(p) => (
+            <select {...p} name="status" value={status} onChange={(e) => { pager.reset(); setStatus(e.target.value); }}>
+              <option value="">{t('common.any')}</option>
+              <option value="active">{t('users.status.active')}</option>
+              <option value="deactivated">{t('users.status.deactivated')}</option>
+            </select>
+          )}
+        </Field>
+      </form>
+      {error && !data ? (
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data ? (
+        fetching ? <Loading /> : null
+      ) : rows.length === 0 && pager.page === 1 ? (
+        <EmptyState>{t('users.empty')}</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap card">
+            <table className="table">
+              <caption className="visually-hidden">{t('users.title')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('common.name')}</th>
+                  <th scope="col">{t('common.email')}</th>
+                  <th scope="col">{t('common.type')}</th>
+                  <th scope="col">{t('users.roles')}</th>
+                  <th scope="col">{t('common.status')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((u) => (
+                  <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
+                    <td><Link to={`/users/${u.id}`} className="row-link">{u.name}</Link></td>
+                    <td>{u.email}</td>
+                    <td><Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge></td>
+                    <td>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
+                    <td><Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={pager.page} hasNext={Boolean(data.users.nextCursor)} onPrevious={pager.previous} onNext={() => data.users.nextCursor && pager.next(data.users.nextCursor)} />
+        </>
+      )}
+      {creating ? <CreateUserDialog onClose={() => setCreating(false)} /> : null}
+    </>
+  );
+}
+
+function CreateUserDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useI18n();
+  const { can } = useSession();
+  const { navigate } = useRouter();
+  const agentActors = useActorOptions('agent');
+  const [type, setType] = useState<'human' | 'agent'>('human');
+  const [form, setForm] = useState({ email: '', name: '', password: '', linkedActorId: '' });
+  const [roleIds, setRoleIds] = useState<string[]>([]);
+  const [{ fetching, error }, create] = useMutation(CreateUserDocument);
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const input =
+      type === 'human'
+        ? { type, email: form.email, name: form.name, password: form.password, roleIds }
+        : { type, email: form.email, name: form.name, linkedActorId: form.linkedActorId || null, roleIds };
+    const r = await create({ input }, { additionalTypenames: ['User'] });
+    if (r.data?.createUser.id) navigate(`/users/${r.data.createUser.id}`);
+  };
+  return (
+    <Dialog title={t('users.create.title')} open onClose={onClose}>
+      <form className="stack" onSubmit={submit}>
+        {error ? <ErrorAlert error={error} /> : null}
+        <fieldset className="segmented">
+          <legend>{t('common.type')}</legend>
+          {(['human', 'agent'] as const).map((ty) => (
+            <label key={ty} className={type === ty ? 'active' : undefined}>
+              <input type="radio" name="userType" value={ty} checked={type === ty} onChange={() => setType(ty)} />
+              {t(`users.type.${ty}`)}
+            </label>
+          ))}
+        </fieldset>
+        <Field label={t('common.name')} error={errorFor(error, 'name')}>
+          {(p) => <input {...p} name="name" required value={form.name} onChange={set('name')} autoFocus />}
+        </Field>
+        <Field label={t('common.email')} error={errorFor(error, 'email')}>
+          {(p) => <input {...p} name="email" type="email" required value={form.email} onChange={set('email')} />}
+        </Field>
+        {type === 'human' ? (
+          <Field label={t('users.password')} hint={t('users.passwordHint')} error={errorFor(error, 'password')}>
+            {(p) => <input {...p} name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={form.password} onChange={set('password')} />}
+          </Field>
+        ) : (
+          <>
+            <p className="muted small">{t('users.agentNoPassword')}</p>
+            {can('actors:read') ? (
+              <Field label={t('users.linkedActor')} optional error={errorFor(error, 'linkedActorId')}>
+                {(p) => (
+                  <select {...p} name="linkedActorId" value={form.linkedActorId} onChange={set('linkedActorId')}>
+                    <option value="">{t('common.none')}</option>
+                    {agentActors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+                  </select>
+                )}
+              </Field>
+            ) : null}
+          </>
+        )}
+        {can('roles:read') ? <RolePicker legend={t('users.roles')} value={roleIds} onChange={setRoleIds} /> : null}
+        <div className="dialog-footer">
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="submit" variant="primary" disabled={fetching}>{t('common.create')}</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,79 @@
+// Owns the urql client and the session: a fresh client (empty cache) on every sign-in and
+// sign-out, and the login page whenever the server says the caller is not authenticated.
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { Provider, useMutation, useQuery } from 'urql';
+import { createClient } from './lib/client.js';
+import { MeDocument, SessionContext } from './lib/session.js';
+import { errorCode } from './lib/errors.js';
+import { graphql } from './gql/index.js';
+import { ErrorAlert, Loading } from './components/ui.js';
+import { LoginPage } from './pages/login.js';
+import { Shell } from './shell.js';
+
+export type Notice = 'expired' | 'loggedOut' | null;
+
+const LogoutDocument = graphql(`
+  mutation Logout {
+    logout
+  }
+`);
+
+export function SessionRoot() {
+  const [epoch, setEpoch] = useState(0);
+  const [notice, setNotice] = useState<Notice>(null);
+  const signedIn = useRef(false);
+  const restart = useCallback((next: Notice) => {
+    signedIn.current = false;
+    setNotice(next);
+    setEpoch((e) => e + 1);
+  }, []);
+  const client = useMemo(
+    () =>
+      createClient(() => {
+        if (signedIn.current) restart('expired');
+      }),
+    // a new client per epoch: nothing cached for one user is shown to the next
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [epoch],
+  );
+  return (
+    <Provider value={client}>
+      <Session key={epoch} notice={notice} signedIn={signedIn} restart={restart} />
+    </Provider>
+  );
+}
+
+function Session({ notice, signedIn, restart }: { notice: Notice; signedIn: { current: boolean }; restart: (n: Notice) => void }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: MeDocument, requestPolicy: 'network-only' });
+  const [, logout] = useMutation(LogoutDocument);
+  const value = useMemo(() => {
+    if (!data?.me) return null;
+    const granted = new Set(data.me.permissions);
+    return {
+      me: data.me,
+      can: (p: string) => granted.has(p),
+      logout: async () => {
+        await logout({});
+        restart('loggedOut');
+      },
+    };
+  }, [data, logout, restart]);
+  if (value) {
+    signedIn.current = true;
+    return (
+      <SessionContext.Provider value={value}>
+        <Shell />
+      </SessionContext.Provider>
+    );
+  }
+  if (fetching && !error) return <div className="center-page"><Loading /></div>;
+  if (error && errorCode(error) !== 'UNAUTHENTICATED') {
+    return (
+      <div className="center-page">
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      </div>
+    );
+  }
+  return <LoginPage notice={notice} onSignedIn={() => restart(null)} />;
+}
+

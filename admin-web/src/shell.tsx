@@ -1,0 +1,107 @@
+// The signed-in layout: header with permission-aware navigation, and the routed page.
+import { useEffect, type ReactNode } from 'react';
+import { useI18n } from './i18n/index.js';
+import type { MessageKey } from './i18n/en.js';
+import { Link, matchPath, useRouter } from './lib/router.js';
+import { useSession } from './lib/session.js';
+import { useTitle } from './lib/use-title.js';
+import { Alert, Button, EmptyState } from './components/ui.js';
+import { LanguageSwitch } from './components/language-switch.js';
+import { TensionsPage } from './pages/tensions-list.js';
+import { TensionCreatePage } from './pages/tension-create.js';
+import { TensionDetailPage } from './pages/tension-detail.js';
+import { ActorsPage } from './pages/actors.js';
+import { UsersPage } from './pages/users-list.js';
+import { UserDetailPage } from './pages/user-detail.js';
+import { RolesPage } from './pages/roles-list.js';
+import { RoleEditPage } from './pages/role-edit.js';
+import { AccountPage } from './pages/account.js';
+
+interface Route {
+  pattern: string;
+  permission: string | null;
+  render: (params: Record<string, string>) => ReactNode;
+}
+
+const ROUTES: Route[] = [
+  { pattern: '/tensions', permission: 'tensions:read', render: () => <TensionsPage /> },
+  { pattern: '/tensions/new', permission: 'tensions:write', render: () => <TensionCreatePage /> },
+  { pattern: '/tensions/:id', permission: 'tensions:read', render: (p) => <TensionDetailPage key={p.id} id={p.id} /> },
+  { pattern: '/actors', permission: 'actors:read', render: () => <ActorsPage /> },
+  { pattern: '/users', permission: 'users:read', render: () => <UsersPage /> },
+  { pattern: '/users/:id', permission: 'users:read', render: (p) => <UserDetailPage key={p.id} id={p.id} /> },
+  { pattern: '/roles', permission: 'roles:read', render: () => <RolesPage /> },
+  { pattern: '/roles/new', permission: 'roles:write', render: () => <RoleEditPage key="new" id={null} /> },
+  { pattern: '/roles/:id', permission: 'roles:read', render: (p) => <RoleEditPage key={p.id} id={p.id} /> },
+  { pattern: '/account', permission: null, render: () => <AccountPage /> },
+];
+
+const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
+  { to: '/tensions', label: 'nav.tensions', permission: 'tensions:read' },
+  { to: '/actors', label: 'nav.actors', permission: 'actors:read' },
+  { to: '/users', label: 'nav.users', permission: 'users:read' },
+  { to: '/roles', label: 'nav.roles', permission: 'roles:read' },
+  { to: '/account', label: 'nav.account', permission: null },
+];
+
+export function Shell() {
+  const { t } = useI18n();
+  const { me, can, logout } = useSession();
+  const { location, navigate } = useRouter();
+  const nav = NAV.filter((n) => n.permission === null || can(n.permission));
+
+  useEffect(() => {
+    if (location.path === '/' || location.path === '') navigate(nav[0].to, { replace: true });
+  }, [location.path, navigate, nav]);
+
+  let page: ReactNode = <NotFound />;
+  for (const route of ROUTES) {
+    const params = matchPath(route.pattern, location.path);
+    if (!params) continue;
+    page = route.permission === null || can(route.permission) ? route.render(params) : <Forbidden />;
+    break;
+  }
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">{t('app.skipToContent')}</a>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <Link to="/" className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</Link>
+          <nav aria-label={t('nav.main')} className="mainnav">
+            <ul>
+              {nav.map((n) => {
+                const active = location.path === n.to || location.path.startsWith(`${n.to}/`);
+                return (
+                  <li key={n.to}>
+                    <Link to={n.to} aria-current={active ? 'page' : undefined}>{t(n.label)}</Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+          <div className="topbar-tools">
+            <span className="whoami" title={me.user.email}>{t('nav.signedInAs', { name: me.user.name })}</span>
+            <LanguageSwitch />
+            <Button variant="ghost" onClick={() => void logout()}>{t('nav.logout')}</Button>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="content" tabIndex={-1}>
+        {page}
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  const { t } = useI18n();
+  useTitle(t('common.notFound'));
+  return <EmptyState>{t('common.notFoundPage')}</EmptyState>;
+}
+
+function Forbidden() {
+  const { t } = useI18n();
+  useTitle(t('error.forbidden'));
+  return <Alert kind="warning">{t('common.forbidden')}</Alert>;
+}
