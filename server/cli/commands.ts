@@ -1,6 +1,7 @@
 // Subcommands contributed by the areas (projections rebuild, users create-admin, mcp).
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { usersCommand } from './users.command.js';
 
 export interface CliCommand {
   name: string;
@@ -9,4 +10,4 @@ export interface CliCommand {
   run(args: string[], env: { config: Config; logger: Logger }): Promise<number>;
 }
 
-export const commands: CliCommand[] = [];
+export const commands: CliCommand[] = [usersCommand];
