@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { projectionsCommand } from './projections.command.js';
+import { usersCommand } from './users.command.js';
 import { mcpCommand } from '../mcp/stdio.js';
 
 export interface CliCommand {
@@ -11,4 +12,4 @@ export interface CliCommand {
   run(args: string[], env: { config: Config; logger: Logger }): Promise<number>;
 }
 
-export const commands: CliCommand[] = [projectionsCommand, mcpCommand];
+export const commands: CliCommand[] = [projectionsCommand, usersCommand, mcpCommand];
