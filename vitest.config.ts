@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Node resolves `graphql` to its CommonJS build (no "exports" map); Vite would pick index.mjs for our
+  // sources while Pothos and yoga get the CommonJS one: two realms, and `instanceof GraphQLError` fails.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',

@@ -28,14 +28,18 @@ export const builder = new SchemaBuilder<{
         return needed === null || hasPermission(context.caller.grants, needed);
       },
     }),
-    unauthorizedError: (_parent, context, info) => {
+    unauthorizedError: (_parent, context, info, result) => {
       if (!context.caller) {
         return new GraphQLError('Authentication required: send a session cookie or `Authorization: Bearer <API_KEY>`.', {
           extensions: { code: 'UNAUTHENTICATED' },
         });
       }
+      // Same members as REST's problem document (docs/graphql.md): name the missing permission.
+      const failure = result.failure as { scope?: string; parameter?: unknown };
+      const missingPermission =
+        failure.scope === 'operation' ? OPERATION_PERMISSIONS[failure.parameter as Operation] : failure.scope === 'permission' ? failure.parameter : undefined;
       return new GraphQLError(`Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {
-        extensions: { code: 'FORBIDDEN' },
+        extensions: { code: 'FORBIDDEN', status: 403, ...(missingPermission ? { missingPermission } : {}) },
       });
     },
   },

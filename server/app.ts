@@ -67,7 +67,9 @@ export function buildApp(deps: Deps): Express {
   const web = adminWebDist();
   if (web) {
     app.use(express.static(web, { index: false, maxAge: '1h' }));
-    app.get(/^\/(?!api\/|graphql|mcp).*/, (_req, res) => {
+    // Client-side routes: browsers asking for a page get the app; API clients get a 404 problem.
+    app.get(/^\/(?!api\/|graphql|mcp).*/, (req, res, next) => {
+      if (req.accepts(['text/html', 'application/json']) !== 'text/html') return next();
       res.sendFile(join(web, 'index.html'));
     });
   }

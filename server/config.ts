@@ -16,12 +16,14 @@ const schema = z
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     GRAPHIQL: z.enum(['true', 'false']).optional(),
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
-  })
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required when NODE_ENV=production' });
-    }
   });
+
+/** Rules across variables, checked on the raw values so they are reported with every other problem. */
+function crossChecks(env: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) problems.push('SESSION_SECRET: is required when NODE_ENV=production');
+  return problems;
+}
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -49,9 +51,11 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const blankless = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(blankless);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+    ...crossChecks(blankless),
+  ];
+  if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const prod = e.NODE_ENV === 'production';
   return {

@@ -1,1 +1,4 @@
 // The auth area: imports its type, query and mutation files.
+import './auth.type.js';
+import './auth.queries.js';
+import './auth.mutations.js';

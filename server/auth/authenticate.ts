@@ -5,17 +5,9 @@ import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { refuse, type Refusal } from '../domain/errors.js';
 import type { Caller, Deps } from '../application/context.js';
 import { verifySessionToken } from './session-token.js';
+import { userGrantsSql } from '../persistence/role-graph.js';
 
-/** Effective grants of a user: the union over its roles and everything they inherit, transitively. */
-const GRANTS_SQL = `(
-  with recursive r(role_id) as (
-    select ur.role_id from user_roles ur where ur.user_id = u.id
-    union
-    select ri.inherited_role_id from role_inherits ri join r on ri.role_id = r.role_id
-  )
-  select coalesce(array_agg(distinct g), '{}') from roles ro cross join unnest(ro.permissions) g
-  where ro.id in (select role_id from r)
-)`;
+const GRANTS_SQL = userGrantsSql('u.id');
 
 const KEY_SQL = `
   select k.id, k.name, k.user_id, k.last_used_at, u.type, u.name as user_name, ${GRANTS_SQL} as grants

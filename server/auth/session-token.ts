@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 
 export const SESSION_COOKIE = 'session';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface SessionClaims {
   userId: string;
   sessionId: string;
@@ -20,6 +22,8 @@ export function verifySessionToken(secret: string, token: string): SessionClaims
   try {
     const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
     if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
+    // Not UUIDs: refuse here rather than let the database fail the cast (a 500).
+    if (!UUID.test(payload.sub) || !UUID.test(payload.sid)) return null;
     return { userId: payload.sub, sessionId: payload.sid };
   } catch {
     return null;

@@ -1,6 +1,9 @@
 // Subcommands contributed by the areas (projections rebuild, users create-admin, mcp).
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { projectionsCommand } from './projections.command.js';
+import { usersCommand } from './users.command.js';
+import { mcpCommand } from '../mcp/stdio.js';
 
 export interface CliCommand {
   name: string;
@@ -9,8 +12,4 @@ export interface CliCommand {
   run(args: string[], env: { config: Config; logger: Logger }): Promise<number>;
 }
 
-import { mcpCommand } from '../mcp/stdio.js';
-
-export const commands: CliCommand[] = [
-  mcpCommand,
-];
+export const commands: CliCommand[] = [projectionsCommand, usersCommand, mcpCommand];

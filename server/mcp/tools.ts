@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ok } from '../domain/errors.js';
 import { expandGrants } from '../domain/permissions.js';
 import { defineTool, type ToolDef } from './tool.js';
+import { TENSION_TOOLS } from './tension.tools.js';
 
 const whoami = defineTool({
   name: 'whoami',
@@ -26,4 +27,4 @@ const whoami = defineTool({
     }),
 });
 
-export const TOOLS: ToolDef[] = [whoami];
+export const TOOLS: ToolDef[] = [whoami, ...TENSION_TOOLS];

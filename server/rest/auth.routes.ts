@@ -1,8 +1,32 @@
-import { Router, type RequestHandler } from 'express';
+// /auth: login (public, no CSRF header), logout and me (a caller required).
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
+import { getMe, login, logout } from '../application/auth/auth.js';
+import { clearSessionCookie, clientAddress, setSessionCookie } from '../http/session-cookie.js';
+import { handle } from './handle.js';
+import { sendProblem } from './problem.js';
 
-/** `requireCaller` guards the routes here that need a session (logout, me). */
-export function authRoutes(_deps: Deps, _requireCaller: RequestHandler): Router {
+export function authRoutes(deps: Deps, requireCaller: RequestHandler): Router {
   const router = Router();
+  router.post('/auth/login', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const result = await login(deps, { via: 'rest', requestId: req.requestId, client: clientAddress(req) }, req.body);
+      if (!result.ok) return sendProblem(res, result, req.requestId);
+      setSessionCookie(deps, req, res, result.value.token, result.value.maxAgeMs);
+      res.status(200).json(result.value.user);
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.post(
+    '/auth/logout',
+    requireCaller,
+    handle(deps, async (d, ctx, req) => {
+      const result = await logout(d, ctx);
+      if (result.ok) clearSessionCookie(d, req, req.res!);
+      return result;
+    }, { status: 204 }),
+  );
+  router.get('/auth/me', requireCaller, handle(deps, (d, ctx) => getMe(d, ctx)));
   return router;
 }

@@ -1,0 +1,22 @@
+// GraphQL types of the actors area.
+import { builder } from '../builder.js';
+import type { ActorView } from '../../server/application/actors/index.js';
+
+export const ActorType = builder.objectRef<ActorView>('Actor').implement({
+  description: 'A market participant; tensions belong to actors.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.exposeString('type', { description: 'organization, individual, virtual or agent' }),
+    createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
+    tensionCount: t.exposeInt('tensionCount', { description: 'how many (not discarded) tensions the actor has' }),
+  }),
+});
+
+export const ActorPageType = builder.objectRef<{ data: ActorView[]; nextCursor: string | null }>('ActorPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [ActorType], resolve: (x) => x.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});

@@ -1,0 +1,43 @@
+import { builder } from '../builder.js';
+import { gqlCtx } from '../context.js';
+import { unwrap } from '../errors.js';
+import { changePassword, login, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
+import { MeRef } from './auth.type.js';
+
+const LoginInput = builder.inputType('LoginInput', {
+  fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
+});
+const ChangePasswordInput = builder.inputType('ChangePasswordInput', {
+  fields: (t) => ({ currentPassword: t.string({ required: true }), newPassword: t.string({ required: true }) }),
+});
+
+builder.mutationFields((t) => ({
+  // Public: the one field an anonymous caller may use (no authScopes on purpose).
+  login: t.field({
+    type: MeRef,
+    args: { input: t.arg({ type: LoginInput, required: true }) },
+    resolve: async (_r, args, context) => {
+      const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
+      const session = unwrap(await login(context.deps, actx, args.input));
+      setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
+      return unwrap(await meOfNewSession(context.deps, actx, session.token));
+    },
+  }),
+  logout: t.boolean({
+    authScopes: { authenticated: true },
+    resolve: async (_r, _a, context) => {
+      unwrap(await logout(context.deps, gqlCtx(context)));
+      clearSessionCookie(context.deps, context.req, context.res);
+      return true;
+    },
+  }),
+  changePassword: t.boolean({
+    authScopes: { operation: 'me.changePassword' },
+    args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
+    resolve: async (_r, args, context) => {
+      unwrap(await changePassword(context.deps, gqlCtx(context), args.input));
+      return true;
+    },
+  }),
+}));

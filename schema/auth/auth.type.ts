@@ -1,0 +1,15 @@
+import { builder } from '../builder.js';
+import type { MeView } from '../../server/application/auth/auth.js';
+import { ApiKeyRef, UserRef } from '../users/users.type.js';
+import { RoleRef } from '../roles/roles.type.js';
+
+export const MeRef = builder.objectRef<MeView>('Me').implement({
+  description: 'The caller: its user, roles, effective permissions and how it authenticated.',
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: (m) => m.user }),
+    roles: t.field({ type: [RoleRef], resolve: (m) => m.roles }),
+    permissions: t.exposeStringList('permissions'),
+    authenticatedBy: t.exposeString('authenticatedBy'),
+    apiKey: t.field({ type: ApiKeyRef, nullable: true, resolve: (m) => m.apiKey }),
+  }),
+});

@@ -1,0 +1,45 @@
+import { builder } from '../builder.js';
+import { gqlCtx } from '../context.js';
+import { unwrap } from '../errors.js';
+import { createRole, deleteRole, updateRole } from '../../server/application/roles/roles.js';
+import { RoleRef } from './roles.type.js';
+
+const CreateRoleInput = builder.inputType('CreateRoleInput', {
+  fields: (t) => ({
+    code: t.string({ required: true }),
+    name: t.string({ required: true }),
+    permissions: t.stringList({ required: true }),
+    inherits: t.idList(),
+  }),
+});
+
+const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
+  fields: (t) => ({ code: t.string(), name: t.string(), permissions: t.stringList(), inherits: t.idList() }),
+});
+
+/** GraphQL sends explicit nulls for cleared optional fields; the use case treats absent and null alike. */
+const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+builder.mutationFields((t) => ({
+  createRole: t.field({
+    type: RoleRef,
+    authScopes: { operation: 'roles.create' },
+    args: { input: t.arg({ type: CreateRoleInput, required: true }) },
+    resolve: async (_r, args, context) => unwrap(await createRole(context.deps, gqlCtx(context), args.input)),
+  }),
+  updateRole: t.field({
+    type: RoleRef,
+    authScopes: { operation: 'roles.update' },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRoleInput, required: true }) },
+    resolve: async (_r, args, context) =>
+      unwrap(await updateRole(context.deps, gqlCtx(context), String(args.id), dropNulls(args.input))),
+  }),
+  deleteRole: t.boolean({
+    authScopes: { operation: 'roles.delete' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, args, context) => {
+      unwrap(await deleteRole(context.deps, gqlCtx(context), String(args.id)));
+      return true;
+    },
+  }),
+}));

@@ -1,0 +1,23 @@
+import { builder } from '../builder.js';
+import type { RoleView } from '../../server/application/roles/role.read.js';
+import type { Page } from '../../server/application/users/paging.js';
+
+export const RoleRef = builder.objectRef<RoleView>('Role').implement({
+  description: 'A role: its own permissions plus those of every role it inherits, transitively.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    code: t.exposeString('code'),
+    name: t.exposeString('name'),
+    permissions: t.exposeStringList('permissions'),
+    inherits: t.exposeIDList('inherits'),
+    system: t.exposeBoolean('system'),
+    effectivePermissions: t.exposeStringList('effectivePermissions'),
+  }),
+});
+
+export const RolePageRef = builder.objectRef<Page<RoleView>>('RolePage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [RoleRef], resolve: (p) => p.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});

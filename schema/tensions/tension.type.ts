@@ -1,0 +1,92 @@
+// GraphQL types of the tensions area: Tension, its history entries, pages, command payload, rebuild report.
+import { builder } from '../builder.js';
+import type { CommandResult, HistoryEntry, RebuildReport, TensionView } from '../../server/application/tensions/index.js';
+
+interface Party {
+  id: string;
+  name: string;
+  type: string;
+}
+
+export const TensionPartyType = builder.objectRef<Party>('TensionParty').implement({
+  description: 'The actor a tension belongs to, or its lead user: id, name and type.',
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
+});
+
+export const TensionType = builder.objectRef<TensionView>('Tension').implement({
+  description: 'A gap between the current state and a desired future, experienced by an actor (the projection of its stream).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    currentContext: t.exposeString('currentContext', { nullable: true }),
+    potentialFuture: t.exposeString('potentialFuture', { nullable: true }),
+    score: t.exposeInt('score'),
+    state: t.exposeString('state', { description: 'alive, resolved or stale' }),
+    actorId: t.exposeID('actorId'),
+    actor: t.field({ type: TensionPartyType, resolve: (x) => x.actor }),
+    leadUserId: t.exposeID('leadUserId', { nullable: true }),
+    lead: t.field({ type: TensionPartyType, nullable: true, resolve: (x) => x.lead }),
+    version: t.exposeInt('version'),
+    createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
+  }),
+});
+
+export const HistoryAuthorType = builder.objectRef<HistoryEntry['by']>('HistoryAuthor').implement({
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    userId: t.exposeID('userId', { nullable: true }),
+    userName: t.exposeString('userName', { nullable: true }),
+    apiKeyName: t.exposeString('apiKeyName', { nullable: true }),
+    via: t.exposeString('via'),
+  }),
+});
+
+export const HistoryEntryType = builder.objectRef<HistoryEntry>('HistoryEntry').implement({
+  description: 'One event of a tension stream, rendered for people (SPEC §4).',
+  fields: (t) => ({
+    version: t.exposeInt('version'),
+    type: t.exposeString('type'),
+    occurredAt: t.field({ type: 'DateTime', resolve: (x) => x.occurredAt }),
+    by: t.field({ type: HistoryAuthorType, resolve: (x) => x.by }),
+    summary: t.exposeString('summary'),
+    summaryKey: t.exposeString('summaryKey'),
+    summaryParams: t.field({ type: 'JSON', resolve: (x) => x.summaryParams }),
+    data: t.field({ type: 'JSON', resolve: (x) => x.data }),
+  }),
+});
+
+export const TensionPageType = builder.objectRef<{ data: TensionView[]; nextCursor: string | null }>('TensionPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [TensionType], resolve: (x) => x.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+export const HistoryPageType = builder.objectRef<{ data: HistoryEntry[]; nextCursor: string | null }>('HistoryPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [HistoryEntryType], resolve: (x) => x.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+export const TensionCommandPayloadType = builder.objectRef<CommandResult>('TensionCommandPayload').implement({
+  description: 'The tension after the command (null after a discard) and the appended history entry (null for a no-op).',
+  fields: (t) => ({
+    tension: t.field({ type: TensionType, nullable: true, resolve: (x) => x.tension }),
+    event: t.field({ type: HistoryEntryType, nullable: true, resolve: (x) => x.event }),
+  }),
+});
+
+export const RebuildReportType = builder.objectRef<RebuildReport>('RebuildReport').implement({
+  fields: (t) => ({
+    streams: t.exposeInt('streams'),
+    events: t.exposeInt('events'),
+    inserted: t.exposeInt('inserted'),
+    updated: t.exposeInt('updated'),
+    deleted: t.exposeInt('deleted'),
+    unchanged: t.exposeInt('unchanged'),
+    durationMs: t.exposeInt('durationMs'),
+    dryRun: t.exposeBoolean('dryRun'),
+  }),
+});

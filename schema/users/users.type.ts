@@ -1,0 +1,68 @@
+import { builder } from '../builder.js';
+import type { UserView } from '../../server/application/users/user.read.js';
+import type { ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
+import type { Page } from '../../server/application/users/paging.js';
+import { RoleRef } from '../roles/roles.type.js';
+
+const LinkedActorRef = builder.objectRef<NonNullable<UserView['linkedActor']>>('LinkedActor').implement({
+  description: 'The actor an agent user is linked to (informational).',
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
+});
+
+export const UserRef = builder.objectRef<UserView>('User').implement({
+  description: 'An identity that operates the software: a human (password) or an agent (API keys).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type'),
+    email: t.exposeString('email'),
+    name: t.exposeString('name'),
+    status: t.exposeString('status'),
+    linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
+    linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
+    roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
+    createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
+  }),
+});
+
+export const UserPageRef = builder.objectRef<Page<UserView>>('UserPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [UserRef], resolve: (p) => p.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+
+export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
+  description: 'API key metadata: never the key or its hash.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    prefix: t.exposeString('prefix'),
+    createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
+    lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
+    expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
+    revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
+  }),
+});
+
+export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
+  description: 'A new key: the metadata plus the plaintext `key`, shown exactly once.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    prefix: t.exposeString('prefix'),
+    createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
+    lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
+    expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
+    revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
+    key: t.exposeString('key'),
+  }),
+});
+
+export const ApiKeyPageRef = builder.objectRef<Page<ApiKeyMetadata>>('ApiKeyPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [ApiKeyRef], resolve: (p) => p.data }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});

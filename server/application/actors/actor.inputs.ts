@@ -1,0 +1,33 @@
+// Zod schemas of actor inputs and outputs, shared by REST, GraphQL, MCP and the OpenAPI document.
+import { z } from 'zod';
+import { intParam } from '../tensions/tension.inputs.js';
+
+export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
+
+export const actorName = z
+  .string()
+  .transform((s) => s.trim())
+  .refine((s) => [...s].length >= 1, 'must not be empty')
+  .refine((s) => [...s].length <= 200, 'must be at most 200 characters');
+
+export const createActorInput = z.strictObject({ name: actorName, type: z.enum(ACTOR_TYPES) });
+export const updateActorInput = z.strictObject({ name: actorName });
+export const listActorsQuery = z.strictObject({
+  type: z.enum(ACTOR_TYPES).optional(),
+  q: z.string().max(200).optional(),
+  limit: intParam(1, 100).default(20),
+  cursor: z.string().max(1000).optional(),
+});
+
+export const actorOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(ACTOR_TYPES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  tensionCount: z.number().int(),
+});
+export const actorPageOutput = z.object({ data: z.array(actorOutput), nextCursor: z.string().nullable() });
+
+export type ActorView = z.infer<typeof actorOutput>;
+export type ActorPage = z.infer<typeof actorPageOutput>;

@@ -1,0 +1,131 @@
+// Actor use cases: market participants that tensions belong to (SPEC §2, §3 "Actor deletion").
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ok, refuse, type Result } from '../../domain/errors.js';
+import { authorize } from '../authorize.js';
+import type { Ctx, Deps } from '../context.js';
+import { decodeCursor, encodeCursor, likePattern, UUID_RE } from '../cursor.js';
+import { parseInput } from '../validate.js';
+import { runTensionCommand } from '../tensions/command-path.js';
+import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
+
+interface ActorRow {
+  id: string;
+  name: string;
+  type: ActorView['type'];
+  created_at: Date | string;
+  updated_at: Date | string;
+  tension_count: number | string;
+  sort_name: string;
+}
+
+const SELECT = `select a.id, a.name, a.type, a.created_at, a.updated_at,
+  (select count(*) from tensions t where t.actor_id = a.id)::int as tension_count, lower(a.name) as sort_name from actors a`;
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function toView(row: ActorRow): ActorView {
+  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count) };
+}
+
+const em = (deps: Deps) => deps.orm.em.fork() as EntityManager;
+const actorNotFound = (id: string) => refuse('actor_not_found', `No actor ${id}.`);
+
+async function load(e: EntityManager, id: string): Promise<ActorView | null> {
+  const [row] = (await e.execute(`${SELECT} where a.id = ?`, [id])) as ActorRow[];
+  return row ? toView(row) : null;
+}
+
+export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<ActorPage>> {
+  const denied = authorize(ctx, 'actors.list');
+  if (denied) return denied;
+  const parsed = parseInput(listActorsQuery, query);
+  if (!parsed.ok) return parsed;
+  const q = parsed.value;
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.type) {
+    where.push('a.type = ?');
+    params.push(q.type);
+  }
+  if (q.q) {
+    where.push('a.name ilike ?');
+    params.push(likePattern(q.q));
+  }
+  if (q.cursor) {
+    const cursor = decodeCursor(q.cursor, (v): v is { n: string; id: string } => typeof v?.n === 'string' && UUID_RE.test(v?.id ?? ''));
+    if (!cursor.ok) return cursor;
+    where.push('(lower(a.name), a.id) > (?, ?::uuid)');
+    params.push(cursor.value.n, cursor.value.id);
+  }
+  const rows = (await em(deps).execute(
+    `${SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by lower(a.name), a.id limit ?`,
+    [...params, q.limit + 1],
+  )) as ActorRow[];
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return ok({
+    data: page.map(toView),
+    nextCursor: rows.length > q.limit ? encodeCursor({ n: last.sort_name, id: last.id }) : null,
+  });
+}
+
+export async function getActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<ActorView>> {
+  const denied = authorize(ctx, 'actors.get');
+  if (denied) return denied;
+  if (!UUID_RE.test(id)) return actorNotFound(id);
+  const actor = await load(em(deps), id);
+  return actor ? ok(actor) : actorNotFound(id);
+}
+
+export async function createActor(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<ActorView>> {
+  const denied = authorize(ctx, 'actors.create');
+  if (denied) return denied;
+  const parsed = parseInput(createActorInput, input);
+  if (!parsed.ok) return parsed;
+  const e = em(deps);
+  const id = deps.newId();
+  const now = deps.clock();
+  await e.execute('insert into actors (id, name, type, created_at, updated_at) values (?, ?, ?, ?, ?)', [id, parsed.value.name, parsed.value.type, now, now]);
+  return ok((await load(e, id))!);
+}
+
+export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<ActorView>> {
+  const denied = authorize(ctx, 'actors.update');
+  if (denied) return denied;
+  const parsed = parseInput(updateActorInput, input);
+  if (!parsed.ok) return parsed;
+  if (!UUID_RE.test(id)) return actorNotFound(id);
+  const e = em(deps);
+  // renaming to the same name changes nothing, not even updatedAt
+  await e.execute('update actors set name = ?, updated_at = ? where id = ? and name <> ?', [parsed.value.name, deps.clock(), id, parsed.value.name]);
+  const actor = await load(e, id);
+  return actor ? ok(actor) : actorNotFound(id);
+}
+
+/**
+ * Discards every tension of the actor through the tension command path, then deletes the actor:
+ * one transaction, all or nothing. Locks the actor, then the event head (the order every command
+ * takes them in), so no tension can be sensed on or moved to it meanwhile.
+ */
+export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
+  const denied = authorize(ctx, 'actors.delete');
+  if (denied) return denied;
+  if (!UUID_RE.test(id)) return actorNotFound(id);
+  return em(deps).transactional(async (tx) => {
+    const [actor] = await tx.execute('select id from actors where id = ? for update', [id]);
+    if (!actor) return actorNotFound(id);
+    await tx.execute('select position from domain_event_head for update');
+    const tensions: { id: string }[] = await tx.execute('select id from tensions where actor_id = ? order by id', [id]);
+    for (const t of tensions) {
+      // actors:delete covers the discards it causes: no tensions:delete check here
+      const result = await runTensionCommand(tx, deps, ctx, {
+        id: t.id,
+        expectedVersion: undefined,
+        build: async () => ok({ type: 'DiscardTension', id: t.id, at: deps.clock() }),
+      });
+      if (!result.ok) throw new Error(`discarding tension ${t.id} of actor ${id} failed: ${result.code}`);
+    }
+    await tx.execute('delete from actors where id = ?', [id]);
+    return ok(null);
+  });
+}

@@ -1,0 +1,142 @@
+// Sign-in, sign-out, who am I, and self-service password change (SPEC §5, §6).
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { expandGrants } from '../../domain/permissions.js';
+import { ok, refuse, validationFailed, type Result } from '../../domain/errors.js';
+import { dummyHash, hashPassword, verifyPassword } from '../../auth/password.js';
+import { signSessionToken } from '../../auth/session-token.js';
+import { authenticateSession } from '../../auth/authenticate.js';
+import { authorize } from '../authorize.js';
+import { parseInput } from '../validate.js';
+import type { Ctx, Deps, Via } from '../context.js';
+import { loadUser, type UserView } from '../users/user.read.js';
+import { passwordSchema } from '../users/users.js';
+import { loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
+import type { RoleView } from '../roles/role.read.js';
+import { transact } from '../users/transact.js';
+import { loginThrottle, recordLoginFailure } from './throttle.js';
+
+export const loginInput = z.object({
+  // Deliberately loose: any malformed email is just another wrong credential.
+  email: z.string().trim().toLowerCase().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+export const changePasswordInput = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: passwordSchema });
+
+/** An anonymous request: who is asking from where (the throttle counts per client address). */
+export interface AnonCtx {
+  via: Via;
+  requestId: string;
+  client: string;
+}
+
+export interface LoginResult {
+  user: UserView;
+  sessionId: string;
+  /** the session cookie's value */
+  token: string;
+  maxAgeMs: number;
+}
+
+const INVALID = () => refuse('invalid_credentials', 'The email or password is wrong, or the account cannot sign in.');
+
+export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult>> {
+  const parsed = parseInput(loginInput, input);
+  if (!parsed.ok) return parsed;
+  const { email, password } = parsed.value;
+  const throttled = await loginThrottle(deps, email, actx.client);
+  if (throttled) return throttled;
+
+  const em = deps.orm.em.fork() as EntityManager;
+  const [user] = await em.execute<{ id: string; type: string; status: string; password_hash: string | null }[]>(
+    'select id, type, status, password_hash from users where email = ?',
+    [email],
+  );
+  const eligible = user && user.type === 'human' && user.status === 'active' && user.password_hash;
+  // Verify against a real hash either way, outside any transaction, so every refusal costs the same.
+  const verified = await verifyPassword(eligible ? user.password_hash! : await dummyHash(), password);
+  if (!eligible || !verified) {
+    await recordLoginFailure(deps, email, actx.client);
+    return INVALID();
+  }
+
+  const now = deps.clock();
+  const sessionId = deps.newId();
+  const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
+  return transact(deps, async (tx) => {
+    await tx.execute('delete from login_attempts where email = ?', [email]);
+    await tx.execute('insert into sessions (id, user_id, created_at, expires_at) values (?, ?, ?, ?)', [sessionId, user.id, now, expiresAt]);
+    const view = (await loadUser(tx, user.id))!;
+    const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
+    return ok({ user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs });
+  });
+}
+
+/** Revokes the caller's session server-side; the old cookie is refused from the next request on. */
+export async function logout(deps: Deps, ctx: Ctx): Promise<Result<null>> {
+  if (ctx.caller.authenticatedBy !== 'session' || !ctx.caller.sessionId) {
+    return refuse('session_required', 'Only a session can sign out; API keys are revoked instead.');
+  }
+  const em = deps.orm.em.fork() as EntityManager;
+  await em.execute('update sessions set revoked_at = coalesce(revoked_at, ?) where id = ?', [deps.clock(), ctx.caller.sessionId]);
+  return ok(null);
+}
+
+export interface MeView {
+  user: UserView;
+  roles: RoleView[];
+  permissions: string[];
+  authenticatedBy: 'session' | 'api_key';
+  apiKey: ApiKeyMetadata | null;
+}
+
+export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
+  const denied = authorize(ctx, 'me.get');
+  if (denied) return denied;
+  const { caller } = ctx;
+  if (!caller.userId || caller.authenticatedBy === 'system') return refuse('unauthenticated', 'No user is signed in.');
+  const em = deps.orm.em.fork() as EntityManager;
+  const user = await loadUser(em, caller.userId);
+  if (!user) return refuse('unauthenticated', 'No user is signed in.');
+  return ok({
+    user,
+    roles: user.roles,
+    permissions: expandGrants(caller.grants),
+    authenticatedBy: caller.authenticatedBy,
+    apiKey: caller.apiKey ? await loadKeyMetadata(em, caller.apiKey.id) : null,
+  });
+}
+
+/** `POST /me/password`: verifies the current password, rehashes, revokes the user's OTHER sessions. */
+export async function changePassword(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<null>> {
+  const denied = authorize(ctx, 'me.changePassword') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  const parsed = parseInput(changePasswordInput, input);
+  if (!parsed.ok) return parsed;
+  const { currentPassword, newPassword } = parsed.value;
+  const userId = ctx.caller.userId!;
+  const em = deps.orm.em.fork() as EntityManager;
+  const [row] = await em.execute<{ password_hash: string | null }[]>('select password_hash from users where id = ?', [userId]);
+  // Slow work outside the transaction.
+  if (!row?.password_hash || !(await verifyPassword(row.password_hash, currentPassword))) {
+    return validationFailed([{ path: 'currentPassword', message: 'is not the current password' }]);
+  }
+  const hash = await hashPassword(newPassword);
+  const now = deps.clock();
+  return transact(deps, async (tx) => {
+    await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [
+      now,
+      userId,
+      ctx.caller.sessionId,
+    ]);
+    return ok(null);
+  });
+}
+
+/** What `login` answers on GraphQL: the `me` view of the session just created. */
+export async function meOfNewSession(deps: Deps, actx: AnonCtx, token: string): Promise<Result<MeView>> {
+  const caller = await authenticateSession(deps, token);
+  if (!caller) return INVALID();
+  return getMe(deps, { caller, via: actx.via, requestId: actx.requestId });
+}

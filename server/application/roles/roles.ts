@@ -1,0 +1,185 @@
+// Role use cases (SPEC §2 Role, §5): hierarchical RBAC with no escalation and a protected last admin.
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isKnownGrant, PERMISSION_CATALOGUE } from '../../domain/permissions.js';
+import { ok, refuse, validationFailed, type Result } from '../../domain/errors.js';
+import { authorize } from '../authorize.js';
+import { parseInput } from '../validate.js';
+import type { Ctx, Deps } from '../context.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../users/paging.js';
+import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from '../users/transact.js';
+import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
+import { listRoleRows, loadRole, type RoleView } from './role.read.js';
+
+const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
+const dedupe = <T>(xs: T[]) => [...new Set(xs)];
+const nameSchema = z.string().trim().min(1).max(200);
+const codeSchema = z
+  .string()
+  .trim()
+  .regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'must be 1–63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter');
+
+export const listRolesInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+export const createRoleInput = z.object({
+  code: codeSchema,
+  name: nameSchema,
+  permissions: z.array(grantSchema).max(100).transform(dedupe),
+  inherits: z.array(uuidSchema).max(100).transform(dedupe).nullish().transform((v) => v ?? []),
+});
+export const updateRoleInput = z
+  .object({
+    code: codeSchema.optional(),
+    name: nameSchema.optional(),
+    permissions: z.array(grantSchema).max(100).transform(dedupe).optional(),
+    inherits: z.array(uuidSchema).max(100).transform(dedupe).optional(),
+  })
+  .strict();
+
+const notFound = (id: string) => refuse('not_found', `No role ${id}.`);
+
+export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<RoleView>>> {
+  const denied = authorize(ctx, 'roles.list');
+  if (denied) return denied;
+  const parsed = parseInput(listRolesInput, input);
+  if (!parsed.ok) return parsed;
+  const { limit, cursor } = parsed.value;
+  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, cursor?.[0], limit + 1);
+  return ok(toPage(rows, limit, (r) => [r.code], (r) => r));
+}
+
+export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {
+  const denied = authorize(ctx, 'roles.get');
+  if (denied) return denied;
+  if (!uuidSchema.safeParse(id).success) return notFound(id);
+  const role = await loadRole(deps.orm.em.fork() as EntityManager, id.toLowerCase());
+  return role ? ok(role) : notFound(id);
+}
+
+export async function listPermissions(_deps: Deps, ctx: Ctx): Promise<Result<string[]>> {
+  const denied = authorize(ctx, 'permissions.list');
+  if (denied) return denied;
+  return ok([...PERMISSION_CATALOGUE]);
+}
+
+/** Unknown inherited roles are a 400 on the `inherits` field (the body names them; they are not the resource). */
+async function unknownInherits(tx: EntityManager, inherits: string[]) {
+  if (inherits.length === 0) return null;
+  const rows = await tx.execute<{ id: string }[]>('select id from roles where id = any(?::uuid[])', [pgArray(inherits)]);
+  const known = new Set(rows.map((r) => r.id));
+  const missing = inherits.filter((id) => !known.has(id));
+  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
+}
+
+const codeTaken = () => validationFailed([{ path: 'code', message: 'is already used by another role' }]);
+
+export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<RoleView>> {
+  const denied = authorize(ctx, 'roles.create');
+  if (denied) return denied;
+  const parsed = parseInput(createRoleInput, input);
+  if (!parsed.ok) return parsed;
+  const { code, name, permissions, inherits } = parsed.value;
+  const id = deps.newId();
+  const now = deps.clock();
+  try {
+    return await transact(deps, async (tx) => {
+      await lockIdentityChanges(tx);
+      const unknown = await unknownInherits(tx, inherits);
+      if (unknown) return unknown;
+      const escalation = escalationRefusal(ctx.caller, [...permissions, ...(await unionGrants(tx, inherits))]);
+      if (escalation) return escalation;
+      const [taken] = await tx.execute('select 1 from roles where code = ?', [code]);
+      if (taken) return codeTaken();
+      await tx.execute(
+        `insert into roles (id, code, name, permissions, system, created_at, updated_at) values (?, ?, ?, ?::text[], false, ?, ?)`,
+        [id, code, name, pgArray(permissions), now, now],
+      );
+      for (const parent of inherits) {
+        await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [id, parent]);
+      }
+      return ok((await loadRole(tx, id))!);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return codeTaken();
+    throw err;
+  }
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<RoleView>> {
+  const denied = authorize(ctx, 'roles.update');
+  if (denied) return denied;
+  const parsed = parseInput(updateRoleInput, input);
+  if (!parsed.ok) return parsed;
+  if (!uuidSchema.safeParse(id).success) return notFound(id);
+  const patch = parsed.value;
+  const roleId = id.toLowerCase();
+  try {
+    return await transact(deps, async (tx) => {
+      await lockIdentityChanges(tx);
+      const current = await loadRole(tx, roleId);
+      if (!current) return notFound(id);
+      const permissions = patch.permissions ?? current.permissions;
+      const inherits = patch.inherits ?? current.inherits;
+      if (current.system && (!sameSet(permissions, current.permissions) || !sameSet(inherits, current.inherits))) {
+        return refuse('system_role', `The system role ${current.code} keeps its permissions.`);
+      }
+      const unknown = await unknownInherits(tx, inherits);
+      if (unknown) return unknown;
+      if (await wouldCycle(tx, roleId, inherits)) {
+        return refuse('role_cycle', 'Role inheritance must not form a cycle.');
+      }
+      if (patch.permissions || patch.inherits) {
+        const escalation = escalationRefusal(ctx.caller, [...permissions, ...(await unionGrants(tx, inherits))]);
+        if (escalation) return escalation;
+      }
+      if (patch.code && patch.code !== current.code) {
+        const [taken] = await tx.execute('select 1 from roles where code = ? and id <> ?', [patch.code, roleId]);
+        if (taken) return codeTaken();
+      }
+      const lastAdmin = await guardLastAdmin(tx, async () => {
+        await tx.execute(
+          'update roles set code = ?, name = ?, permissions = ?::text[], updated_at = ? where id = ?',
+          [patch.code ?? current.code, patch.name ?? current.name, pgArray(permissions), deps.clock(), roleId],
+        );
+        if (patch.inherits) {
+          await tx.execute('delete from role_inherits where role_id = ?', [roleId]);
+          for (const parent of inherits) {
+            await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [roleId, parent]);
+          }
+        }
+      });
+      if (lastAdmin) return lastAdmin;
+      return ok((await loadRole(tx, roleId))!);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return codeTaken();
+    throw err;
+  }
+}
+
+export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
+  const denied = authorize(ctx, 'roles.delete');
+  if (denied) return denied;
+  if (!uuidSchema.safeParse(id).success) return notFound(id);
+  const roleId = id.toLowerCase();
+  return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const [role] = await tx.execute<{ code: string; system: boolean }[]>('select code, system from roles where id = ?', [roleId]);
+    if (!role) return notFound(id);
+    if (role.system) return refuse('system_role', `The system role ${role.code} cannot be deleted.`);
+    const [use] = await tx.execute<{ users: number; roles: number }[]>(
+      `select (select count(*)::int from user_roles where role_id = ?) as users,
+              (select count(*)::int from role_inherits where inherited_role_id = ?) as roles`,
+      [roleId, roleId],
+    );
+    if (use.users > 0 || use.roles > 0) {
+      return refuse('role_in_use', `The role ${role.code} is assigned to ${use.users} user(s) and inherited by ${use.roles} role(s).`, {
+        users: use.users,
+        roles: use.roles,
+      });
+    }
+    await tx.execute('delete from roles where id = ?', [roleId]);
+    return ok(null);
+  });
+}

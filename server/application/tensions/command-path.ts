@@ -1,0 +1,100 @@
+// The one path every tension command takes, in one transaction: load the projection row → check the
+// client's expectedVersion → decide → append with the head as expected version → project with evolve.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
+import { decide } from '../../domain/tension.decide.js';
+import { evolve } from '../../domain/tension.evolve.js';
+import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
+import { appendToStream, type EventMetadata } from '../../persistence/event-store.js';
+import { deleteTensionRow, loadTensionRow, rowToState, rowToView, saveTensionState, type TensionRow } from '../../persistence/tension-projection.js';
+import type { Ctx, Deps } from '../context.js';
+import { recorded, toHistoryEntry } from './history-entry.js';
+import type { CommandResult } from './tension.inputs.js';
+
+export const TENSION_STREAM = 'tension';
+
+export function eventMetadata(ctx: Ctx): EventMetadata {
+  return {
+    actorKind: ctx.caller.kind,
+    userId: ctx.caller.userId,
+    userName: ctx.caller.userName,
+    apiKeyId: ctx.caller.apiKey?.id ?? null,
+    apiKeyName: ctx.caller.apiKey?.name ?? null,
+    via: ctx.via,
+    requestId: ctx.requestId,
+    correlationId: ctx.correlationId ?? null,
+    causationId: ctx.causationId ?? null,
+  };
+}
+
+export function notFound(id: string) {
+  return refuse('not_found', `No tension ${id}.`);
+}
+
+export function versionConflict(currentVersion: number, expectedVersion: number | undefined) {
+  return refuse('version_conflict', `The tension is at version ${currentVersion}; reload it and try again.`, {
+    currentVersion,
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+  });
+}
+
+/** Builds the command from the loaded row, looking up what it references with `tx`. */
+export type BuildCommand = (tx: EntityManager, row: TensionRow | null, state: TensionState | null) => Promise<Result<TensionCommand>>;
+
+export interface CommandRequest {
+  id: string;
+  expectedVersion: number | undefined;
+  /** sense creates the stream; every other command needs a live tension */
+  creates?: boolean;
+  build: BuildCommand;
+}
+
+/** Runs one command inside the caller's transaction (actor deletion runs many in one). */
+export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
+  const row = await loadTensionRow(tx, req.id);
+  if (!row && !req.creates) return notFound(req.id);
+  const state = row ? rowToState(row) : null;
+  const head = state?.version ?? 0;
+  if (req.expectedVersion !== undefined && req.expectedVersion !== head) return versionConflict(head, req.expectedVersion);
+
+  const command = await req.build(tx, row, state);
+  if (!command.ok) return command;
+  const decision = decide(command.value, state);
+  if (decision.kind === 'rejected') return refuse(decision.code, decision.detail, decision.extensions);
+  if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
+
+  const stored = await appendToStream(tx, { type: TENSION_STREAM, id: req.id }, head, decision.events, eventMetadata(ctx), {
+    newId: deps.newId,
+    occurredAt: command.value.at,
+  });
+  const next = stored.reduce<TensionState | null>((s, e) => evolve(s, recorded(e)), state);
+  let tension = null;
+  if (next) tension = rowToView(await saveTensionState(tx, next));
+  else await deleteTensionRow(tx, req.id);
+  return ok({ tension, event: toHistoryEntry(stored[stored.length - 1]) });
+}
+
+/** One command, one transaction; a concurrent append surfaces as 409 `version_conflict`, never retried. */
+export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
+  try {
+    return await (deps.orm.em.fork() as EntityManager).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+  } catch (err) {
+    if (err instanceof VersionConflictError) return versionConflict(err.currentVersion, req.expectedVersion);
+    throw err;
+  }
+}
+
+// ---- lookups of what a command references, inside its transaction ----------------------------
+
+export async function lookupActor(tx: EntityManager, actorId: string): Promise<Result<{ id: string; name: string; type: string }>> {
+  // key share: the actor cannot be deleted under us before this transaction commits
+  const [actor] = await tx.execute('select id, name, type from actors where id = ? for key share', [actorId]);
+  return actor ? ok(actor as { id: string; name: string; type: string }) : refuse('actor_not_found', `No actor ${actorId}.`);
+}
+
+export async function lookupLead(tx: EntityManager, userId: string): Promise<Result<{ id: string; name: string }>> {
+  const [user] = await tx.execute('select id, name, status from users where id = ?', [userId]);
+  if (!user) return refuse('user_not_found', `No user ${userId}.`);
+  if (user.status !== 'active') return refuse('not_applicable', `User ${userId} is deactivated and cannot lead a tension.`);
+  return ok({ id: user.id, name: user.name });
+}

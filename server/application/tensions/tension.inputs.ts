@@ -1,0 +1,126 @@
+// Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
+import { z } from 'zod';
+
+const codePoints = (s: string) => [...s].length;
+
+export const tensionName = z
+  .string()
+  .transform((s) => s.trim())
+  .refine((s) => codePoints(s) >= 1, 'must not be empty')
+  .refine((s) => codePoints(s) <= 200, 'must be at most 200 characters');
+
+export const tensionText = z
+  .string()
+  .refine((s) => codePoints(s) <= 10_000, 'must be at most 10000 characters')
+  .nullable();
+
+export const tensionScore = z.number().int().min(1).max(10);
+export const uuid = z.uuid({ message: 'must be a UUID' });
+export const expectedVersion = z.number().int().min(0).nullish().transform((v) => v ?? undefined);
+
+/** An integer from a query string ("20") or a GraphQL Int (20). */
+export const intParam = (min: number, max: number) =>
+  z.union([z.number(), z.string().regex(/^\d+$/, 'must be an integer').transform(Number)]).pipe(z.number().int().min(min).max(max));
+
+export const senseTensionInput = z.strictObject({
+  name: tensionName,
+  actorId: uuid,
+  currentContext: tensionText.optional(),
+  potentialFuture: tensionText.optional(),
+  score: tensionScore.optional(),
+  leadUserId: uuid.nullable().optional(),
+  expectedVersion,
+});
+export const renameTensionInput = z.strictObject({ name: tensionName, expectedVersion });
+export const rescoreTensionInput = z.strictObject({ score: tensionScore, expectedVersion });
+export const reviseTensionContextInput = z
+  .strictObject({ currentContext: tensionText.optional(), potentialFuture: tensionText.optional(), expectedVersion })
+  .refine((v) => v.currentContext !== undefined || v.potentialFuture !== undefined, {
+    message: 'give currentContext, potentialFuture or both',
+    path: ['currentContext'],
+  });
+export const setTensionLeadInput = z.strictObject({ leadUserId: uuid.nullable(), expectedVersion });
+export const reassignTensionInput = z.strictObject({ actorId: uuid, expectedVersion });
+/** resolve, drop, reopen, revive and discard: no fields but the optional expectedVersion */
+export const lifecycleInput = z.strictObject({ expectedVersion });
+
+export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'name', '-name'] as const;
+
+export const listTensionsQuery = z.strictObject({
+  state: z.enum(['alive', 'resolved', 'stale']).optional(),
+  actorId: uuid.optional(),
+  leadUserId: uuid.optional(),
+  q: z.string().max(200).optional(),
+  minScore: intParam(1, 10).optional(),
+  sort: z.enum(TENSION_SORTS).default('-score'),
+  limit: intParam(1, 100).default(20),
+  cursor: z.string().max(1000).optional(),
+});
+
+export const historyQuery = z.strictObject({
+  limit: intParam(1, 100).default(20),
+  cursor: z.string().max(1000).optional(),
+});
+
+export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
+
+export type SenseTensionInput = z.input<typeof senseTensionInput>;
+export type ListTensionsQuery = z.input<typeof listTensionsQuery>;
+
+// ---- outputs -------------------------------------------------------------------------------
+
+const ref = z.object({ id: z.string(), name: z.string(), type: z.string() });
+
+export const tensionOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  currentContext: z.string().nullable(),
+  potentialFuture: z.string().nullable(),
+  score: z.number().int(),
+  state: z.enum(['alive', 'resolved', 'stale']),
+  actorId: z.string(),
+  actor: ref,
+  leadUserId: z.string().nullable(),
+  lead: ref.nullable(),
+  version: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const historyEntryOutput = z.object({
+  version: z.number().int(),
+  type: z.string(),
+  occurredAt: z.string(),
+  by: z.object({
+    kind: z.enum(['human', 'agent', 'system']),
+    userId: z.string().nullable(),
+    userName: z.string().nullable(),
+    apiKeyName: z.string().nullable(),
+    via: z.enum(['graphql', 'rest', 'mcp', 'cli']),
+  }),
+  summary: z.string(),
+  summaryKey: z.string(),
+  summaryParams: z.record(z.string(), z.unknown()),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const commandResultOutput = z.object({ tension: tensionOutput.nullable(), event: historyEntryOutput.nullable() });
+export const tensionPageOutput = z.object({ data: z.array(tensionOutput), nextCursor: z.string().nullable() });
+export const historyPageOutput = z.object({ data: z.array(historyEntryOutput), nextCursor: z.string().nullable() });
+export const rebuildReportOutput = z.object({
+  streams: z.number().int(),
+  events: z.number().int(),
+  inserted: z.number().int(),
+  updated: z.number().int(),
+  deleted: z.number().int(),
+  unchanged: z.number().int(),
+  durationMs: z.number(),
+  dryRun: z.boolean(),
+});
+
+export type TensionView = z.infer<typeof tensionOutput>;
+export type HistoryEntry = z.infer<typeof historyEntryOutput>;
+export type CommandResult = z.infer<typeof commandResultOutput>;
+export type TensionPage = z.infer<typeof tensionPageOutput>;
+export type HistoryPage = z.infer<typeof historyPageOutput>;
+export type RebuildReport = z.infer<typeof rebuildReportOutput>;

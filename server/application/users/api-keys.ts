@@ -1,0 +1,170 @@
+// API keys (SPEC §2): agent keys managed with users:read/write; human keys self-service from a password session.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { apiKeyPrefix, formatApiKey, hashApiKey } from '../../domain/api-key.js';
+import { ok, refuse, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
+import { authorize } from '../authorize.js';
+import { parseInput } from '../validate.js';
+import type { Ctx, Deps } from '../context.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from './paging.js';
+import { userIdOf, userNotFound } from './users.js';
+
+export interface ApiKeyMetadata {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+export type CreatedApiKey = ApiKeyMetadata & { key: string };
+
+export const createApiKeyInput = z.object({
+  name: z.string().trim().min(1).max(200),
+  expiresAt: z
+    .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
+    .transform((s) => new Date(s))
+    .nullish(),
+});
+export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+
+interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: Date | string;
+  last_used_at: Date | string | null;
+  expires_at: Date | string | null;
+  revoked_at: Date | string | null;
+}
+const isoOrNull = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+export function keyMetadata(r: KeyRow): ApiKeyMetadata {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: isoOrNull(r.last_used_at),
+    expiresAt: isoOrNull(r.expires_at),
+    revokedAt: isoOrNull(r.revoked_at),
+  };
+}
+
+const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at';
+
+export async function loadKeyMetadata(em: EntityManager, keyId: string): Promise<ApiKeyMetadata | null> {
+  const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);
+  return row ? keyMetadata(row) : null;
+}
+
+/** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
+async function mint(deps: Deps, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const parsed = parseInput(createApiKeyInput, input);
+  if (!parsed.ok) return parsed;
+  const { name, expiresAt } = parsed.value;
+  const now = deps.clock();
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
+  }
+  const key = formatApiKey(randomBytes(32));
+  const id = deps.newId();
+  const em = deps.orm.em.fork() as EntityManager;
+  const [row] = await em.execute<KeyRow[]>(
+    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)
+     returning ${KEY_COLUMNS}`,
+    [id, userId, name, apiKeyPrefix(key), hashApiKey(key), now, expiresAt ?? null],
+  );
+  return ok({ ...keyMetadata(row), key });
+}
+
+async function listFor(deps: Deps, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
+  const parsed = parseInput(listApiKeysInput, input);
+  if (!parsed.ok) return parsed;
+  const { limit, cursor } = parsed.value;
+  if (cursor && (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success)) {
+    return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
+  }
+  const em = deps.orm.em.fork() as EntityManager;
+  const rows = await em.execute<KeyRow[]>(
+    `select ${KEY_COLUMNS} from api_keys where user_id = ?
+       and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?::uuid))
+     order by created_at desc, id desc limit ?`,
+    [userId, cursor?.[0] ?? null, cursor?.[0] ?? null, cursor?.[1] ?? null, limit + 1],
+  );
+  return ok(toPage(rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
+}
+
+async function revokeFor(deps: Deps, userId: string, keyId: string): Promise<Result<null>> {
+  const id = userIdOf(keyId);
+  if (!id) return refuse('not_found', `No API key ${keyId}.`);
+  const em = deps.orm.em.fork() as EntityManager;
+  // Already revoked keeps its first revocation time: revoking is safe to retry.
+  const rows = await em.execute(
+    'update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and user_id = ? returning id',
+    [deps.clock(), id, userId],
+  );
+  return rows.length ? ok(null) : refuse('not_found', `No API key ${keyId} for this user.`);
+}
+
+async function agentTarget(deps: Deps, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  const em = deps.orm.em.fork() as EntityManager;
+  const [user] = await em.execute<{ type: string; status: string }[]>('select type, status from users where id = ?', [userId]);
+  if (!user) return userNotFound(id);
+  if (mustBeAgent && user.type !== 'agent') return refuse('not_an_agent', 'Keys are provisioned for agent users only; humans create their own.');
+  if (mustBeAgent && user.status !== 'active') return refuse('not_applicable', 'The user is deactivated.');
+  return userId;
+}
+
+export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'users.provisionApiKey');
+  if (denied) return denied;
+  const target = await agentTarget(deps, userId, true);
+  if (typeof target !== 'string') return target;
+  return mint(deps, target, input);
+}
+
+export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
+  const denied = authorize(ctx, 'users.listApiKeys');
+  if (denied) return denied;
+  const target = await agentTarget(deps, userId, false);
+  if (typeof target !== 'string') return target;
+  return listFor(deps, target, input);
+}
+
+export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
+  const denied = authorize(ctx, 'users.revokeApiKey');
+  if (denied) return denied;
+  const target = await agentTarget(deps, userId, false);
+  if (typeof target !== 'string') return target;
+  return revokeFor(deps, target, keyId);
+}
+
+/** Self-service keys need a human's password session: a key cannot mint keys (SPEC §2). */
+export function requirePasswordSession(ctx: Ctx): Refusal | null {
+  const c = ctx.caller;
+  if (c.kind === 'human' && c.authenticatedBy === 'session' && c.userId) return null;
+  return refuse('session_required', 'This needs a human user signed in with a password session (not an API key).');
+}
+
+export async function listMyApiKeys(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
+  const denied = authorize(ctx, 'me.listApiKeys') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  return listFor(deps, ctx.caller.userId!, input);
+}
+
+export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'me.createApiKey') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  return mint(deps, ctx.caller.userId!, input);
+}
+
+export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promise<Result<null>> {
+  const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  return revokeFor(deps, ctx.caller.userId!, keyId);
+}

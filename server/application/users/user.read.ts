@@ -1,0 +1,59 @@
+// The user read shape (SPEC §2): never a password or its hash.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pgArray } from '../../persistence/role-graph.js';
+import { rolesOfUsers, type RoleView } from '../roles/role.read.js';
+
+export interface UserView {
+  id: string;
+  type: 'human' | 'agent';
+  email: string;
+  name: string;
+  status: 'active' | 'deactivated';
+  linkedActorId: string | null;
+  linkedActor: { id: string; name: string; type: string } | null;
+  roles: RoleView[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface UserRow {
+  id: string;
+  type: 'human' | 'agent';
+  email: string;
+  name: string;
+  status: 'active' | 'deactivated';
+  linked_actor_id: string | null;
+  actor_name: string | null;
+  actor_type: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export const USER_SELECT = `
+  select u.id, u.type, u.email, u.name, u.status, u.linked_actor_id, a.name as actor_name, a.type as actor_type,
+    u.created_at, u.updated_at
+  from users u left join actors a on a.id = u.linked_actor_id`;
+
+const iso = (v: Date | string) => new Date(v).toISOString();
+
+export async function toUserViews(em: EntityManager, rows: UserRow[]): Promise<UserView[]> {
+  const roles = await rolesOfUsers(em, rows.map((r) => r.id));
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    email: r.email,
+    name: r.name,
+    status: r.status,
+    linkedActorId: r.linked_actor_id,
+    linkedActor: r.linked_actor_id ? { id: r.linked_actor_id, name: r.actor_name!, type: r.actor_type! } : null,
+    roles: roles.get(r.id) ?? [],
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  }));
+}
+
+export async function loadUser(em: EntityManager, id: string): Promise<UserView | null> {
+  const rows = await em.execute<UserRow[]>(`${USER_SELECT} where u.id = any(?::uuid[])`, [pgArray([id])]);
+  const [view] = await toUserViews(em, rows);
+  return view ?? null;
+}

@@ -1,0 +1,258 @@
+// User use cases (SPEC §2 User, §5): humans and agents, roles, deactivation, admin password reset.
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ok, refuse, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../../auth/password.js';
+import { authorize } from '../authorize.js';
+import { parseInput } from '../validate.js';
+import type { Ctx, Deps } from '../context.js';
+import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from './paging.js';
+import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from './transact.js';
+import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
+
+const dedupe = <T>(xs: T[]) => [...new Set(xs)];
+export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
+export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
+const nameSchema = z.string().trim().min(1).max(200);
+const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
+
+export const createUserInput = z
+  .object({
+    type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human'),
+    email: emailSchema,
+    name: nameSchema,
+    password: passwordSchema.nullish(),
+    linkedActorId: uuidSchema.nullish(),
+    roleIds: roleIdsSchema.nullish().transform((v) => v ?? []),
+  })
+  .superRefine((v, c) => {
+    if (v.type === 'agent' && v.password != null) c.addIssue({ code: 'custom', path: ['password'], message: 'agents have no password; they use API keys' });
+    if (v.type === 'human' && v.password == null) c.addIssue({ code: 'custom', path: ['password'], message: 'is required for a human user' });
+    if (v.type === 'human' && v.linkedActorId != null) c.addIssue({ code: 'custom', path: ['linkedActorId'], message: 'only agent users can be linked to an actor' });
+  });
+
+export const listUsersInput = z.object({
+  type: z.enum(['human', 'agent']).optional(),
+  status: z.enum(['active', 'deactivated']).optional(),
+  q: z.string().trim().max(200).optional(),
+  limit: limitSchema,
+  cursor: cursorSchema,
+});
+
+export const updateUserInput = z
+  .object({ name: nameSchema.optional(), email: emailSchema.optional(), linkedActorId: uuidSchema.nullable().optional() })
+  .strict();
+export const setUserRolesInput = z.object({ roleIds: roleIdsSchema });
+export const resetPasswordInput = z.object({ password: passwordSchema });
+
+export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
+const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);
+
+/** A path id: not a UUID is simply not found. */
+export function userIdOf(id: string): string | null {
+  return uuidSchema.safeParse(id).success ? id.toLowerCase() : null;
+}
+
+async function checkLinkedActor(tx: EntityManager, actorId: string): Promise<Refusal | null> {
+  const [actor] = await tx.execute<{ type: string }[]>('select type from actors where id = ? for share', [actorId]);
+  if (!actor) return refuse('actor_not_found', `No actor ${actorId}.`);
+  if (actor.type !== 'agent') return refuse('actor_not_agent_type', `Actor ${actorId} is of type ${actor.type}, not agent.`);
+  return null;
+}
+
+async function checkRoles(tx: EntityManager, roleIds: string[]): Promise<Refusal | null> {
+  if (roleIds.length === 0) return null;
+  const rows = await tx.execute<{ id: string }[]>('select id from roles where id = any(?::uuid[])', [pgArray(roleIds)]);
+  const known = new Set(rows.map((r) => r.id));
+  const missing = roleIds.filter((id) => !known.has(id));
+  return missing.length ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
+}
+
+export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.create');
+  if (denied) return denied;
+  const parsed = parseInput(createUserInput, input);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
+  // argon2 is slow: hash before the transaction, never inside it.
+  const hash = v.password ? await hashPassword(v.password) : null;
+  const id = deps.newId();
+  const now = deps.clock();
+  try {
+    return await transact(deps, async (tx) => {
+      await lockIdentityChanges(tx);
+      const [taken] = await tx.execute('select 1 from users where email = ?', [v.email]);
+      if (taken) return emailTaken(v.email);
+      if (v.linkedActorId) {
+        const bad = await checkLinkedActor(tx, v.linkedActorId);
+        if (bad) return bad;
+      }
+      const badRoles = await checkRoles(tx, v.roleIds);
+      if (badRoles) return badRoles;
+      const escalation = escalationRefusal(ctx.caller, await unionGrants(tx, v.roleIds));
+      if (escalation) return escalation;
+      await tx.execute(
+        `insert into users (id, type, email, name, password_hash, status, linked_actor_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+        [id, v.type, v.email, v.name, hash, v.linkedActorId ?? null, now, now],
+      );
+      for (const roleId of v.roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, roleId]);
+      return ok((await loadUser(tx, id))!);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return emailTaken(v.email);
+    throw err;
+  }
+}
+
+export async function getUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.get');
+  if (denied) return denied;
+  const userId = userIdOf(id);
+  const user = userId ? await loadUser(deps.orm.em.fork() as EntityManager, userId) : null;
+  return user ? ok(user) : userNotFound(id);
+}
+
+export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<UserView>>> {
+  const denied = authorize(ctx, 'users.list');
+  if (denied) return denied;
+  const parsed = parseInput(listUsersInput, input);
+  if (!parsed.ok) return parsed;
+  const { type, status, q, limit, cursor } = parsed.value;
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (type) where.push('u.type = ?') && params.push(type);
+  if (status) where.push('u.status = ?') && params.push(status);
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+    where.push('(u.name ilike ? or u.email ilike ?)');
+    params.push(like, like);
+  }
+  if (cursor) {
+    if (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success) {
+      return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
+    }
+    where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
+    params.push(cursor[0], cursor[1]);
+  }
+  const em = deps.orm.em.fork() as EntityManager;
+  const rows = await em.execute<UserRow[]>(
+    `${USER_SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by u.created_at, u.id limit ?`,
+    [...params, limit + 1],
+  );
+  const views = await toUserViews(em, rows);
+  return ok(toPage(views, limit, (u) => [u.createdAt, u.id], (u) => u));
+}
+
+export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.update');
+  if (denied) return denied;
+  if (input && typeof input === 'object' && 'type' in input) {
+    return validationFailed([{ path: 'type', message: 'is chosen at creation and cannot change' }]);
+  }
+  const parsed = parseInput(updateUserInput, input);
+  if (!parsed.ok) return parsed;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  const patch = parsed.value;
+  try {
+    return await transact(deps, async (tx) => {
+      const current = await loadUser(tx, userId);
+      if (!current) return userNotFound(id);
+      if (patch.linkedActorId !== undefined && patch.linkedActorId !== null && current.type !== 'agent') {
+        return validationFailed([{ path: 'linkedActorId', message: 'only agent users can be linked to an actor' }]);
+      }
+      if (patch.linkedActorId) {
+        const bad = await checkLinkedActor(tx, patch.linkedActorId);
+        if (bad) return bad;
+      }
+      if (patch.email && patch.email !== current.email) {
+        const [taken] = await tx.execute('select 1 from users where email = ? and id <> ?', [patch.email, userId]);
+        if (taken) return emailTaken(patch.email);
+      }
+      await tx.execute('update users set name = ?, email = ?, linked_actor_id = ?, updated_at = ? where id = ?', [
+        patch.name ?? current.name,
+        patch.email ?? current.email,
+        patch.linkedActorId === undefined ? current.linkedActorId : patch.linkedActorId,
+        deps.clock(),
+        userId,
+      ]);
+      return ok((await loadUser(tx, userId))!);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return emailTaken(patch.email ?? '');
+    throw err;
+  }
+}
+
+/** Deactivates the user and revokes every session and key it has, unless it is the last active `*` holder. */
+export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.deactivate');
+  if (denied) return denied;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  const now = deps.clock();
+  return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
+    if (!user) return userNotFound(id);
+    const lastAdmin = await guardLastAdmin(tx, async () => {
+      await tx.execute(`update users set status = 'deactivated', updated_at = ? where id = ? and status = 'active'`, [now, userId]);
+      await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+      await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+    });
+    if (lastAdmin) return lastAdmin;
+    return ok((await loadUser(tx, userId))!);
+  });
+}
+
+/** Replaces the user's roles. Only roles being added are checked for escalation. */
+export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.setRoles');
+  if (denied) return denied;
+  const parsed = parseInput(setUserRolesInput, input);
+  if (!parsed.ok) return parsed;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  const { roleIds } = parsed.value;
+  return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
+    if (!user) return userNotFound(id);
+    const badRoles = await checkRoles(tx, roleIds);
+    if (badRoles) return badRoles;
+    const current = (await tx.execute<{ role_id: string }[]>('select role_id from user_roles where user_id = ?', [userId])).map((r) => r.role_id);
+    const added = roleIds.filter((r) => !current.includes(r));
+    const escalation = escalationRefusal(ctx.caller, await unionGrants(tx, added));
+    if (escalation) return escalation;
+    const lastAdmin = await guardLastAdmin(tx, async () => {
+      await tx.execute('delete from user_roles where user_id = ?', [userId]);
+      for (const roleId of roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [userId, roleId]);
+      await tx.execute('update users set updated_at = ? where id = ?', [deps.clock(), userId]);
+    });
+    if (lastAdmin) return lastAdmin;
+    return ok((await loadUser(tx, userId))!);
+  });
+}
+
+/** Admin reset of a human's password (`POST /users/:id/password`); revokes all that user's sessions. */
+export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<null>> {
+  const denied = authorize(ctx, 'users.resetPassword');
+  if (denied) return denied;
+  const parsed = parseInput(resetPasswordInput, input);
+  if (!parsed.ok) return parsed;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  const em = deps.orm.em.fork() as EntityManager;
+  const [user] = await em.execute<{ type: string }[]>('select type from users where id = ?', [userId]);
+  if (!user) return userNotFound(id);
+  if (user.type !== 'human') return refuse('not_applicable', 'Agent users have no password; they use API keys.');
+  const hash = await hashPassword(parsed.value.password);
+  const now = deps.clock();
+  return transact(deps, async (tx) => {
+    await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+    return ok(null);
+  });
+}

@@ -1,0 +1,114 @@
+// decide(command, state): the events a command produces, a no-op, or a refusal (SPEC §3).
+import { assertNever, type Decision, type TensionCommand, type TensionEvent, type TensionState, type TensionStatus } from './tension.types.js';
+
+const emit = (...events: TensionEvent[]): Decision => ({ kind: 'events', events });
+const NOOP: Decision = { kind: 'noop' };
+
+/** The verb a refusal names in its `command` extension: the REST path segment of the command. */
+export const COMMAND_VERB: Record<TensionCommand['type'], string> = {
+  SenseTension: 'sense',
+  RenameTension: 'rename',
+  RescoreTension: 'rescore',
+  ReviseTensionContext: 'revise',
+  AssignTensionLead: 'lead',
+  ReassignTension: 'reassign',
+  ResolveTension: 'resolve',
+  DropTension: 'drop',
+  ReopenTension: 'reopen',
+  ReviveTension: 'revive',
+  DiscardTension: 'discard',
+};
+
+function invalidTransition(command: TensionCommand, state: TensionStatus): Decision {
+  const verb = COMMAND_VERB[command.type];
+  return {
+    kind: 'rejected',
+    code: 'invalid_transition',
+    detail: `Cannot ${verb} a tension that is ${state}.`,
+    extensions: { state, command: verb },
+  };
+}
+
+/** A lifecycle move: `from` → `to`; already at `to` is a no-op; anything else is refused. */
+function transition(command: TensionCommand, state: TensionState, from: TensionStatus, to: TensionStatus, event: TensionEvent): Decision {
+  if (state.state === to) return NOOP;
+  if (state.state === from) return emit(event);
+  return invalidTransition(command, state.state);
+}
+
+export function decide(command: TensionCommand, state: TensionState | null): Decision {
+  if (command.type === 'SenseTension') {
+    if (state !== null) return invalidTransition(command, state.state);
+    return emit({
+      type: 'TensionSensed',
+      data: {
+        id: command.id,
+        name: command.name,
+        currentContext: command.currentContext,
+        potentialFuture: command.potentialFuture,
+        score: command.score,
+        state: 'alive',
+        actorId: command.actorId,
+        actorName: command.actorName,
+        leadUserId: command.leadUserId,
+        leadName: command.leadUserId === null ? null : command.leadName,
+      },
+    });
+  }
+  if (state === null) {
+    return { kind: 'rejected', code: 'not_found', detail: `No tension ${command.id}.`, extensions: {} };
+  }
+  switch (command.type) {
+    case 'RenameTension':
+      return command.name === state.name ? NOOP : emit({ type: 'TensionRenamed', data: { name: command.name, previousName: state.name } });
+    case 'RescoreTension':
+      return command.score === state.score
+        ? NOOP
+        : emit({ type: 'TensionRescored', data: { score: command.score, previousScore: state.score } });
+    case 'ReviseTensionContext': {
+      const data: Extract<TensionEvent, { type: 'TensionContextRevised' }>['data'] = {};
+      if (command.currentContext !== undefined && command.currentContext !== state.currentContext) {
+        data.currentContext = command.currentContext;
+        data.previousCurrentContext = state.currentContext;
+      }
+      if (command.potentialFuture !== undefined && command.potentialFuture !== state.potentialFuture) {
+        data.potentialFuture = command.potentialFuture;
+        data.previousPotentialFuture = state.potentialFuture;
+      }
+      return Object.keys(data).length === 0 ? NOOP : emit({ type: 'TensionContextRevised', data });
+    }
+    case 'AssignTensionLead':
+      if (command.leadUserId === state.leadUserId) return NOOP;
+      if (command.leadUserId === null) {
+        return emit({ type: 'TensionLeadUnassigned', data: { previousLeadUserId: state.leadUserId! } });
+      }
+      return emit({
+        type: 'TensionLeadAssigned',
+        data: { leadUserId: command.leadUserId, leadName: command.leadName ?? '', previousLeadUserId: state.leadUserId },
+      });
+    case 'ReassignTension':
+      return command.actorId === state.actorId
+        ? NOOP
+        : emit({
+            type: 'TensionReassigned',
+            data: {
+              actorId: command.actorId,
+              actorName: command.actorName,
+              previousActorId: state.actorId,
+              previousActorName: command.previousActorName,
+            },
+          });
+    case 'ResolveTension':
+      return transition(command, state, 'alive', 'resolved', { type: 'TensionResolved', data: {} });
+    case 'DropTension':
+      return transition(command, state, 'alive', 'stale', { type: 'TensionDropped', data: {} });
+    case 'ReopenTension':
+      return transition(command, state, 'resolved', 'alive', { type: 'TensionReopened', data: {} });
+    case 'ReviveTension':
+      return transition(command, state, 'stale', 'alive', { type: 'TensionRevived', data: {} });
+    case 'DiscardTension':
+      return emit({ type: 'TensionDiscarded', data: {} });
+    default:
+      return assertNever(command);
+  }
+}

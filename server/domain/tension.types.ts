@@ -1,0 +1,115 @@
+// The tension aggregate's vocabulary: its state, the commands it accepts and the events it records (SPEC §3).
+
+export type TensionStatus = 'alive' | 'resolved' | 'stale';
+
+export interface TensionState {
+  id: string;
+  name: string;
+  currentContext: string | null;
+  potentialFuture: string | null;
+  score: number;
+  state: TensionStatus;
+  actorId: string;
+  leadUserId: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface CommandBase {
+  id: string;
+  at: Date;
+}
+
+export type TensionCommand =
+  | (CommandBase & {
+      type: 'SenseTension';
+      name: string;
+      currentContext: string | null;
+      potentialFuture: string | null;
+      score: number;
+      actorId: string;
+      actorName: string;
+      leadUserId: string | null;
+      leadName: string | null;
+    })
+  | (CommandBase & { type: 'RenameTension'; name: string })
+  | (CommandBase & { type: 'RescoreTension'; score: number })
+  | (CommandBase & { type: 'ReviseTensionContext'; currentContext?: string | null; potentialFuture?: string | null })
+  | (CommandBase & { type: 'AssignTensionLead'; leadUserId: string | null; leadName: string | null })
+  | (CommandBase & { type: 'ReassignTension'; actorId: string; actorName: string; previousActorName: string })
+  | (CommandBase & { type: 'ResolveTension' })
+  | (CommandBase & { type: 'DropTension' })
+  | (CommandBase & { type: 'ReopenTension' })
+  | (CommandBase & { type: 'ReviveTension' })
+  | (CommandBase & { type: 'DiscardTension' });
+
+export type TensionCommandType = TensionCommand['type'];
+
+export type TensionEvent =
+  | {
+      type: 'TensionSensed';
+      data: {
+        id: string;
+        name: string;
+        currentContext: string | null;
+        potentialFuture: string | null;
+        score: number;
+        state: 'alive';
+        actorId: string;
+        actorName: string;
+        leadUserId: string | null;
+        leadName: string | null;
+      };
+    }
+  | { type: 'TensionRenamed'; data: { name: string; previousName: string } }
+  | { type: 'TensionRescored'; data: { score: number; previousScore: number } }
+  | {
+      type: 'TensionContextRevised';
+      data: {
+        currentContext?: string | null;
+        previousCurrentContext?: string | null;
+        potentialFuture?: string | null;
+        previousPotentialFuture?: string | null;
+      };
+    }
+  | { type: 'TensionLeadAssigned'; data: { leadUserId: string; leadName: string; previousLeadUserId: string | null } }
+  | { type: 'TensionLeadUnassigned'; data: { previousLeadUserId: string } }
+  | {
+      type: 'TensionReassigned';
+      data: { actorId: string; actorName: string; previousActorId: string; previousActorName: string };
+    }
+  | { type: 'TensionResolved'; data: Record<string, never> }
+  | { type: 'TensionDropped'; data: Record<string, never> }
+  | { type: 'TensionReopened'; data: Record<string, never> }
+  | { type: 'TensionRevived'; data: Record<string, never> }
+  | { type: 'TensionDiscarded'; data: Record<string, never> };
+
+export type TensionEventType = TensionEvent['type'];
+
+export const TENSION_EVENT_TYPES: readonly TensionEventType[] = [
+  'TensionSensed',
+  'TensionRenamed',
+  'TensionRescored',
+  'TensionContextRevised',
+  'TensionLeadAssigned',
+  'TensionLeadUnassigned',
+  'TensionReassigned',
+  'TensionResolved',
+  'TensionDropped',
+  'TensionReopened',
+  'TensionRevived',
+  'TensionDiscarded',
+];
+
+/** An event as recorded in its stream: the version it got and when it happened. */
+export type RecordedTensionEvent = TensionEvent & { version: number; occurredAt: Date };
+
+export type Decision =
+  | { kind: 'events'; events: TensionEvent[] }
+  | { kind: 'noop' }
+  | { kind: 'rejected'; code: 'not_found' | 'invalid_transition'; detail: string; extensions: Record<string, unknown> };
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

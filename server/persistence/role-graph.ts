@@ -1,0 +1,84 @@
+// The one place effective grants are computed: a recursive walk of `role_inherits` (SPEC §2, Role).
+// Authentication, /auth/me, role reads, escalation and last-admin checks all go through here.
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A PostgreSQL array literal for `?::uuid[]` / `?::text[]` parameters (values are UUIDs or catalogue grants). */
+export function pgArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** Correlated subquery: the effective grants (text[]) of the user whose id is the SQL expression `userId`. */
+export function userGrantsSql(userId: string): string {
+  return `(
+  with recursive r(role_id) as (
+    select ur.role_id from user_roles ur where ur.user_id = ${userId}
+    union
+    select ri.inherited_role_id from role_inherits ri join r on ri.role_id = r.role_id
+  )
+  select coalesce(array_agg(distinct g), '{}') from roles ro cross join unnest(ro.permissions) g
+  where ro.id in (select role_id from r)
+)`;
+}
+
+/** Effective grants of each given role (its own ∪ everything it inherits, transitively). */
+export async function roleGrants(em: EntityManager, roleIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(roleIds.map((id) => [id, []]));
+  if (roleIds.length === 0) return out;
+  const rows = await em.execute(
+    `with recursive closure(root, role_id) as (
+       select id, id from roles where id = any(?::uuid[])
+       union
+       select c.root, ri.inherited_role_id from role_inherits ri join closure c on ri.role_id = c.role_id
+     )
+     select c.root as id, array_agg(distinct g order by g) as grants
+     from closure c join roles r on r.id = c.role_id cross join unnest(r.permissions) g
+     group by c.root`,
+    [pgArray(roleIds)],
+  );
+  for (const row of rows) out.set(row.id, row.grants ?? []);
+  return out;
+}
+
+/** The union of the effective grants of several roles (what a user holding them all would hold). */
+export async function unionGrants(em: EntityManager, roleIds: readonly string[]): Promise<string[]> {
+  const map = await roleGrants(em, roleIds);
+  return [...new Set([...map.values()].flat())];
+}
+
+/** Effective grants of one user. */
+export async function userGrants(em: EntityManager, userId: string): Promise<string[]> {
+  const [row] = await em.execute(`select ${userGrantsSql('?::uuid')} as grants`, [userId]);
+  return row?.grants ?? [];
+}
+
+/** Would `roleId` inheriting `inherits` close a cycle? True when `roleId` is reachable from any of them. */
+export async function wouldCycle(em: EntityManager, roleId: string, inherits: readonly string[]): Promise<boolean> {
+  if (inherits.includes(roleId)) return true;
+  if (inherits.length === 0) return false;
+  const [row] = await em.execute(
+    `with recursive reach(role_id) as (
+       select unnest(?::uuid[])
+       union
+       select ri.inherited_role_id from role_inherits ri join reach on ri.role_id = reach.role_id
+     )
+     select exists (select 1 from reach where role_id = ?) as cycle`,
+    [pgArray(inherits), roleId],
+  );
+  return Boolean(row?.cycle);
+}
+
+/** How many active users effectively hold `*`. */
+export async function countStarHolders(em: EntityManager): Promise<number> {
+  const [row] = await em.execute(
+    `select count(*)::int as n from users u where u.status = 'active' and '*' = any(${userGrantsSql('u.id')})`,
+  );
+  return row?.n ?? 0;
+}
+
+// Every change that can take `*` away from someone (role edits, role assignment, deactivation) takes
+// this lock first, so two concurrent changes cannot each leave "one other admin" and together none.
+const IDENTITY_LOCK = 7_301_002;
+
+export async function lockIdentityChanges(tx: EntityManager): Promise<void> {
+  await tx.execute('select pg_advisory_xact_lock(?)', [IDENTITY_LOCK]);
+}

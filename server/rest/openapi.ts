@@ -1,0 +1,120 @@
+// Builds the OpenAPI 3.1 document of the REST facade from the same zod schemas the routes validate with.
+import { z } from 'zod';
+import { ERROR_STATUS, ERROR_TITLE, type ErrorCode } from '../domain/errors.js';
+import { OPERATION_PERMISSIONS, type Operation } from '../application/permission-table.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+export interface RouteDoc {
+  method: HttpMethod;
+  /** Express-style path under /api/v1, e.g. `/tensions/:id/rename` */
+  path: string;
+  summary: string;
+  tag: string;
+  /** the permission-table entry; undefined = public */
+  operation?: Operation;
+  /** `session` = needs a password session (self-service routes) */
+  auth?: 'public' | 'any' | 'session';
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  response?: z.ZodType;
+  status: number;
+  errors?: ErrorCode[];
+}
+
+const problem = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'code', 'requestId'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    detail: { type: 'string' },
+    requestId: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+  },
+  additionalProperties: true,
+};
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output') {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+export function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const p = openApiPath(r.path);
+    const pathParams = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
+    }));
+    const queryParams = r.query
+      ? Object.entries(r.query.shape).map(([name, s]) => ({
+          name,
+          in: 'query',
+          required: !(s as z.ZodType).safeParse(undefined).success,
+          schema: schemaOf(s as z.ZodType, 'input'),
+        }))
+      : [];
+    const permission = r.operation ? OPERATION_PERMISSIONS[r.operation] : null;
+    const errorCodes = new Set<ErrorCode>(r.errors ?? []);
+    if (r.auth !== 'public') errorCodes.add('unauthenticated');
+    if (permission) errorCodes.add('forbidden');
+    if (r.body || r.query) errorCodes.add('validation_failed');
+    if (r.path.includes(':')) errorCodes.add('not_found');
+    const responses: Record<string, unknown> = {
+      [r.status]: r.status === 204 || !r.response
+        ? { description: 'No content' }
+        : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
+    };
+    for (const code of errorCodes) {
+      const status = String(ERROR_STATUS[code]);
+      const existing = responses[status] as { description: string } | undefined;
+      responses[status] = {
+        description: existing ? `${existing.description}; ${code}` : `${ERROR_TITLE[code]} (${code})`,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    (paths[p] ??= {})[r.method] = {
+      operationId: r.operation ?? `${r.method}${r.path.replace(/[/:{}-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      summary: r.summary,
+      tags: [r.tag],
+      ...(r.auth === 'public' ? { security: [] } : {}),
+      ...(permission ? { 'x-permission': permission } : {}),
+      ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
+      parameters: [...pathParams, ...queryParams],
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Market service REST API',
+      version: info.version,
+      description:
+        'The REST facade of the market service. Authenticate with `Authorization: Bearer <API_KEY>`. Errors are RFC 9457 problem documents with a stable `code`.',
+    },
+    servers: [{ url: '/api/v1' }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 49 base62 characters.' },
+        session: { type: 'apiKey', in: 'cookie', name: 'session' },
+      },
+      schemas: { Problem: problem },
+    },
+    paths,
+  };
+}
