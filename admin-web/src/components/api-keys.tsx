@@ -25,7 +25,7 @@ const MyApiKeysDocument = graphql(`
   }
 `);
 const ProvisionDocument = graphql(`
-  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {
+  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {
     provisionApiKey(userId: $userId, input: $input) { id name prefix key }
   }
 `);
@@ -35,7 +35,7 @@ const RevokeDocument = graphql(`
   }
 `);
 const CreateMyDocument = graphql(`
-  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {
+  mutation CreateMyApiKey($input: CreateApiKeyInput!) {
     createMyApiKey(input: $input) { id name prefix key }
   }
 `);

@@ -16,9 +16,9 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
     "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
-    "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
+    "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.RevokeApiKeyDocument,
-    "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
+    "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": typeof types.ActorOptionsDocument,
@@ -63,9 +63,9 @@ type Documents = {
 const documents: Documents = {
     "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
     "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
-    "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
+    "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.RevokeApiKeyDocument,
-    "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
+    "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": types.ActorOptionsDocument,
@@ -133,7 +133,7 @@ export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myA
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation ProvisionApiKey($userId: ID!, $input: ProvisionApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"];
+export function graphql(source: "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -141,7 +141,7 @@ export function graphql(source: "\n  mutation RevokeApiKey($userId: ID!, $keyId:
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation CreateMyApiKey($input: CreateMyApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"];
+export function graphql(source: "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

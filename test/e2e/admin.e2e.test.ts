@@ -1,0 +1,238 @@
+// The admin web app in a real browser against the real server: login, agents and keys, the tension
+// lifecycle with its history in two languages, actor deletion, permissions and session expiry.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const agent = { name: 'Pricing bot', email: 'pricing-bot@test.example', key: '' };
+let tensionUrl = '';
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp();
+  context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await app?.close();
+});
+
+/** Follows a link of the main navigation (by its visible name). */
+const goTo = (name: string) => page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name, exact: true }).click();
+
+async function signIn(p: Page, email: string, password: string) {
+  await p.getByLabel('Email').fill(email);
+  await p.getByLabel('Password').fill(password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const rest = (path: string, init: RequestInit = {}) =>
+  fetch(`${app.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${agent.key}`, 'content-type': 'application/json', ...init.headers } });
+
+describe('admin web app', () => {
+  it('serves the login page at / and refuses a wrong password', async () => {
+    await page.goto(`${app.url}/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.title()).toContain('Sign in');
+    await screenshot(page, '01-login');
+    await signIn(page, ADMIN.email, 'not-the-password');
+    await page.getByText('Email or password is not correct.').waitFor();
+    await screenshot(page, '02-login-refused');
+  });
+
+  it('signs the admin in and shows the tensions list, empty at first', async () => {
+    await signIn(page, ADMIN.email, ADMIN.password);
+    await page.getByRole('heading', { name: 'Tensions' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/tensions');
+    await page.getByText('No tensions yet').waitFor();
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    for (const item of ['Tensions', 'Actors', 'Users', 'Roles', 'My account']) await nav.getByRole('link', { name: item }).waitFor();
+  });
+
+  it('creates an actor', async () => {
+    await goTo('Actors');
+    await page.getByRole('button', { name: '+ New actor' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New actor' });
+    await dialog.getByLabel('Name').fill('Acme Trading');
+    await dialog.getByLabel('Type').selectOption('organization');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('cell', { name: 'Acme Trading', exact: true }).waitFor();
+    await screenshot(page, '03-actors');
+  });
+
+  it('creates an agent (no password field), provisions a key shown once, and the key works against REST', async () => {
+    await goTo('Users');
+    await page.getByRole('button', { name: '+ New user' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New user' });
+    await dialog.getByLabel('Agent').check();
+    expect(await dialog.getByLabel('Password').count()).toBe(0);
+    await dialog.getByLabel('Name').fill(agent.name);
+    await dialog.getByLabel('Email').fill(agent.email);
+    await dialog.getByRole('checkbox', { name: /Administrator|admin/ }).check();
+    await screenshot(page, '04-user-create-agent');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: agent.name, level: 1 }).waitFor();
+
+    await page.getByRole('button', { name: '+ Provision key' }).click();
+    const provision = page.getByRole('dialog', { name: 'Provision key' });
+    await provision.getByLabel('Key name').fill('pricing-bot production');
+    await provision.getByRole('button', { name: 'Create' }).click();
+    const once = page.getByRole('dialog', { name: 'Your new API key' });
+    await once.getByText('you will not see it again').waitFor();
+    await once.getByRole('button', { name: 'Copy' }).waitFor();
+    agent.key = await once.getByLabel('API key').inputValue();
+    expect(agent.key).toMatch(/^mk_[0-9A-Za-z]+$/);
+    await screenshot(page, '05-key-shown-once');
+    await once.getByRole('button', { name: 'I have copied the key' }).click();
+    await page.getByRole('cell', { name: agent.key.slice(0, 12) + '…' }).waitFor();
+    await screenshot(page, '06-user-detail-keys');
+
+    const me = await rest('/auth/me');
+    expect(me.status).toBe(200);
+    const body = await me.json();
+    expect(body.user).toMatchObject({ email: agent.email, type: 'agent' });
+    expect(body.authenticatedBy).toBe('api_key');
+    expect((await rest('/tensions')).status).toBe(200);
+  });
+
+  it('senses a tension, rescores, resolves and reopens it, with the history in English and German', async () => {
+    await goTo('Tensions');
+    await page.getByRole('link', { name: '+ New tension' }).click();
+    await page.getByLabel('Name').fill('Quotes arrive too late');
+    await page.getByLabel('Actor').selectOption({ label: 'Acme Trading' });
+    await page.getByLabel('Score (1–10)').fill('5');
+    await page.getByLabel(/Current context/).fill('Quotes take two days.');
+    await page.getByRole('button', { name: 'Sense tension' }).click();
+    await page.getByRole('heading', { name: 'Quotes arrive too late', level: 1 }).waitFor();
+    tensionUrl = page.url();
+    const history = page.locator('.timeline');
+    await history.getByText('Tension sensed as “Quotes arrive too late”').waitFor();
+    await history.getByText(`by ${'Admin'}`, { exact: false }).first().waitFor().catch(() => undefined);
+
+    await page.getByRole('button', { name: 'Rescore' }).click();
+    const rescore = page.getByRole('dialog', { name: 'Rescore' });
+    await rescore.getByLabel('Score (1–10)').fill('8');
+    await rescore.getByRole('button', { name: 'Save' }).click();
+    await history.getByText('Score raised from 5 to 8').waitFor();
+
+    // only the transitions the state allows are offered
+    expect(await page.getByRole('button', { name: 'Reopen' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    await history.getByText('Resolved', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Reopen' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Revive' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Reopen' }).click();
+    await history.getByText('Reopened', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Resolve' }).waitFor();
+    const entries = await history.locator('.timeline-summary').allTextContents();
+    expect(entries).toEqual(['Reopened', 'Resolved', 'Score raised from 5 to 8', 'Tension sensed as “Quotes arrive too late”']);
+    await expect(history.locator('.timeline-meta').first().textContent()).resolves.toMatch(/via GraphQL/);
+    await screenshot(page, '07-tension-detail-en');
+
+    await page.getByLabel('Language').selectOption('de');
+    await history.getByText('Bewertung von 5 auf 8 erhöht').waitFor();
+    expect(await history.locator('.timeline-summary').allTextContents()).toEqual([
+      'Wieder geöffnet',
+      'Gelöst',
+      'Bewertung von 5 auf 8 erhöht',
+      'Spannung als „Quotes arrive too late“ erfasst',
+    ]);
+    await page.getByRole('button', { name: 'Lösen' }).waitFor();
+    await screenshot(page, '08-tension-detail-de');
+    await page.reload();
+    await page.getByText('Bewertung von 5 auf 8 erhöht').waitFor();
+    await page.getByLabel('Sprache').selectOption('en');
+    await history.getByText('Score raised from 5 to 8').waitFor();
+  });
+
+  it('tells the user when someone else changed the tension, and reloads on request', async () => {
+    const id = tensionUrl.split('/').pop()!;
+    const renamed = await rest(`/tensions/${id}/rename`, { method: 'POST', body: JSON.stringify({ name: 'Quotes arrive far too late' }) });
+    expect(renamed.status).toBe(200);
+    await page.getByRole('button', { name: 'Rescore' }).click();
+    const rescore = page.getByRole('dialog', { name: 'Rescore' });
+    await rescore.getByLabel('Score (1–10)').fill('9');
+    await rescore.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Someone else changed this tension').waitFor();
+    await screenshot(page, '09-version-conflict');
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.getByRole('heading', { name: 'Quotes arrive far too late', level: 1 }).waitFor();
+    const first = page.locator('.timeline-item').first();
+    await first.getByText('Renamed from “Quotes arrive too late” to “Quotes arrive far too late”').waitFor();
+    await expect(first.textContent()).resolves.toMatch(/Pricing bot.*agent.*pricing-bot production.*via REST/);
+  });
+
+  it('lists and filters tensions', async () => {
+    await goTo('Tensions');
+    await page.getByRole('link', { name: 'Quotes arrive far too late' }).waitFor();
+    await page.getByLabel('State').selectOption('resolved');
+    await page.getByText('No tensions match these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByRole('link', { name: 'Quotes arrive far too late' }).waitFor();
+    await screenshot(page, '10-tensions-list');
+  });
+
+  it('deletes an actor after saying how many tensions go with it; its tensions are gone', async () => {
+    await goTo('Actors');
+    await page.getByRole('button', { name: 'Delete: Acme Trading' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete actor “Acme Trading”?' });
+    await confirm.getByText('This discards 1 tension(s)').waitFor();
+    await screenshot(page, '11-actor-delete-confirm');
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Actor deleted.').waitFor();
+    await page.getByText('No actors yet.').waitFor();
+    await goTo('Tensions');
+    await page.getByText('No tensions yet').waitFor();
+    const id = tensionUrl.split('/').pop()!;
+    expect((await rest(`/tensions/${id}`)).status).toBe(404);
+    await page.goto(tensionUrl);
+    await page.getByText('This tension does not exist or has been discarded.').waitFor();
+  });
+
+  it('shows roles and my account', async () => {
+    await goTo('Roles');
+    await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
+    await screenshot(page, '12-roles');
+    await page.getByRole('link', { name: '+ New role' }).click();
+    await page.getByLabel('Name').fill('Tension reader');
+    await page.getByLabel('Code').fill('tension-reader');
+    await page.getByRole('checkbox', { name: 'tensions:read' }).check();
+    await page.getByTestId('effective-permissions').getByText('tensions:read').waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Tension reader', { exact: true }).first().waitFor();
+    await screenshot(page, '13-role-edit');
+    await goTo('My account');
+    await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor();
+    await screenshot(page, '14-account');
+  });
+
+  it('refuses an agent at the login page like any wrong password, and hides what a user may not do', async () => {
+    const other = await browser.newContext({ locale: 'en-US' });
+    const p = await other.newPage();
+    await p.goto(`${app.url}/`);
+    await signIn(p, agent.email, 'whatever-password-123');
+    await p.getByText('Email or password is not correct.').waitFor();
+    await other.close();
+  });
+
+  it('sends the user back to the login page when the session ends', async () => {
+    await context.clearCookies();
+    await goTo('Tensions');
+    await page.getByText('Your session has expired. Please sign in again.').waitFor();
+    await signIn(page, ADMIN.email, ADMIN.password);
+    await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByText('You have been signed out.').waitFor();
+  });
+});
