@@ -17,8 +17,10 @@ export function useRoleOptions() {
   return data?.roles.data ?? [];
 }
 
-export function RolePicker({ legend, value, onChange, exclude, disabled }: {
+export function RolePicker({ legend, hideLegend, value, onChange, exclude, disabled }: {
   legend: string;
+  /** when a heading right above already says it */
+  hideLegend?: boolean;
   value: string[];
   onChange: (ids: string[]) => void;
   exclude?: string;
@@ -28,7 +30,7 @@ export function RolePicker({ legend, value, onChange, exclude, disabled }: {
   const toggle = (id: string, on: boolean) => onChange(on ? [...value, id] : value.filter((v) => v !== id));
   return (
     <fieldset className="checks" disabled={disabled}>
-      <legend>{legend}</legend>
+      <legend className={hideLegend ? 'visually-hidden' : undefined}>{legend}</legend>
       {roles.map((r) => (
         <label key={r.id} className="check">
           <input type="checkbox" name="role" value={r.id} checked={value.includes(r.id)} onChange={(e) => toggle(r.id, e.target.checked)} />

@@ -157,7 +157,7 @@ function UserRoles({ user, writable }: { user: User; writable: boolean }) {
       }}
     >
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null}
-      <RolePicker legend={t('users.roles')} value={roleIds} onChange={setRoleIds} />
+      <RolePicker legend={t('users.roles')} hideLegend value={roleIds} onChange={setRoleIds} />
       <div className="form-actions">
         <Button type="submit" variant="primary" disabled={fetching}>{t('users.saveRoles')}</Button>
       </div>
