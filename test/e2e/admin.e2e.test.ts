@@ -283,6 +283,65 @@ describe('admin web app', () => {
     await other.close();
   });
 
+  it('renames, revises, sets the lead and reassigns from the detail page; the history loads more on request', async () => {
+    expect((await rest('/actors', { method: 'POST', body: JSON.stringify({ name: 'Initech', type: 'organization' }) })).status).toBe(201);
+    await goTo('Tensions');
+    await page.getByRole('link', { name: 'Settlement is slow' }).click();
+    await page.getByRole('heading', { name: 'Settlement is slow', level: 1 }).waitFor();
+    const history = page.locator('.timeline');
+
+    await page.getByRole('button', { name: 'Rename' }).click();
+    let dialog = page.getByRole('dialog', { name: 'Rename' });
+    await dialog.getByLabel('Name').fill('Settlement takes a week');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await history.getByText('Renamed from “Settlement is slow” to “Settlement takes a week”').waitFor();
+
+    await page.getByRole('button', { name: 'Revise context' }).click();
+    dialog = page.getByRole('dialog', { name: 'Revise context' });
+    await dialog.getByLabel('Potential future').fill('Settlement the same day.');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await history.getByText('Revised potential future').waitFor();
+
+    await page.getByRole('button', { name: 'Change lead' }).click();
+    dialog = page.getByRole('dialog', { name: 'Change lead' });
+    await dialog.getByLabel('Lead').selectOption({ label: 'Administrator' });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await history.getByText('Lead assigned to Administrator').waitFor();
+
+    await page.getByRole('button', { name: 'Reassign' }).click();
+    dialog = page.getByRole('dialog', { name: 'Reassign' });
+    await dialog.getByLabel('Actor').selectOption({ label: 'Initech' });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await history.getByText('Reassigned from Globex to Initech').waitFor();
+    await page.getByText('Settlement the same day.').waitFor();
+
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    for (const score of [7, 6, 7, 6, 7, 6, 7]) {
+      expect((await rest(`/tensions/${id}/rescore`, { method: 'POST', body: JSON.stringify({ score }) })).status).toBe(200);
+    }
+    await page.reload();
+    await history.getByText('Score raised from 6 to 7').first().waitFor();
+    expect(await history.locator('.timeline-item').count()).toBe(10);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await history.getByText('Tension sensed as “Settlement is slow”').waitFor();
+    expect(await history.locator('.timeline-item').count()).toBe(12);
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    expect((await history.locator('.timeline-summary').allTextContents()).slice(-5)).toEqual([
+      'Reassigned from Globex to Initech',
+      'Lead assigned to Administrator',
+      'Revised potential future',
+      'Renamed from “Settlement is slow” to “Settlement takes a week”',
+      'Tension sensed as “Settlement is slow”',
+    ]);
+    await screenshot(page, '16-tension-history-more');
+
+    await goTo('Tensions');
+    await page.getByLabel('Lead').selectOption({ label: 'Administrator' });
+    await page.getByRole('link', { name: 'Settlement takes a week' }).waitFor();
+    await page.getByLabel('Actor').selectOption({ label: 'Globex' });
+    await page.getByText('No tensions match these filters.').waitFor();
+  });
+
   it('refuses an agent at the login page like any wrong password', async () => {
     const other = await browser.newContext({ locale: 'en-US' });
     const p = await other.newPage();
