@@ -18,6 +18,14 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
 /** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
 export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
 
+/**
+ * By name, not instanceof: the schema and the executor can load different copies of `graphql`
+ * (ESM and CJS builds), and then every refusal would be masked as INTERNAL.
+ */
+function isGraphQLError(value: unknown): value is GraphQLError {
+  return value instanceof Error && value.name === 'GraphQLError';
+}
+
 export function graphqlHandler(deps: Deps) {
   const armor = new EnvelopArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true },
@@ -37,12 +45,14 @@ export function graphqlHandler(deps: Deps) {
     context: ({ req, res }) => ({ deps, caller: req.caller, requestId: req.requestId, req, res }),
     maskedErrors: {
       maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original && !(original instanceof GraphQLError)) {
+        const original = isGraphQLError(error) ? error.originalError : error;
+        if (original && !isGraphQLError(original)) {
           // A bug, not a refusal: log it whole, answer with nothing internal.
           deps.logger.error({ err: original }, 'graphql resolver failed');
           return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
         }
+        // A refusal (unwrap, scope auth): its code travels in the located error's extensions.
+        if (original) return error as GraphQLError;
         return defaultMaskError(error, message, isDev);
       },
     },
