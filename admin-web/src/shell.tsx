@@ -1,5 +1,5 @@
 // The signed-in layout: header with permission-aware navigation, and the routed page.
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useI18n } from './i18n/index.js';
 import type { MessageKey } from './i18n/en.js';
 import { Link, matchPath, useRouter } from './lib/router.js';
@@ -53,6 +53,18 @@ export function Shell() {
   useEffect(() => {
     if (location.path === '/' || location.path === '') navigate(nav[0].to, { replace: true });
   }, [location.path, navigate, nav]);
+
+  // after a navigation, keyboard and screen-reader users start at the new page's content,
+  // unless the page already put focus somewhere useful (an autofocused field)
+  const shownPath = useRef(location.path);
+  useEffect(() => {
+    if (shownPath.current === location.path) return;
+    shownPath.current = location.path;
+    const active = document.activeElement;
+    if (!active || active === document.body || active.closest('.topbar') || active.tagName === 'A') {
+      document.getElementById('main')?.focus({ preventScroll: true });
+    }
+  }, [location.path]);
 
   let page: ReactNode = <NotFound />;
   for (const route of ROUTES) {

@@ -70,6 +70,25 @@ describe('admin web app', () => {
     await screenshot(page, '03-actors');
   });
 
+  it('works from the keyboard: skip link first, visible focus, a dialog opens with Enter and closes with Escape', async () => {
+    await page.goto(`${app.url}/actors`);
+    await page.getByRole('heading', { name: 'Actors', level: 1 }).waitFor();
+    expect(await page.title()).toBe('Actors · Market admin');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    const ring = await page.evaluate(() => getComputedStyle(document.activeElement!).boxShadow);
+    expect(ring).not.toBe('none');
+    await page.getByRole('button', { name: '+ New actor' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'New actor' });
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('name');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('+ New actor');
+  });
+
   it('creates an agent (no password field), provisions a key shown once, and the key works against REST', async () => {
     await goTo('Users');
     await page.getByRole('button', { name: '+ New user' }).click();

@@ -110,13 +110,27 @@ export function PageHeader({ title, actions, children }: { title: string; action
 /** A modal built on <dialog>: focus moves in, Escape closes, focus returns to the opener. */
 export function Dialog({ title, open, onClose, children, footer }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
+    if (open && !d.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      d.showModal();
+    }
+    if (!open && d.open) {
+      d.close();
+      opener.current?.focus();
+    }
   }, [open]);
+  // a dialog that is unmounted while open (its owner stopped rendering it) still hands focus back
+  useEffect(() => {
+    const d = ref.current;
+    return () => {
+      if (d?.hasAttribute('open')) opener.current?.focus();
+    };
+  }, []);
   return (
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }}>
       {open ? (

@@ -148,7 +148,7 @@ export const de: Record<MessageKey, string> = {
   'history.byKey': 'mit Schlüssel „{key}“',
   'history.via': 'über {via}',
   'history.version': 'v{version}',
-  'history.kind.human': 'Person',
+  'history.kind.human': 'Mensch',
   'history.kind.agent': 'Agent',
   'history.kind.system': 'System',
   'history.unknownUser': 'unbekannter Benutzer',

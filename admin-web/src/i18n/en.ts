@@ -146,7 +146,7 @@ export const en = {
   'history.byKey': 'with key “{key}”',
   'history.via': 'via {via}',
   'history.version': 'v{version}',
-  'history.kind.human': 'person',
+  'history.kind.human': 'human',
   'history.kind.agent': 'agent',
   'history.kind.system': 'system',
   'history.unknownUser': 'unknown user',
