@@ -23,14 +23,6 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
 /** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
 export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
 
-/**
- * By name, not instanceof: the schema and the executor can load different copies of `graphql`
- * (ESM and CJS builds), and then every refusal would be masked as INTERNAL.
- */
-function isGraphQLError(value: unknown): value is GraphQLError {
-  return value instanceof Error && value.name === 'GraphQLError';
-}
-
 export function graphqlHandler(deps: Deps) {
   const armor = new EnvelopArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true },
