@@ -10,6 +10,11 @@ import type { GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
 
+/** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
+function isGraphQLError(e: unknown): e is GraphQLError {
+  return e instanceof GraphQLError || (e instanceof Error && e.name === 'GraphQLError');
+}
+
 function graphqlRefusal(res: Response, status: number, code: string, message: string) {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
@@ -17,14 +22,6 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
 
 /** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
 export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
-
-/**
- * By name, not instanceof: the schema and the executor can load different copies of `graphql`
- * (ESM and CJS builds), and then every refusal would be masked as INTERNAL.
- */
-function isGraphQLError(value: unknown): value is GraphQLError {
-  return value instanceof Error && value.name === 'GraphQLError';
-}
 
 export function graphqlHandler(deps: Deps) {
   const armor = new EnvelopArmor({
@@ -51,8 +48,8 @@ export function graphqlHandler(deps: Deps) {
           deps.logger.error({ err: original }, 'graphql resolver failed');
           return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
         }
-        // A refusal (unwrap, scope auth): its code travels in the located error's extensions.
-        if (original) return error as GraphQLError;
+        // A refusal (or a parse/validation error): already safe to show, whichever build created it.
+        if (isGraphQLError(error)) return error;
         return defaultMaskError(error, message, isDev);
       },
     },

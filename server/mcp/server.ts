@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
-import { refuse, type Refusal } from '../domain/errors.js';
+import { ERROR_STATUS, refuse, type Refusal } from '../domain/errors.js';
 import { TOOLS } from './tools.js';
 import type { ToolDef } from './tool.js';
 
@@ -21,8 +21,25 @@ function errorResult(refusal: Refusal): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-function jsonSchema(schema: z.ZodType) {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+  delete json.$schema;
+  return json;
+}
+
+/** The structuredContent of an error result: `{code, detail, ...extensions}` (SPEC §7). */
+const ERROR_CONTENT = jsonSchema(
+  z.looseObject({ code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]), detail: z.string() }),
+  'output',
+);
+
+/**
+ * A tool's structuredContent is its result or, with isError, the error object. SDK clients validate
+ * structuredContent against outputSchema even on error results (typescript-sdk#1943), so a schema
+ * naming only the success shape would turn every coded error into a -32602 protocol error.
+ */
+function outputSchema(tool: ToolDef) {
+  return { type: 'object' as const, anyOf: [jsonSchema(tool.output, 'output'), ERROR_CONTENT] };
 }
 
 /**
@@ -45,8 +62,8 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       name: t.name,
       title: t.title,
       description: t.description,
-      inputSchema: jsonSchema(t.input),
-      outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as { type: 'object' },
+      inputSchema: jsonSchema(t.input, 'input'),
+      outputSchema: outputSchema(t),
       annotations: { title: t.title, ...t.annotations },
     })) };
   });

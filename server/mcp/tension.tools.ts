@@ -160,7 +160,7 @@ export const TENSION_TOOLS: ToolDef[] = [
   defineTool({
     name: 'get_actor',
     title: 'Get an actor',
-    description: 'Returns one actor by id. Error not_found.',
+    description: 'Returns one actor (id, name, type, tensionCount) by id. Error actor_not_found: no such actor.',
     operation: 'actors.get',
     input: z.strictObject({ id: z.uuid().describe('The actor id (a UUID).') }),
     output: actorOutput,

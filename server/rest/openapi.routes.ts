@@ -1,7 +1,55 @@
+// Public: the OpenAPI 3.1 document of the REST facade and a readable HTML rendering of it (no scripts, no CDN).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Router } from 'express';
 import type { Deps } from '../application/context.js';
+import { buildOpenApi, type RouteDoc } from './openapi.js';
+import { TENSION_ROUTE_DOCS } from './tensions.docs.js';
+import { IDENTITY_ROUTE_DOCS } from './identity.docs.js';
+import { renderDocsPage } from './openapi.html.js';
+
+export const OPENAPI_ROUTE_DOCS: RouteDoc[] = [
+  { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200 },
+  { method: 'get', path: '/docs', summary: 'The OpenAPI document as a readable HTML page', tag: 'docs', auth: 'public', status: 200 },
+];
+
+export const REST_ROUTE_DOCS: RouteDoc[] = [...IDENTITY_ROUTE_DOCS, ...TENSION_ROUTE_DOCS, ...OPENAPI_ROUTE_DOCS];
+
+/** The package version, wherever this module runs from (sources under tsx, or dist/). */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0';
+    dir = resolve(dir, '..');
+  }
+  return '0.0.0';
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApi>;
+
+let cached: { json: string; html: string } | undefined;
+
+export function restOpenApi(): OpenApiDocument {
+  return buildOpenApi(REST_ROUTE_DOCS, { version: packageVersion() });
+}
 
 export function openapiRoutes(_deps: Deps): Router {
   const router = Router();
+  // Built on first use: the document only changes with the code.
+  const rendered = () => {
+    if (!cached) {
+      const doc = restOpenApi();
+      cached = { json: JSON.stringify(doc), html: renderDocsPage(doc) };
+    }
+    return cached;
+  };
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(rendered().json);
+  });
+  router.get('/docs', (_req, res) => {
+    res.type('text/html; charset=utf-8').send(rendered().html);
+  });
   return router;
 }

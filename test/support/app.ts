@@ -20,8 +20,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+/** `database`: serve an existing database (e.g. one another process wrote) instead of a fresh one. */
+export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}, database?: TestDatabase): Promise<TestApp> {
+  const db = database ?? (await createTestDatabase());
   const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
   const fullDeps: Deps = {
     orm: db.orm,

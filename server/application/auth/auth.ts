@@ -9,10 +9,10 @@ import { authenticateSession } from '../../auth/authenticate.js';
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps, Via } from '../context.js';
-import { loadUser, type UserView } from '../users/user.read.js';
+import { loadUser, userOutput, type UserView } from '../users/user.read.js';
 import { passwordSchema } from '../users/users.js';
-import { loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
-import type { RoleView } from '../roles/role.read.js';
+import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
+import { roleOutput, type RoleView } from '../roles/role.read.js';
 import { transact } from '../users/transact.js';
 import { loginThrottle, recordLoginFailure } from './throttle.js';
 
@@ -89,6 +89,15 @@ export interface MeView {
   authenticatedBy: 'session' | 'api_key';
   apiKey: ApiKeyMetadata | null;
 }
+
+/** MeView as a schema, for the OpenAPI document. */
+export const meOutput = z.object({
+  user: userOutput,
+  roles: z.array(roleOutput),
+  permissions: z.array(z.string()),
+  authenticatedBy: z.enum(['session', 'api_key']),
+  apiKey: apiKeyOutput.nullable(),
+}) satisfies z.ZodType<MeView>;
 
 export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   const denied = authorize(ctx, 'me.get');

@@ -1,4 +1,5 @@
 // The role read shape (SPEC §2): `{ id, code, name, permissions, inherits, system, effectivePermissions }`.
+import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { expandGrants } from '../../domain/permissions.js';
 import { pgArray, roleGrants } from '../../persistence/role-graph.js';
@@ -13,6 +14,17 @@ export interface RoleView {
   /** catalogue permissions this role grants, its inherited roles included */
   effectivePermissions: string[];
 }
+
+/** RoleView as a schema, for the OpenAPI document. */
+export const roleOutput = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  permissions: z.array(z.string()),
+  inherits: z.array(z.string()),
+  system: z.boolean(),
+  effectivePermissions: z.array(z.string()),
+}) satisfies z.ZodType<RoleView>;
 
 interface RoleRow {
   id: string;

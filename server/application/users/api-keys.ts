@@ -21,6 +21,20 @@ export interface ApiKeyMetadata {
 }
 export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
+/** The key metadata and the creation answer as schemas, for the OpenAPI document. */
+export const apiKeyOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+}) satisfies z.ZodType<ApiKeyMetadata>;
+export const createdApiKeyOutput = apiKeyOutput.extend({
+  key: z.string().describe('the plaintext key, returned this once only'),
+}) satisfies z.ZodType<CreatedApiKey>;
+
 export const createApiKeyInput = z.object({
   name: z.string().trim().min(1).max(200),
   expiresAt: z

@@ -1,7 +1,8 @@
 // The user read shape (SPEC §2): never a password or its hash.
+import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../../persistence/role-graph.js';
-import { rolesOfUsers, type RoleView } from '../roles/role.read.js';
+import { roleOutput, rolesOfUsers, type RoleView } from '../roles/role.read.js';
 
 export interface UserView {
   id: string;
@@ -15,6 +16,20 @@ export interface UserView {
   createdAt: string;
   updatedAt: string;
 }
+
+/** UserView as a schema, for the OpenAPI document. */
+export const userOutput = z.object({
+  id: z.string(),
+  type: z.enum(['human', 'agent']),
+  email: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'deactivated']),
+  linkedActorId: z.string().nullable(),
+  linkedActor: z.object({ id: z.string(), name: z.string(), type: z.string() }).nullable(),
+  roles: z.array(roleOutput),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}) satisfies z.ZodType<UserView>;
 
 export interface UserRow {
   id: string;

@@ -1,0 +1,165 @@
+// The OpenAPI document against the real app: every /api/v1 route documented, every documented route real,
+// the document's schemas agreeing with what the routes accept and answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey } from '../../support/clients.js';
+import { buildApp } from '../../../server/app.js';
+import { openApiPath } from '../../../server/rest/openapi.js';
+
+type Layer = {
+  handle: { stack?: Layer[] };
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  match(path: string): boolean;
+};
+
+/** `METHOD /path` of every route in a router stack, nested routers included (all mounted at '/'). */
+function routesOf(stack: Layer[]): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.route) {
+      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+      return paths.flatMap((p) => Object.keys(layer.route!.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${p}`));
+    }
+    return layer.handle.stack ? routesOf(layer.handle.stack) : [];
+  });
+}
+
+let app: TestApp;
+let doc: any;
+const ajv = new AjvJsonSchemaValidator();
+const validate = (schema: unknown, data: unknown) => ajv.getValidator(schema as never)(data);
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const res = await fetch(`${app.url}/api/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  doc = await res.json();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+  );
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is public and has the shape of an OpenAPI 3.1 document', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(doc.servers).toEqual([{ url: '/api/v1' }]);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const ids = new Set<string>();
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      expect(['get', 'post', 'put', 'patch', 'delete'], where).toContain(method);
+      expect(op.summary, where).toBeTruthy();
+      expect(ids.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
+      ids.add(op.operationId);
+      expect(Object.keys(op.responses).length, where).toBeGreaterThan(0);
+      expect(Object.keys(op.responses).some((s) => s.startsWith('2')), where).toBe(true);
+      for (const status of Object.keys(op.responses)) expect(op.responses[status].description, `${where} ${status}`).toBeTruthy();
+      // Every {param} of the path is declared as a required path parameter.
+      const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      expect(declared, where).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
+      for (const p of op.parameters) expect(p.schema, `${where} ${p.name}`).toBeTypeOf('object');
+      // A protected operation names its permission or says it needs none beyond authentication.
+      if (op.security?.length !== 0 && op.operationId.includes('.') && !op.operationId.startsWith('me.')) {
+        expect(op['x-permission'], where).toMatch(/^[a-z]+:[a-z]+$/);
+      }
+    }
+  });
+
+  it('documents every route registered under /api/v1, and only those', () => {
+    const express = buildApp(app.deps) as unknown as { router: { stack: Layer[] } };
+    const mounts = express.router.stack.filter((l) => l.handle.stack && l.match('/api/v1/x') && !l.match('/x'));
+    expect(mounts).toHaveLength(1);
+    const registered = [...new Set(routesOf(mounts[0].handle.stack!).map((r) => {
+      const [method, path] = r.split(' ');
+      return `${method} ${openApiPath(path)}`;
+    }))].sort();
+    const documented = operations().map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    expect(registered.length).toBeGreaterThan(30);
+    expect(documented).toEqual(registered);
+  });
+});
+
+describe('the document agrees with the routes', () => {
+  const bodySchema = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
+  const okSchema = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+
+  it('a tension body the document calls valid is accepted, and the answer matches the documented response', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const rest = client(app, admin.key);
+    const actor = await rest.post('/actors', { name: 'Org A', type: 'organization' });
+    expect(validate(bodySchema('/actors', 'post'), { name: 'Org A', type: 'organization' }).valid).toBe(true);
+    expect(actor.status).toBe(201);
+    expect(validate(okSchema('/actors', 'post', '201'), actor.body)).toMatchObject({ valid: true });
+
+    const body = { name: 'Slow settlement', actorId: actor.body.id, currentContext: 'T+3', potentialFuture: null, score: 7 };
+    expect(validate(bodySchema('/tensions', 'post'), body)).toMatchObject({ valid: true });
+    const sensed = await rest.post('/tensions', body);
+    expect(sensed.status).toBe(201);
+    expect(validate(okSchema('/tensions', 'post', '201'), sensed.body)).toMatchObject({ valid: true });
+
+    // And what the document calls invalid, the route refuses.
+    const bad = { ...body, score: '8' };
+    expect(validate(bodySchema('/tensions', 'post'), bad).valid).toBe(false);
+    expect((await rest.post('/tensions', bad)).body).toMatchObject({ status: 400, code: 'validation_failed' });
+    const stranger = { ...body, colour: 'blue' };
+    expect(validate(bodySchema('/tensions', 'post'), stranger).valid).toBe(false);
+    expect((await rest.post('/tensions', stranger)).status).toBe(400);
+  });
+
+  it('identity bodies: creating a role, an agent and its key as documented', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const rest = client(app, admin.key);
+    const roleBody = { code: 'tension-bot', name: 'Tension bot', permissions: ['tensions:read', 'tensions:write'] };
+    expect(validate(bodySchema('/roles', 'post'), roleBody)).toMatchObject({ valid: true });
+    const role = await rest.post('/roles', roleBody);
+    expect(role.status).toBe(201);
+    expect(validate(okSchema('/roles', 'post', '201'), role.body)).toMatchObject({ valid: true });
+
+    const userBody = { type: 'agent', email: 'bot@example.com', name: 'Bot', roleIds: [role.body.id] };
+    expect(validate(bodySchema('/users', 'post'), userBody)).toMatchObject({ valid: true });
+    const user = await rest.post('/users', userBody);
+    expect(user.status).toBe(201);
+    expect(validate(okSchema('/users', 'post', '201'), user.body)).toMatchObject({ valid: true });
+
+    const keyBody = { name: 'ci', expiresAt: new Date(Date.now() + 86_400_000).toISOString() };
+    expect(validate(bodySchema('/users/{id}/api-keys', 'post'), keyBody)).toMatchObject({ valid: true });
+    const key = await rest.post(`/users/${user.body.id}/api-keys`, keyBody);
+    expect(key.status).toBe(201);
+    expect(validate(okSchema('/users/{id}/api-keys', 'post', '201'), key.body)).toMatchObject({ valid: true });
+
+    const me = await client(app, key.body.key).get('/auth/me');
+    expect(me.status).toBe(200);
+    expect(validate(okSchema('/auth/me', 'get', '200'), me.body)).toMatchObject({ valid: true });
+  });
+});
+
+describe('GET /api/v1/docs', () => {
+  it('is a public, self-contained HTML page listing each operation with its access rule and schemas', async () => {
+    const res = await fetch(`${app.url}/api/v1/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toMatch(/^<!doctype html>/);
+    // No scripts and nothing fetched from elsewhere.
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/(src|href)="https?:/i);
+    for (const { path, method, op } of operations()) {
+      const section = html.slice(html.indexOf(`<section id="${op.operationId}">`));
+      expect(section.length, op.operationId).toBeLessThan(html.length);
+      const own = section.slice(0, section.indexOf('</section>'));
+      expect(own).toContain(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`);
+      if (op['x-permission']) expect(own).toContain(`permission <code>${op['x-permission']}</code>`);
+      if (op.requestBody) expect(own).toContain('<h4>Body (application/json)</h4>');
+      for (const p of op.parameters) expect(own).toContain(`<code>${p.name}</code>`);
+      for (const status of Object.keys(op.responses)) expect(own).toContain(`<b>${status}</b>`);
+    }
+    expect(html).toContain('score?: integer (1–10)');
+  });
+});
