@@ -247,6 +247,12 @@ describe('admin web app', () => {
     await goTo('Roles');
     await page.getByRole('heading', { name: 'Roles', level: 1 }).waitFor();
     await screenshot(page, '12-roles');
+    await page.getByRole('link', { name: 'Administrator' }).click();
+    await page.getByText('This is a system role').waitFor();
+    expect(await page.getByRole('checkbox', { name: 'tensions:read' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await goTo('Roles');
     await page.getByRole('link', { name: '+ New role' }).click();
     await page.getByLabel('Name').fill('Tension reader');
     await page.getByLabel('Code').fill('tension-reader');
@@ -300,6 +306,28 @@ describe('admin web app', () => {
     }, tensionId);
     expect(refused).toBe('FORBIDDEN');
     await other.close();
+  });
+
+  it('edits a user, assigns roles and deactivates them', async () => {
+    await goTo('Users');
+    await page.getByRole('link', { name: 'Rita Reader' }).click();
+    await page.getByRole('heading', { name: 'Rita Reader', level: 1 }).waitFor();
+    await page.getByLabel('Name').fill('Rita Reader-Smith');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { name: 'Rita Reader-Smith', level: 1 }).waitFor();
+    await page.getByRole('checkbox', { name: /Administrator/ }).check();
+    await page.getByRole('checkbox', { name: /Tension reader/ }).uncheck();
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByText('Roles saved.').waitFor();
+    const users = await (await rest('/users?type=human')).json();
+    const rita = users.data.find((u: { email: string }) => u.email === 'rita@test.example');
+    expect(rita.roles.map((r: { code: string }) => r.code)).toEqual(['admin']);
+    await screenshot(page, '17-user-detail-human');
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Deactivate Rita Reader-Smith?' });
+    await confirm.getByRole('button', { name: 'Deactivate' }).click();
+    await page.locator('.header-meta').getByText('Deactivated').waitFor();
+    expect(await page.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
   });
 
   it('renames, revises, sets the lead and reassigns from the detail page; the history loads more on request', async () => {
