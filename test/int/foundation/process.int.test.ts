@@ -35,11 +35,11 @@ describe('the market-service process', () => {
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     expect(second.output()).not.toMatch(/password:/);
     expect(await second.stop()).toBe(0);
-  }, 120_000);
+  }, 320_000);
 
   it('reports every configuration problem at once and exits non-zero', async () => {
     await expect(
-      startServerProcess({ ...env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', NODE_ENV: 'production' }, 15_000),
+      startServerProcess({ ...env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', NODE_ENV: 'production' }, 90_000),
     ).rejects.toThrow(/PORT[\s\S]*DATABASE_URL[\s\S]*SESSION_SECRET/);
-  }, 30_000);
+  }, 120_000);
 });
