@@ -35,7 +35,10 @@ export const builder = new SchemaBuilder<{
         });
       }
       // Same members as REST's problem document (docs/graphql.md): name the missing permission.
-      const failure = result.failure as { scope?: string; parameter?: unknown };
+      // A field's `authScopes: { operation }` fails as an any-of wrapping the one scope: look inside.
+      type Failure = { scope?: string; parameter?: unknown; failures?: Failure[] };
+      const scoped = (f: Failure): Failure => (f.scope ? f : f.failures?.map(scoped).find((x) => x.scope) ?? f);
+      const failure = scoped(result.failure as Failure);
       const missingPermission =
         failure.scope === 'operation' ? OPERATION_PERMISSIONS[failure.parameter as Operation] : failure.scope === 'permission' ? failure.parameter : undefined;
       return new GraphQLError(`Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {
