@@ -8,7 +8,7 @@ import { client, seedUserWithKey, type SeededUser } from '../../support/clients.
 import { fillPath, OPERATION_SURFACES, type OperationSurface } from '../../support/operations.js';
 import type { Operation } from '../../../server/application/permission-table.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 9);
 const figures = { requests: 0, inputs: 0, fiveHundreds: 0, refused: 0 };
 
 let app: TestApp;
