@@ -7,6 +7,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
+import { rateLimit } from './http/rate-limit.js';
 import { BODY_LIMIT_BYTES, restErrors, restRouter } from './rest/router.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
@@ -60,6 +61,7 @@ export function buildApp(deps: Deps): Express {
   });
 
   app.use(authenticateRequest(deps));
+  app.use(rateLimit(deps));
   app.use('/api/v1', restRouter(deps));
   app.use('/graphql', graphqlHandler(deps));
   app.use('/mcp', express.json({ limit: BODY_LIMIT_BYTES }), mcpHandler(deps));

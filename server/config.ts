@@ -16,6 +16,7 @@ const schema = z
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     GRAPHIQL: z.enum(['true', 'false']).optional(),
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -40,6 +41,8 @@ export interface Config {
   dbPoolMax: number;
   graphiql: boolean;
   introspection: boolean;
+  /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -72,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     graphiql: e.GRAPHIQL ? e.GRAPHIQL === 'true' : !prod,
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
   };
 }

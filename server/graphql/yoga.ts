@@ -20,6 +20,20 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
+/**
+ * Parse, validation, variable and armor errors come without a code; every GraphQL error carries one
+ * (SPEC §7), so they get the contract's: the body is not JSON, or the request is not valid.
+ */
+function codeRequestErrors(result: unknown): void {
+  for (const r of Array.isArray(result) ? result : [result]) {
+    for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
+      if (e.extensions?.code) continue;
+      const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : 'VALIDATION_FAILED';
+      (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code };
+    }
+  }
+}
+
 /** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
 export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
 
@@ -55,6 +69,7 @@ export function graphqlHandler(deps: Deps) {
     },
     plugins: [
       ...armor.protect().plugins,
+      { onResultProcess: ({ result }: { result: unknown }) => codeRequestErrors(result) },
       ...(deps.config.introspection
         ? []
         : [{ onValidate: ({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) => addValidationRule(NoSchemaIntrospectionCustomRule) }]),

@@ -58,6 +58,8 @@ type BodyParserError = Error & { type?: string; status?: number };
 /** Maps body-parser failures to their codes; anything else is a 500 that carries only the request id. */
 export function restErrors(_deps: Deps) {
   return (err: BodyParserError, req: Request, res: Response, _next: NextFunction) => {
+    // A path segment that is not valid percent-encoded UTF-8 cannot name anything (SPEC §3: 404).
+    if (err instanceof URIError) return sendCode(res, 'not_found', 'No such resource.', req.requestId);
     switch (err.type) {
       case 'entity.parse.failed':
         return sendCode(res, 'invalid_json', 'The body is not valid JSON.', req.requestId);

@@ -1,0 +1,42 @@
+// Request rate limit per API key, and per client address for anonymous callers (including a presented
+// but invalid key, so keys cannot be guessed at speed). Fixed one-minute windows kept in memory: the
+// limit is per instance, by design — N instances allow up to N × the limit.
+import type { NextFunction, Request, Response } from 'express';
+import type { Deps } from '../application/context.js';
+import { clientAddress } from './session-cookie.js';
+import { sendCode } from '../rest/problem.js';
+
+const WINDOW_MS = 60_000;
+/** above this many tracked callers, expired windows are swept */
+const SWEEP_ABOVE = 10_000;
+
+export function rateLimit(deps: Deps) {
+  const limit = deps.config.rateLimitPerMinute;
+  const windows = new Map<string, { start: number; count: number }>();
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (limit === 0) return next();
+    // Session callers are people at the admin app; the login throttle guards how sessions begin.
+    let bucket: string;
+    if (req.caller?.authenticatedBy === 'api_key') bucket = `key:${req.caller.apiKey!.id}`;
+    else if (!req.caller) bucket = `client:${clientAddress(req)}`;
+    else return next();
+    const now = deps.clock().getTime();
+    let w = windows.get(bucket);
+    if (!w || now - w.start >= WINDOW_MS) {
+      if (windows.size > SWEEP_ABOVE) for (const [k, v] of windows) if (now - v.start >= WINDOW_MS) windows.delete(k);
+      w = { start: now, count: 0 };
+      windows.set(bucket, w);
+    }
+    if (++w.count <= limit) return next();
+    const retryAfter = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    res.setHeader('Retry-After', String(retryAfter));
+    const detail = `Too many requests: at most ${limit} a minute. Try again in ${retryAfter} seconds.`;
+    if (req.path.startsWith('/graphql')) {
+      return res.status(429).json({ errors: [{ message: detail, extensions: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter } }] });
+    }
+    if (req.path.startsWith('/mcp')) {
+      return res.status(429).json({ jsonrpc: '2.0', error: { code: -32000, message: detail, data: { code: 'rate_limited', retryAfterSeconds: retryAfter } }, id: null });
+    }
+    sendCode(res, 'rate_limited', detail, req.requestId);
+  };
+}

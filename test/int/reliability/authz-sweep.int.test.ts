@@ -1,0 +1,222 @@
+// Authorization sweep, generated from OPERATION_PERMISSIONS: on every face that serves an operation,
+// no credentials → 401, every permission but the needed one → 403 naming it, only the needed one → let in.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNamedType, isObjectType } from 'graphql';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { mcpHttpClient } from '../../support/mcp.js';
+import {
+  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, type OperationSurface,
+} from '../../support/operations.js';
+import { OPERATION_PERMISSIONS, type Operation } from '../../../server/application/permission-table.js';
+import { PERMISSION_CATALOGUE, type Permission } from '../../../server/domain/permissions.js';
+import { restRouter } from '../../../server/rest/router.js';
+import { TOOLS } from '../../../server/mcp/tools.js';
+import { schema } from '../../../schema/index.js';
+
+const OPERATIONS = Object.keys(OPERATION_PERMISSIONS) as Operation[];
+const GATED = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op] !== null);
+const tally = { requests: 0, operations: OPERATIONS.length, fiveHundreds: 0 };
+
+let app: TestApp;
+let nobody: SeededUser;
+/** per permission: a user holding every other permission, and one holding only it */
+const allBut = new Map<Permission, SeededUser>();
+const onlyThis = new Map<Permission, SeededUser>();
+
+beforeAll(async () => {
+  app = await startTestApp();
+  nobody = await seedUserWithKey(app, { grants: [] });
+  for (const p of PERMISSION_CATALOGUE) {
+    allBut.set(p, await seedUserWithKey(app, { grants: PERMISSION_CATALOGUE.filter((g) => g !== p) }));
+    onlyThis.set(p, await seedUserWithKey(app, { grants: [p] }));
+  }
+});
+afterAll(async () => {
+  console.log(`authz-sweep: ${tally.operations} operations, ${tally.requests} requests sent, 5xx seen: ${tally.fiveHundreds}`);
+  await app?.close();
+});
+
+function count(status: number) {
+  tally.requests++;
+  if (status >= 500) tally.fiveHundreds++;
+}
+
+async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Record<string, string>) {
+  const res = await fetch(`${app.url}/api/v1${fillPath(surface.path)}`, {
+    method: surface.method,
+    headers: { ...headers, ...(surface.body ? { 'content-type': 'application/json' } : {}) },
+    body: surface.body ? JSON.stringify(surface.body) : undefined,
+  });
+  count(res.status);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+async function gql(surface: NonNullable<OperationSurface['graphql']>, key?: string) {
+  const res = await client(app, key).gql(surface.document, surface.variables);
+  count(res.status);
+  return res;
+}
+
+describe('the operation map covers every face', () => {
+  it('maps every permission-table entry, and every mapped permission is the table’s', () => {
+    expect(Object.keys(OPERATION_SURFACES).sort()).toEqual([...OPERATIONS].sort());
+  });
+
+  it('maps every mounted REST route to an operation (or to the short list of operation-free routes)', () => {
+    const mapped = new Set<string>([
+      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].rest ? [`${OPERATION_SURFACES[op].rest!.method} ${OPERATION_SURFACES[op].rest!.path}`] : [])),
+      ...REST_ROUTES_WITHOUT_OPERATION.map((r) => `${r.method} ${r.path}`),
+    ]);
+    const mounted = mountedRoutes(restRouter(app.deps));
+    expect(mounted.length).toBeGreaterThan(30);
+    expect(mounted.filter((r) => !mapped.has(r))).toEqual([]);
+    expect([...mapped].filter((r) => !mounted.includes(r))).toEqual([]);
+  });
+
+  it('maps every GraphQL query and mutation field', () => {
+    const fields = [
+      ...Object.keys(schema.getQueryType()!.getFields()),
+      ...Object.keys(schema.getMutationType()!.getFields()),
+    ];
+    const mapped = new Set<string>([
+      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].graphql ? [OPERATION_SURFACES[op].graphql!.field] : [])),
+      ...GRAPHQL_FIELDS_WITHOUT_OPERATION,
+    ]);
+    expect(fields.filter((f) => !mapped.has(f))).toEqual([]);
+    // A field mapped to the wrong kind would not run at all: check kinds and that objects have a selection.
+    for (const op of OPERATIONS) {
+      const g = OPERATION_SURFACES[op].graphql;
+      if (!g) continue;
+      const type = g.kind === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
+      const field = type.getFields()[g.field];
+      expect(field, `${op}: ${g.kind} ${g.field}`).toBeDefined();
+      expect(isObjectType(getNamedType(field.type)), `${op}: selection of ${g.field}`).toBe(/\{[^}]*\{/.test(g.document));
+    }
+  });
+
+  it('maps every MCP tool to the operation it declares', () => {
+    for (const tool of TOOLS) {
+      const op = OPERATIONS.find((o) => OPERATION_SURFACES[o].mcp?.tool === tool.name);
+      expect(op, `tool ${tool.name}`).toBeDefined();
+      // whoami needs no permission; it stands for me.get on MCP
+      expect(tool.operation ?? 'me.get').toBe(op);
+    }
+    const mappedTools = OPERATIONS.flatMap((o) => (OPERATION_SURFACES[o].mcp ? [OPERATION_SURFACES[o].mcp!.tool] : []));
+    expect(mappedTools.sort()).toEqual(TOOLS.map((t) => t.name).sort());
+  });
+});
+
+describe('REST', () => {
+  it.each(OPERATIONS.filter((op) => OPERATION_SURFACES[op].rest))('%s: anonymous, forged and unknown credentials → 401 with WWW-Authenticate', async (op) => {
+    const surface = OPERATION_SURFACES[op].rest!;
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer mk_notakey' },
+      { authorization: 'Basic YWRtaW46YWRtaW4=' },
+      { authorization: `Bearer ${nobody.key.slice(0, -1)}${nobody.key.endsWith('A') ? 'B' : 'A'}` },
+      { cookie: 'session=eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'x-csrf-protection': '1' },
+    ];
+    for (const headers of attempts) {
+      const res = await rest(surface, headers);
+      expect(res.status, `${surface.method} ${surface.path} with ${JSON.stringify(headers)}`).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.body.code).toBe('unauthenticated');
+    }
+  });
+
+  it.each(GATED.filter((op) => OPERATION_SURFACES[op].rest))('%s: every permission but the needed one → 403 forbidden naming it; only it → let in', async (op) => {
+    const needed = OPERATION_PERMISSIONS[op] as Permission;
+    const surface = OPERATION_SURFACES[op].rest!;
+    const denied = await rest(surface, { authorization: `Bearer ${allBut.get(needed)!.key}` });
+    expect(denied.status, `${surface.method} ${surface.path}`).toBe(403);
+    expect(denied.body).toMatchObject({ code: 'forbidden', missingPermission: needed, status: 403 });
+    const let_in = await rest(surface, { authorization: `Bearer ${onlyThis.get(needed)!.key}` });
+    expect(let_in.status).not.toBe(401);
+    expect(let_in.body?.code).not.toBe('forbidden');
+    expect(let_in.status).toBeLessThan(500);
+  });
+
+  it.each(OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op] === null && OPERATION_SURFACES[op].rest))('%s needs no permission: a caller with none is not refused as forbidden', async (op) => {
+    const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${nobody.key}` });
+    expect(res.body?.code).not.toBe('forbidden');
+    expect(res.status).not.toBe(401);
+  });
+});
+
+describe('GraphQL', () => {
+  const served = OPERATIONS.filter((op) => OPERATION_SURFACES[op].graphql);
+
+  it.each(served)('%s: no credentials → UNAUTHENTICATED; an unknown key → HTTP 401 with WWW-Authenticate', async (op) => {
+    const surface = OPERATION_SURFACES[op].graphql!;
+    const anonymous = await gql(surface);
+    expect(anonymous.body.errors?.[0]?.extensions?.code, surface.field).toBe('UNAUTHENTICATED');
+    expect(anonymous.body.data?.[surface.field] ?? null).toBeNull();
+    const unknown = await gql(surface, `mk_${'0'.repeat(49)}`);
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer');
+    expect(unknown.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each(served.filter((op) => OPERATION_PERMISSIONS[op] !== null))('%s: every permission but the needed one → FORBIDDEN; only it → let in', async (op) => {
+    const needed = OPERATION_PERMISSIONS[op] as Permission;
+    const surface = OPERATION_SURFACES[op].graphql!;
+    const denied = await gql(surface, allBut.get(needed)!.key);
+    expect(denied.body.errors?.[0]?.extensions, surface.field).toMatchObject({ code: 'FORBIDDEN', missingPermission: needed });
+    const allowed = await gql(surface, onlyThis.get(needed)!.key);
+    const codes = (allowed.body.errors ?? []).map((e: { extensions?: { code?: string } }) => e.extensions?.code);
+    expect(codes).not.toContain('FORBIDDEN');
+    expect(codes).not.toContain('UNAUTHENTICATED');
+    expect(codes).not.toContain('INTERNAL');
+  });
+});
+
+describe('MCP', () => {
+  const served = OPERATIONS.filter((op) => OPERATION_SURFACES[op].mcp);
+  // Two clients per user: the SDK client validates every structuredContent against the output schema of
+  // a tool it has listed, error results included, so calls go through a client that never lists.
+  const clients = new Map<string, Client>();
+  const mcpAs = async (user: SeededUser, role: 'list' | 'call') => {
+    const k = `${role}:${user.key}`;
+    if (!clients.has(k)) clients.set(k, await mcpHttpClient(app, user.key));
+    return clients.get(k)!;
+  };
+  afterAll(async () => {
+    for (const c of clients.values()) await c.close();
+  });
+
+  it.each(served)('%s: a tools/call without a key or with an unknown key → 401 with WWW-Authenticate', async (op) => {
+    const { tool, args } = OPERATION_SURFACES[op].mcp!;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
+    const auths: Record<string, string>[] = [{}, { authorization: `Bearer mk_${'1'.repeat(49)}` }, { authorization: 'Bearer ' }];
+    for (const auth of auths) {
+      const res = await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth },
+        body,
+      });
+      count(res.status);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect((await res.json()).error.data.code).toBe('unauthenticated');
+    }
+  });
+
+  it.each(served.filter((op) => OPERATION_PERMISSIONS[op] !== null))('%s: every permission but the needed one → forbidden and unlisted; only it → listed and let in', async (op) => {
+    const needed = OPERATION_PERMISSIONS[op] as Permission;
+    const { tool, args } = OPERATION_SURFACES[op].mcp!;
+    const denied = await (await mcpAs(allBut.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
+    tally.requests++;
+    expect(denied.isError).toBe(true);
+    expect(denied.structuredContent).toMatchObject({ code: 'forbidden', missingPermission: needed });
+    expect((await (await mcpAs(allBut.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).not.toContain(tool);
+
+    expect((await (await mcpAs(onlyThis.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).toContain(tool);
+    const allowed = await (await mcpAs(onlyThis.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
+    tally.requests++;
+    expect((allowed.structuredContent as { code?: string } | undefined)?.code).not.toBe('forbidden');
+  });
+});

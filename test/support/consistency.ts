@@ -1,0 +1,107 @@
+// For the multi-instance and crash tests: a signed-in client of a server process, and the store's
+// invariants checked in SQL (contiguous versions, gap-free positions, projection at the head).
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export const PROCESS_ADMIN = { email: 'reliability-admin@test.example', password: 'reliability-password-1234' };
+export const PROCESS_SECRET = 'reliability-session-secret-0123456789-abcdef';
+
+export interface ProcessApi {
+  cookie: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  gql(query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any }>;
+}
+
+async function parse(res: Response) {
+  const text = await res.text();
+  try {
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+/** A client of `url` acting with `cookie` (a session), sending the CSRF header on every call. */
+export function sessionApi(url: string, cookie: string): ProcessApi {
+  const headers = (json: boolean, extra: Record<string, string> = {}) => ({
+    cookie, 'x-csrf-protection': '1', ...(json ? { 'content-type': 'application/json' } : {}), ...extra,
+  });
+  return {
+    cookie,
+    call: (method, path, body, extra) =>
+      fetch(`${url}/api/v1${path}`, { method, headers: headers(body !== undefined, extra), body: body === undefined ? undefined : JSON.stringify(body) }).then(parse),
+    gql: (query, variables) =>
+      fetch(`${url}/graphql`, { method: 'POST', headers: headers(true), body: JSON.stringify({ query, variables }) }).then(parse),
+  };
+}
+
+export async function login(url: string, creds = PROCESS_ADMIN): Promise<ProcessApi> {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(creds),
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  return sessionApi(url, cookie);
+}
+
+export interface RebuildReport {
+  streams: number;
+  events: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
+
+export async function dryRunRebuild(api: ProcessApi): Promise<RebuildReport> {
+  const res = await api.gql('mutation { rebuildTensionProjection(dryRun: true) { streams events inserted updated deleted unchanged } }');
+  if (!res.body?.data) throw new Error(`rebuild failed: ${JSON.stringify(res.body)}`);
+  return res.body.data.rebuildTensionProjection;
+}
+
+export interface StoreCheck {
+  events: number;
+  streams: number;
+  /** streams whose versions are not exactly 1..n */
+  brokenStreams: string[];
+  /** positions: duplicates or holes between min and max */
+  positionGaps: number;
+  duplicatePositions: number;
+  duplicateEventIds: number;
+  /** projection rows whose version is not their stream's head */
+  rowsOffHead: number;
+  /** the head table's position is not the greatest position */
+  headMismatch: boolean;
+}
+
+export async function checkEventStore(em: EntityManager): Promise<StoreCheck> {
+  const [totals] = await em.execute(
+    `select count(*)::int as events, count(distinct stream_id)::int as streams,
+            coalesce(max(position) - min(position) + 1 - count(distinct position), 0)::int as gaps,
+            (count(*) - count(distinct position))::int as dup_positions, (count(*) - count(distinct id))::int as dup_ids,
+            coalesce(max(position), 0)::bigint::text as max_position
+     from domain_events`,
+  );
+  const broken: { stream_id: string }[] = await em.execute(
+    `select stream_id from domain_events group by stream_type, stream_id
+     having min(version) <> 1 or max(version) <> count(*) or count(distinct version) <> count(*)`,
+  );
+  const [off] = await em.execute(
+    `select count(*)::int as n from tensions t
+     where t.version <> (select max(version) from domain_events e where e.stream_type = 'tension' and e.stream_id = t.id)`,
+  );
+  const [head] = await em.execute('select position::text as position from domain_event_head');
+  return {
+    events: totals.events,
+    streams: totals.streams,
+    brokenStreams: broken.map((b) => b.stream_id),
+    positionGaps: totals.gaps,
+    duplicatePositions: totals.dup_positions,
+    duplicateEventIds: totals.dup_ids,
+    rowsOffHead: off.n,
+    headMismatch: totals.events > 0 && head?.position !== totals.max_position,
+  };
+}
+
+export const CONSISTENT = { brokenStreams: [], positionGaps: 0, duplicatePositions: 0, duplicateEventIds: 0, rowsOffHead: 0, headMismatch: false };

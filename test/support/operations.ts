@@ -1,0 +1,237 @@
+// Every operation of the permission table on each face that serves it: REST route, GraphQL field, MCP
+// tool, each with a well-shaped input. The authorization sweep and the fuzz tests walk this data, and
+// assert it covers the permission table, the mounted REST routes, the schema and the tool registry.
+import type { Operation } from '../../server/application/permission-table.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RestSurface {
+  method: Method;
+  /** Express-style path under /api/v1; `:id` and `:keyId` are filled in by `fillPath` */
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+export interface GraphqlSurface {
+  kind: 'query' | 'mutation';
+  field: string;
+  document: string;
+  variables: Record<string, unknown>;
+}
+
+export interface McpSurface {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+export interface OperationSurface {
+  rest: RestSurface | null;
+  graphql: GraphqlSurface | null;
+  mcp: McpSurface | null;
+}
+
+/** Ids that exist nowhere: an authorization check must answer before any lookup. */
+export const GHOST_ID = '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90';
+export const GHOST_KEY_ID = '0b9e2d61-8c4f-4a37-b1d2-6e5f7a8c9d01';
+
+export function fillPath(path: string, ids: { id?: string; keyId?: string } = {}): string {
+  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
+}
+
+const q = (field: string, args: string, selection: string, decl = '', variables: Record<string, unknown> = {}): GraphqlSurface => ({
+  kind: 'query',
+  field,
+  document: `query${decl ? `(${decl})` : ''} { ${field}${args ? `(${args})` : ''} ${selection} }`,
+  variables,
+});
+const m = (field: string, args: string, selection: string, decl: string, variables: Record<string, unknown>): GraphqlSurface => ({
+  kind: 'mutation',
+  field,
+  document: `mutation${decl ? `(${decl})` : ''} { ${field}${args ? `(${args})` : ''} ${selection} }`,
+  variables,
+});
+
+const PAYLOAD = '{ tension { id version } event { version } }';
+const tensionCommand = (verb: string, field: string, tool: string, body: Record<string, unknown>, inputType: string | null): OperationSurface => ({
+  rest: { method: 'POST', path: `/tensions/:id/${verb}`, body },
+  graphql: inputType
+    ? m(field, 'id: $id, input: $input', PAYLOAD, `$id: ID!, $input: ${inputType}`, { id: GHOST_ID, input: body })
+    : m(field, 'id: $id', PAYLOAD, '$id: ID!', { id: GHOST_ID }),
+  mcp: { tool, args: { id: GHOST_ID, ...body } },
+});
+
+export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
+  'tensions.list': {
+    rest: { method: 'GET', path: '/tensions' },
+    graphql: q('tensions', '', '{ data { id } }'),
+    mcp: { tool: 'list_tensions', args: {} },
+  },
+  'tensions.get': {
+    rest: { method: 'GET', path: '/tensions/:id' },
+    graphql: q('tension', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: { tool: 'get_tension', args: { id: GHOST_ID } },
+  },
+  'tensions.history': {
+    rest: { method: 'GET', path: '/tensions/:id/history' },
+    graphql: q('tensionHistory', 'id: $id', '{ data { version } }', '$id: ID!', { id: GHOST_ID }),
+    mcp: { tool: 'get_tension_history', args: { id: GHOST_ID } },
+  },
+  'tensions.sense': {
+    rest: { method: 'POST', path: '/tensions', body: { name: 'Sensed', actorId: GHOST_ID } },
+    graphql: m('senseTension', 'input: $input', PAYLOAD, '$input: SenseTensionInput!', { input: { name: 'Sensed', actorId: GHOST_ID } }),
+    mcp: { tool: 'sense_tension', args: { name: 'Sensed', actorId: GHOST_ID } },
+  },
+  'tensions.rename': tensionCommand('rename', 'renameTension', 'rename_tension', { name: 'Renamed' }, 'RenameTensionInput!'),
+  'tensions.rescore': tensionCommand('rescore', 'rescoreTension', 'rescore_tension', { score: 7 }, 'RescoreTensionInput!'),
+  'tensions.revise': tensionCommand('revise', 'reviseTensionContext', 'revise_tension_context', { currentContext: 'now' }, 'ReviseTensionContextInput!'),
+  'tensions.lead': tensionCommand('lead', 'setTensionLead', 'set_tension_lead', { leadUserId: null }, 'SetTensionLeadInput!'),
+  'tensions.reassign': tensionCommand('reassign', 'reassignTension', 'reassign_tension', { actorId: GHOST_ID }, 'ReassignTensionInput!'),
+  'tensions.resolve': tensionCommand('resolve', 'resolveTension', 'resolve_tension', {}, null),
+  'tensions.drop': tensionCommand('drop', 'dropTension', 'drop_tension', {}, null),
+  'tensions.reopen': tensionCommand('reopen', 'reopenTension', 'reopen_tension', {}, null),
+  'tensions.revive': tensionCommand('revive', 'reviveTension', 'revive_tension', {}, null),
+  'tensions.discard': {
+    rest: { method: 'DELETE', path: '/tensions/:id' },
+    graphql: m('discardTension', 'id: $id', PAYLOAD, '$id: ID!', { id: GHOST_ID }),
+    mcp: { tool: 'discard_tension', args: { id: GHOST_ID } },
+  },
+  'actors.list': {
+    rest: { method: 'GET', path: '/actors' },
+    graphql: q('actors', '', '{ data { id } }'),
+    mcp: { tool: 'list_actors', args: {} },
+  },
+  'actors.get': {
+    rest: { method: 'GET', path: '/actors/:id' },
+    graphql: q('actor', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: { tool: 'get_actor', args: { id: GHOST_ID } },
+  },
+  'actors.create': {
+    rest: { method: 'POST', path: '/actors', body: { name: 'Org', type: 'organization' } },
+    graphql: m('createActor', 'input: $input', '{ id }', '$input: CreateActorInput!', { input: { name: 'Org', type: 'organization' } }),
+    mcp: null,
+  },
+  'actors.update': {
+    rest: { method: 'PATCH', path: '/actors/:id', body: { name: 'Org 2' } },
+    graphql: m('updateActor', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateActorInput!', { id: GHOST_ID, input: { name: 'Org 2' } }),
+    mcp: null,
+  },
+  'actors.delete': {
+    rest: { method: 'DELETE', path: '/actors/:id' },
+    graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: null },
+  'users.get': {
+    rest: { method: 'GET', path: '/users/:id' },
+    graphql: q('user', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'users.create': {
+    rest: { method: 'POST', path: '/users', body: { type: 'agent', email: 'sweep-agent@test.example', name: 'Sweep agent' } },
+    graphql: m('createUser', 'input: $input', '{ id }', '$input: CreateUserInput!', { input: { type: 'agent', email: 'sweep-agent-gql@test.example', name: 'Sweep agent' } }),
+    mcp: null,
+  },
+  'users.update': {
+    rest: { method: 'PATCH', path: '/users/:id', body: { name: 'Renamed user' } },
+    graphql: m('updateUser', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateUserInput!', { id: GHOST_ID, input: { name: 'Renamed user' } }),
+    mcp: null,
+  },
+  'users.deactivate': {
+    rest: { method: 'DELETE', path: '/users/:id' },
+    graphql: m('deactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'users.setRoles': {
+    rest: { method: 'PUT', path: '/users/:id/roles', body: { roleIds: [] } },
+    graphql: m('setUserRoles', 'id: $id, roleIds: $roleIds', '{ id }', '$id: ID!, $roleIds: [ID!]!', { id: GHOST_ID, roleIds: [] }),
+    mcp: null,
+  },
+  'users.resetPassword': {
+    rest: { method: 'POST', path: '/users/:id/password', body: { password: 'a-brand-new-password-1' } },
+    graphql: m('resetUserPassword', 'id: $id, password: $password', '', '$id: ID!, $password: String!', { id: GHOST_ID, password: 'a-brand-new-password-1' }),
+    mcp: null,
+  },
+  'users.listApiKeys': {
+    rest: { method: 'GET', path: '/users/:id/api-keys' },
+    graphql: q('userApiKeys', 'userId: $id', '{ data { id } }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'users.provisionApiKey': {
+    rest: { method: 'POST', path: '/users/:id/api-keys', body: { name: 'Sweep key' } },
+    graphql: m('provisionApiKey', 'userId: $id, input: $input', '{ id }', '$id: ID!, $input: CreateApiKeyInput!', { id: GHOST_ID, input: { name: 'Sweep key' } }),
+    mcp: null,
+  },
+  'users.revokeApiKey': {
+    rest: { method: 'DELETE', path: '/users/:id/api-keys/:keyId' },
+    graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
+    mcp: null,
+  },
+  'roles.list': { rest: { method: 'GET', path: '/roles' }, graphql: q('roles', '', '{ data { id } }'), mcp: null },
+  'roles.get': {
+    rest: { method: 'GET', path: '/roles/:id' },
+    graphql: q('role', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'roles.create': {
+    rest: { method: 'POST', path: '/roles', body: { code: 'sweep-role', name: 'Sweep role', permissions: [] } },
+    graphql: m('createRole', 'input: $input', '{ id }', '$input: CreateRoleInput!', { input: { code: 'sweep-role-gql', name: 'Sweep role', permissions: [] } }),
+    mcp: null,
+  },
+  'roles.update': {
+    rest: { method: 'PATCH', path: '/roles/:id', body: { name: 'Renamed role' } },
+    graphql: m('updateRole', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateRoleInput!', { id: GHOST_ID, input: { name: 'Renamed role' } }),
+    mcp: null,
+  },
+  'roles.delete': {
+    rest: { method: 'DELETE', path: '/roles/:id' },
+    graphql: m('deleteRole', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'permissions.list': { rest: { method: 'GET', path: '/permissions' }, graphql: q('permissions', '', ''), mcp: null },
+  'projections.rebuild': {
+    // SPEC §3: the CLI and GraphQL only.
+    rest: null,
+    graphql: m('rebuildTensionProjection', 'dryRun: true', '{ streams }', '', {}),
+    mcp: null,
+  },
+  'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
+  'me.changePassword': {
+    rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },
+    graphql: m('changePassword', 'input: $input', '', '$input: ChangePasswordInput!', { input: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } }),
+    mcp: null,
+  },
+  'me.listApiKeys': { rest: { method: 'GET', path: '/me/api-keys' }, graphql: q('myApiKeys', '', '{ data { id } }'), mcp: null },
+  'me.createApiKey': {
+    rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
+    graphql: m('createMyApiKey', 'input: $input', '{ id }', '$input: CreateApiKeyInput!', { input: { name: 'Mine' } }),
+    mcp: null,
+  },
+  'me.revokeApiKey': {
+    rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
+    graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
+    mcp: null,
+  },
+};
+
+/** REST routes that belong to no permission-table entry, and why. */
+export const REST_ROUTES_WITHOUT_OPERATION = [
+  { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
+  { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
+] as const;
+
+/** GraphQL fields that belong to no permission-table entry. */
+export const GRAPHQL_FIELDS_WITHOUT_OPERATION = ['health', 'login', 'logout'] as const;
+
+/** Lists `METHOD /path` of every route mounted in an Express router, nested routers included. */
+export function mountedRoutes(router: unknown): string[] {
+  const out: string[] = [];
+  const walk = (stack: unknown[]) => {
+    for (const layer of stack as { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: unknown[] } }[]) {
+      if (layer.route) {
+        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.push(`${method.toUpperCase()} ${layer.route.path}`);
+      } else if (layer.handle?.stack) walk(layer.handle.stack);
+    }
+  };
+  walk((router as { stack: unknown[] }).stack);
+  return out;
+}
