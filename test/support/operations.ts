@@ -217,6 +217,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
 export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
+  { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
+  { method: 'GET', path: '/docs', why: 'public: the API description, readable' },
 ] as const;
 
 /** GraphQL fields that belong to no permission-table entry. */
