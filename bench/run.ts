@@ -12,7 +12,7 @@ import { ROOT, startService, type ServiceEnv } from './lib/service.js';
 import { sizesFor } from './lib/sizes.js';
 import { cliRebuild, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
-import { bulkLoad, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
+import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -124,7 +124,8 @@ async function main() {
       }
       if (want('streams')) {
         round.long8 = await rescore(svc.url, 'rescore-rest', long, sizes.longStreams);
-        round.fresh8 = await rescore(svc.url, 'rescore-rest', pool, sizes.longStreams);
+        // Same shape on both sides (one tension per connection), so only the stream length differs.
+        round.fresh8 = await rescore(svc.url, 'rescore-rest', freshIds(sizes, r), sizes.longStreams);
         round.history = await load(svc.url, agent.key, { kind: 'history', ids: long }, 8, T);
         round.get = await load(svc.url, agent.key, { kind: 'get', ids: long }, 8, T);
         log(`round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +

@@ -2,7 +2,7 @@
 // and the bulk written by SQL exactly as the command path writes it (validated by a dry-run rebuild).
 import { Api, pool } from './lib/api.js';
 import type { BenchDatabase } from './lib/pg.js';
-import { LONG_BASE, POOL_BASE, REBUILD_BASE, tensionId, type Sizes } from './lib/sizes.js';
+import { FRESH_BASE, LONG_BASE, POOL_BASE, REBUILD_BASE, tensionId, type Sizes } from './lib/sizes.js';
 
 export interface Provisioned {
   key: string;
@@ -92,6 +92,7 @@ export async function bulkLoad(db: BenchDatabase, sizes: Sizes, log: (s: string)
   await bulkStreams(db, POOL_BASE, sizes.tensions, 1, log);
   log(`bulk: ${sizes.longStreams} streams of ${sizes.longEvents} events`);
   await bulkStreams(db, LONG_BASE, sizes.longStreams, sizes.longEvents, log);
+  await bulkStreams(db, FRESH_BASE, sizes.longStreams * sizes.rounds, 1, log);
   log(`bulk: ${sizes.rebuildStreams} streams of ${sizes.rebuildEventsPerStream} events (rebuild set)`);
   await bulkStreams(db, REBUILD_BASE, sizes.rebuildStreams, sizes.rebuildEventsPerStream, log);
   await db.query('vacuum analyze domain_events');
@@ -105,4 +106,7 @@ export async function poolScores(db: BenchDatabase, ids: string[]): Promise<Map<
 }
 
 export const longIds = (sizes: Sizes) => Array.from({ length: sizes.longStreams }, (_, i) => tensionId(LONG_BASE + i));
+/** The fresh one-event streams of round `r` (1-based), as many as the long streams. */
+export const freshIds = (sizes: Sizes, r: number) =>
+  Array.from({ length: sizes.longStreams }, (_, i) => tensionId(FRESH_BASE + (r - 1) * sizes.longStreams + i));
 export const poolIds = (sizes: Sizes) => Array.from({ length: sizes.tensions }, (_, i) => tensionId(POOL_BASE + i));

@@ -1,6 +1,6 @@
 // Starts the built service (or its CLI) as a child process, the way an operator would run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -73,15 +73,15 @@ export async function waitReady(url: string, child: ChildProcess, timeoutMs = 60
 /** Starts the service and resolves once /readyz answers 200. */
 export async function startService(env: ServiceEnv): Promise<Service & { readyMs: number }> {
   const port = await freePort();
-  const log = createWriteStream(env.logFile, { flags: 'a' });
+  // The service writes its log straight to the file: no pipe through this (load-generating) process.
+  const log = openSync(env.logFile, 'a');
   const started = performance.now();
   const child = spawn(process.execPath, [...(env.nodeArgs ?? []), env.entry ?? BIN, 'start'], {
     cwd: ROOT,
     env: serviceEnv(env, port),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log, log],
   });
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(url, child);

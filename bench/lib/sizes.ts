@@ -34,6 +34,8 @@ export function sizesFor(quick: boolean, rounds?: number): Sizes {
 export const POOL_BASE = 0;
 export const LONG_BASE = 1_000_000;
 export const REBUILD_BASE = 2_000_000;
+/** one-event streams, a fresh set per round: the other side of the long-stream comparison */
+export const FRESH_BASE = 3_000_000;
 
 export function tensionId(n: number): string {
   return `00000000-0000-4000-8000-${100_000_000_000 + n}`;
