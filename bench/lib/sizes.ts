@@ -26,7 +26,7 @@ export function sizesFor(quick: boolean, rounds?: number): Sizes {
       }
     : {
         quick, tensions: 10_000, sensedViaApi: 200, longStreams: 8, longEvents: 10_000, rebuildStreams: 100_000,
-        rebuildEventsPerStream: 10, seconds: 8, rounds: rounds ?? 3, embeddedTensions: 400,
+        rebuildEventsPerStream: 10, seconds: 8, rounds: rounds ?? 3, embeddedTensions: 64,
       };
 }
 
