@@ -6,6 +6,19 @@ import { hasPermission, type Permission } from '../server/domain/permissions.js'
 import { OPERATION_PERMISSIONS, type Operation } from '../server/application/permission-table.js';
 import type { GraphQLContext } from './context.js';
 
+type Failure = { scope?: string; parameter?: unknown; failures?: Failure[] };
+
+/** The permission a scope failure names (scopes may be nested in any/all groups). */
+function neededPermission(failure: Failure): string | undefined {
+  if (failure.scope === 'operation') return OPERATION_PERMISSIONS[failure.parameter as Operation] ?? undefined;
+  if (failure.scope === 'permission') return failure.parameter as string;
+  for (const f of failure.failures ?? []) {
+    const found = neededPermission(f);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   AuthScopes: { authenticated: boolean; permission: Permission; operation: Operation };
@@ -35,9 +48,7 @@ export const builder = new SchemaBuilder<{
         });
       }
       // Same members as REST's problem document (docs/graphql.md): name the missing permission.
-      const failure = result.failure as { scope?: string; parameter?: unknown };
-      const missingPermission =
-        failure.scope === 'operation' ? OPERATION_PERMISSIONS[failure.parameter as Operation] : failure.scope === 'permission' ? failure.parameter : undefined;
+      const missingPermission = neededPermission(result.failure as Failure);
       return new GraphQLError(`Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {
         extensions: { code: 'FORBIDDEN', status: 403, ...(missingPermission ? { missingPermission } : {}) },
       });

@@ -10,6 +10,11 @@ import type { GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
 
+/** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
+function isGraphQLError(e: unknown): e is GraphQLError {
+  return e instanceof GraphQLError || (e instanceof Error && e.name === 'GraphQLError');
+}
+
 function graphqlRefusal(res: Response, status: number, code: string, message: string) {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
@@ -37,12 +42,14 @@ export function graphqlHandler(deps: Deps) {
     context: ({ req, res }) => ({ deps, caller: req.caller, requestId: req.requestId, req, res }),
     maskedErrors: {
       maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original && !(original instanceof GraphQLError)) {
+        const original = isGraphQLError(error) ? error.originalError : error;
+        if (original && !isGraphQLError(original)) {
           // A bug, not a refusal: log it whole, answer with nothing internal.
           deps.logger.error({ err: original }, 'graphql resolver failed');
           return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
         }
+        // A refusal (or a parse/validation error): already safe to show, whichever build created it.
+        if (isGraphQLError(error)) return error;
         return defaultMaskError(error, message, isDev);
       },
     },

@@ -70,7 +70,7 @@ export async function wouldCycle(em: EntityManager, roleId: string, inherits: re
 /** How many active users effectively hold `*`. */
 export async function countStarHolders(em: EntityManager): Promise<number> {
   const [row] = await em.execute(
-    `select count(*)::int as n from users u where u.status = 'active' and '*' = any(${userGrantsSql('u.id')})`,
+    `select count(*)::int as n from users u where u.status = 'active' and ${userGrantsSql('u.id')} @> array['*']::text[]`,
   );
   return row?.n ?? 0;
 }
