@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import helmet from 'helmet';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
@@ -23,7 +23,12 @@ function adminWebDist(): string | null {
   return null;
 }
 
-export function buildApp(deps: Deps): Express {
+export interface AppOptions {
+  /** Who is calling; default bearer key or session cookie. Only the bench swaps it (to price verification). */
+  authenticate?: RequestHandler;
+}
+
+export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -60,7 +65,7 @@ export function buildApp(deps: Deps): Express {
     }
   });
 
-  app.use(authenticateRequest(deps));
+  app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));
   app.use('/api/v1', restRouter(deps));
   app.use('/graphql', graphqlHandler(deps));

@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-import { buildApp } from './app.js';
+import { buildApp, type AppOptions } from './app.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from './runtime.js';
 import { bootstrap } from './persistence/bootstrap.js';
 
@@ -11,7 +11,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, appOptions: AppOptions = {}): Promise<RunningService> {
   const sessionSecret = await resolveSessionSecret(config);
   const db = await openServiceDatabase(config, logger);
   const deps = makeDeps(config, logger, db, sessionSecret);
@@ -31,7 +31,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     }
   }
 
-  const app = buildApp(deps);
+  const app = buildApp(deps, appOptions);
   const server: Server = await new Promise((resolveListen, reject) => {
     const s = app.listen(config.port, config.host, () => resolveListen(s));
     s.once('error', reject);

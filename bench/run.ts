@@ -1,0 +1,222 @@
+// `npm run bench`: provisions a fresh database, alternates each pair of systems round by round, and
+// reports medians with their same-run ratios and targets. `--quick` for a small smoke run.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pgbench, writeScript, type PgbenchResult } from './ceiling.js';
+import { embeddedBench } from './embedded.js';
+import { load, type HttpResult } from './http-load.js';
+import { createBenchDatabase } from './lib/pg.js';
+import { ROOT, startService, type ServiceEnv } from './lib/service.js';
+import { sizesFor } from './lib/sizes.js';
+import { cliRebuild, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
+import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
+import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(name);
+const option = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const sizes = sizesFor(flag('--quick'), option('--rounds') ? Number(option('--rounds')) : undefined);
+const only = option('--only')?.split(',');
+const want = (part: string) => !only || only.includes(part);
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const log = (s: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
+
+interface Round {
+  pg: Record<number, PgbenchResult>;
+  rest: Record<number, HttpResult>;
+  gql: Record<number, HttpResult>;
+  long8?: HttpResult;
+  fresh8?: HttpResult;
+  history?: HttpResult;
+  get?: HttpResult;
+  keyed8?: HttpResult;
+  unverified8?: HttpResult;
+  rebuild?: RebuildResult;
+  rebuildCeiling?: RebuildResult;
+}
+
+function machine() {
+  const pgVersion = (() => {
+    try {
+      return execFileSync('psql', [SERVER_URL, '-tAc', 'show server_version'], { encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  })();
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: pgVersion,
+    loadAverageAtStart: (execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3)).join(' '),
+  };
+}
+
+async function main() {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = join(ROOT, 'bench/results', stamp);
+  await mkdir(outDir, { recursive: true });
+  const logFile = join(outDir, 'service.log');
+  const env0 = machine();
+  log(`bench ${sizes.quick ? 'QUICK' : 'FULL'} → ${outDir}`);
+  const db = await createBenchDatabase(SERVER_URL);
+  log(`database ${db.name}`);
+  const env: ServiceEnv = {
+    databaseUrl: db.url,
+    dataDir: await mkdtemp(join(tmpdir(), 'bench-data-')),
+    logFile,
+    nodeArgs: flag('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
+  };
+  const stops: (() => Promise<void>)[] = [];
+  const rounds: Round[] = [];
+  let dryRun: Record<string, number> | undefined;
+  let embedded: Awaited<ReturnType<typeof embeddedBench>> = [];
+  try {
+    const svc = await startService(env);
+    stops.push(svc.stop);
+    const agent = await provisionAgent(svc.url);
+    const sample = await senseSample(svc.url, agent.key, agent.actorId, sizes.sensedViaApi);
+    log(`provisioned an agent key and sensed ${sample.length} tensions through the API`);
+    await bulkLoad(db, sizes, log);
+    dryRun = await dryRunCheck(env);
+    log(`dry-run rebuild of the bulk: ${JSON.stringify(dryRun)}`);
+    if (dryRun.inserted || dryRun.updated || dryRun.deleted) throw new Error('the SQL-written bulk differs from what evolve folds');
+
+    const [apiKey] = await db.query<{ id: string }>('select id from api_keys where user_id = $1', [agent.agentUserId]);
+    const unverified = await startService({
+      ...env,
+      entry: join(ROOT, 'bench/servers/unverified.mjs'),
+      extraEnv: {
+        BENCH_CALLER: JSON.stringify({
+          kind: 'agent', userId: agent.agentUserId, userName: 'Bench agent', grants: ['tensions:read', 'tensions:write', 'actors:read'],
+          authenticatedBy: 'api_key', apiKey: { id: apiKey.id, name: 'bench' }, sessionId: null,
+        }),
+      },
+    });
+    stops.push(unverified.stop);
+
+    const scripts: Record<number, string> = {};
+    for (const c of [1, 8, 32]) scripts[c] = await writeScript(db, outDir, sizes.tensions, c);
+    const pool = poolIds(sizes);
+    const long = longIds(sizes);
+    const T = sizes.seconds;
+    const rescore = async (url: string, kind: 'rescore-rest' | 'rescore-graphql', ids: string[], c: number) =>
+      load(url, agent.key, { kind, ids, scores: await poolScores(db, ids) }, c, T);
+
+    for (let r = 1; r <= sizes.rounds; r++) {
+      const round: Round = { pg: {}, rest: {}, gql: {} };
+      rounds.push(round);
+      if (want('rescore')) {
+        round.pg[1] = await pgbench(db.url, scripts[1], 1, T);
+        for (const c of [8, 32]) {
+          round.pg[c] = await pgbench(db.url, scripts[c], c, T);
+          round.rest[c] = await rescore(svc.url, 'rescore-rest', pool, c);
+          round.gql[c] = await rescore(svc.url, 'rescore-graphql', pool, c);
+        }
+        log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps; ` +
+          `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)} req/s`);
+      }
+      if (want('streams')) {
+        round.long8 = await rescore(svc.url, 'rescore-rest', long, sizes.longStreams);
+        // Same shape on both sides (one tension per connection), so only the stream length differs.
+        round.fresh8 = await rescore(svc.url, 'rescore-rest', freshIds(sizes, r), sizes.longStreams);
+        round.history = await load(svc.url, agent.key, { kind: 'history', ids: long }, 8, T);
+        round.get = await load(svc.url, agent.key, { kind: 'get', ids: long }, 8, T);
+        log(`round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +
+          `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms`);
+      }
+      if (want('auth')) {
+        round.keyed8 = await rescore(svc.url, 'rescore-rest', pool, 8);
+        round.unverified8 = await rescore(unverified.url, 'rescore-rest', pool, 8);
+        log(`round ${r} auth: key ${Math.round(round.keyed8.rps)} unverified ${Math.round(round.unverified8.rps)} req/s`);
+      }
+      if (want('rebuild')) {
+        round.rebuild = await cliRebuild(db, env);
+        round.rebuildCeiling = await sqlCeiling(db);
+        log(`round ${r} rebuild: cli ${Math.round(round.rebuild.eventsPerSecond)} ev/s (${round.rebuild.events} events, ${round.rebuild.ms} ms); ` +
+          `sql ${Math.round(round.rebuildCeiling.eventsPerSecond)} ev/s (${Math.round(round.rebuildCeiling.ms)} ms)`);
+      }
+    }
+    for (const stop of stops.splice(0).reverse()) await stop();
+    if (want('embedded')) embedded = await embeddedBench(join(outDir, 'embedded.log'), sizes.embeddedTensions, sizes.rounds, T, log);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    if (flag('--keep-db')) await db.close();
+    else await db.drop();
+  }
+
+  const figures = buildFigures(rounds, embedded);
+  const table = renderTable(figures);
+  const conditions = `${sizes.quick ? 'QUICK' : 'FULL'} run: ${sizes.tensions} tensions, ${sizes.seconds} s per measurement, ${sizes.rounds} rounds`;
+  console.log(`\n${conditions}; ${env0.cpus} × ${env0.cpuModel}, ${env0.memoryGiB} GiB, Node ${env0.node}, PostgreSQL ${env0.postgres}\n`);
+  console.log(table);
+  await writeFile(join(outDir, 'results.json'), JSON.stringify({ sizes, machine: env0, dryRun, figures, rounds, embedded }, null, 2));
+  await writeFile(join(outDir, 'table.md'), `${conditions}\n\n${table}\n`);
+  log(`results in ${outDir}`);
+  if (figures.some((f) => f.pass === false)) process.exitCode = 1;
+}
+
+function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embeddedBench>>): Figure[] {
+  const f: Figure[] = [];
+  const pick = <T>(get: (r: Round) => T | undefined) => rounds.map(get).filter((x): x is T => x !== undefined);
+  const http: HttpResult[] = [];
+  if (rounds[0]?.pg[1]) {
+    const pg = (c: number) => pick((r) => r.pg[c]?.tps);
+    for (const c of [1, 8, 32]) f.push({ name: `SQL ceiling, pgbench ${c} client${c > 1 ? 's' : ''}`, value: fmt(median(pg(c)), ' tps') });
+    for (const c of [8, 32]) {
+      const rest = pick((r) => r.rest[c]);
+      const gql = pick((r) => r.gql[c]);
+      http.push(...rest, ...gql);
+      f.push(ratioFigure(`REST rescore ${c} conns vs ceiling ${c}`, rest.map((x) => x.rps), pg(c), ' req/s', '>=', c === 32 ? 0.35 : 0.3));
+      f.push({ name: `  REST ${c} conns p50 / p99`, value: `${median(rest.map((x) => x.p50))} / ${median(rest.map((x) => x.p99))} ms` });
+      f.push(
+        c === 32
+          ? ratioFigure(`GraphQL rescore ${c} conns vs ceiling ${c}`, gql.map((x) => x.rps), pg(c), ' req/s', '>=', 0.3)
+          : { ...ratioFigure(`GraphQL rescore ${c} conns vs ceiling ${c}`, gql.map((x) => x.rps), pg(c), ' req/s', '>=', 0), target: undefined, pass: undefined },
+      );
+      f.push({ name: `  GraphQL ${c} conns p50 / p99`, value: `${median(gql.map((x) => x.p50))} / ${median(gql.map((x) => x.p99))} ms` });
+    }
+  }
+  if (rounds[0]?.long8) {
+    const long = pick((r) => r.long8);
+    const fresh = pick((r) => r.fresh8);
+    http.push(...long, ...fresh);
+    f.push(ratioFigure('rescore on long stream vs fresh (8 conns)', long.map((x) => x.rps), fresh.map((x) => x.rps), ' req/s', '>=', 0.9));
+    const hist = pick((r) => r.history);
+    const get = pick((r) => r.get);
+    http.push(...hist, ...get);
+    f.push(ratioFigure('history page p99 vs GET /tensions/:id p99', hist.map((x) => x.p99), get.map((x) => x.p99), ' ms', '<=', 2));
+    f.push({ name: '  history / GET req/s', value: `${fmt(median(hist.map((x) => x.rps)))} / ${fmt(median(get.map((x) => x.rps)))}` });
+  }
+  if (rounds[0]?.rebuild) {
+    const cli = pick((r) => r.rebuild);
+    const sql = pick((r) => r.rebuildCeiling);
+    f.push(ratioFigure(`rebuild (CLI, ${cli[0].events} events / ${cli[0].streams} streams) vs SQL`, cli.map((x) => x.eventsPerSecond), sql.map((x) => x.eventsPerSecond), ' ev/s', '>=', 0.25));
+  }
+  if (rounds[0]?.keyed8) {
+    const keyed = pick((r) => r.keyed8);
+    const unverified = pick((r) => r.unverified8);
+    http.push(...keyed, ...unverified);
+    f.push(ratioFigure('bearer key vs verification short-circuited (rescore 8)', keyed.map((x) => x.rps), unverified.map((x) => x.rps), ' req/s', '>=', 0.9));
+  }
+  if (embedded.length) {
+    const ready = median(embedded.map((e) => e.readyMs));
+    f.push({ name: 'embedded: start (existing data) to /readyz', value: fmt(ready, ' ms'), target: '<= 2000 ms', pass: ready <= 2000 });
+    http.push(...embedded.map((e) => e.rescore8));
+    f.push({ name: 'embedded: REST rescore 8 conns', value: fmt(median(embedded.map((e) => e.rescore8.rps)), ' req/s') });
+  }
+  const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
+  f.push({ name: 'non-2xx responses and errors, all HTTP loads', value: String(bad), target: '= 0', pass: bad === 0 });
+  return f;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
