@@ -57,11 +57,17 @@ export async function load(url: string, key: string, target: Target, connections
       if (target.kind === 'rescore-graphql') {
         // A GraphQL refusal answers 200: count responses that carry errors as failures.
         client.on('body', (body: Buffer) => {
-          if (body.includes('"errors"')) gqlErrors++;
+          if (body.includes('"errors"')) {
+            gqlErrors++;
+            if (gqlErrors === 1) console.error(`graphql error answer: ${body.toString('utf8').slice(0, 500)}`);
+          }
         });
       }
     },
   });
+  // autocannon stops at the deadline without waiting for requests still in the server; let them finish,
+  // or the next load's first command on the same tension meets them as a concurrent writer (409).
+  await new Promise((r) => setTimeout(r, 1000));
   return {
     connections,
     rps: result.requests.average,
