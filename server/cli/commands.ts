@@ -1,15 +1,33 @@
-// Subcommands contributed by the areas (projections rebuild, users create-admin, mcp).
+// Subcommands contributed by the areas, loaded only when run: `start` must not pay for their imports.
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { projectionsCommand } from './projections.command.js';
-import { usersCommand } from './users.command.js';
-import { mcpCommand } from '../mcp/stdio.js';
+
+export type CommandRun = (args: string[], env: { config: Config; logger: Logger }) => Promise<number>;
 
 export interface CliCommand {
   name: string;
   usage: string;
   summary: string;
-  run(args: string[], env: { config: Config; logger: Logger }): Promise<number>;
+  load(): Promise<CommandRun>;
 }
 
-export const commands: CliCommand[] = [projectionsCommand, usersCommand, mcpCommand];
+export const commands: CliCommand[] = [
+  {
+    name: 'projections',
+    usage: 'projections rebuild [--dry-run]',
+    summary: 'rebuild the tensions projection from the event streams',
+    load: async () => (await import('./projections.command.js')).runProjections,
+  },
+  {
+    name: 'users',
+    usage: 'users create-admin --email E [--name N]',
+    summary: 'create a human admin (password from ADMIN_PASSWORD, or generated and printed once)',
+    load: async () => (await import('./users.command.js')).runUsers,
+  },
+  {
+    name: 'mcp',
+    usage: 'mcp',
+    summary: 'serve the MCP tools over stdio (key from MARKET_API_KEY)',
+    load: async () => (await import('../mcp/stdio.js')).runMcp,
+  },
+];

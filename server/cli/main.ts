@@ -1,8 +1,6 @@
 // The `market-service` command: start, migrate (later issues add projections, users, mcp).
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger, pinoStderr } from '../logger.js';
-import { startService } from '../main.js';
-import { openServiceDatabase } from '../runtime.js';
 import { commands as extraCommands } from './commands.js';
 
 const USAGE = `Usage: market-service <command>
@@ -24,6 +22,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel, command === 'mcp' ? pinoStderr() : undefined);
 
   if (command === 'start') {
+    const { startService } = await import('../main.js');
     const service = await startService(config, logger);
     console.log(`Market service ready at ${service.url}  (GraphiQL: ${service.url}/graphql, REST: ${service.url}/api/v1)`);
     let stopping = false;
@@ -46,13 +45,14 @@ async function main(argv: string[]): Promise<number> {
     return -1; // keep running
   }
   if (command === 'migrate') {
+    const { openServiceDatabase } = await import('../runtime.js');
     const db = await openServiceDatabase(config, logger);
     await db.close();
     console.log('Database is up to date.');
     return 0;
   }
   const extra = extraCommands.find((c) => c.name === command);
-  if (extra) return extra.run(rest, { config, logger });
+  if (extra) return (await extra.load())(rest, { config, logger });
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return 2;
 }

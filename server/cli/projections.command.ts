@@ -2,36 +2,31 @@
 import { systemCaller } from '../application/context.js';
 import { rebuildTensionProjection } from '../application/tensions/index.js';
 import { makeDeps, openServiceDatabase } from '../runtime.js';
-import type { CliCommand } from './commands.js';
+import type { CommandRun } from './commands.js';
 
-export const projectionsCommand: CliCommand = {
-  name: 'projections',
-  usage: 'projections rebuild [--dry-run]',
-  summary: 'rebuild the tensions projection from the event streams',
-  async run(args, { config, logger }) {
-    const [sub, ...flags] = args;
-    const unknown = flags.filter((f) => f !== '--dry-run');
-    if (sub !== 'rebuild' || unknown.length) {
-      console.error('Usage: market-service projections rebuild [--dry-run]');
-      return 2;
+export const runProjections: CommandRun = async (args, { config, logger }) => {
+  const [sub, ...flags] = args;
+  const unknown = flags.filter((f) => f !== '--dry-run');
+  if (sub !== 'rebuild' || unknown.length) {
+    console.error('Usage: market-service projections rebuild [--dry-run]');
+    return 2;
+  }
+  const db = await openServiceDatabase(config, logger);
+  try {
+    // The rebuild never touches sessions, so it needs no session secret.
+    const deps = makeDeps(config, logger, db, '');
+    const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${deps.newId()}` };
+    const result = await rebuildTensionProjection(deps, ctx, { dryRun: flags.includes('--dry-run') }, {
+      onProgress: ({ streams, events }) => process.stderr.write(`\rreplayed ${events} events of ${streams} streams`),
+    });
+    process.stderr.write('\n');
+    if (!result.ok) {
+      console.error(`${result.code}: ${result.detail}`);
+      return 1;
     }
-    const db = await openServiceDatabase(config, logger);
-    try {
-      // The rebuild never touches sessions, so it needs no session secret.
-      const deps = makeDeps(config, logger, db, '');
-      const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${deps.newId()}` };
-      const result = await rebuildTensionProjection(deps, ctx, { dryRun: flags.includes('--dry-run') }, {
-        onProgress: ({ streams, events }) => process.stderr.write(`\rreplayed ${events} events of ${streams} streams`),
-      });
-      process.stderr.write('\n');
-      if (!result.ok) {
-        console.error(`${result.code}: ${result.detail}`);
-        return 1;
-      }
-      console.log(JSON.stringify(result.value, null, 2));
-      return 0;
-    } finally {
-      await db.close();
-    }
-  },
+    console.log(JSON.stringify(result.value, null, 2));
+    return 0;
+  } finally {
+    await db.close();
+  }
 };

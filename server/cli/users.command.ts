@@ -1,7 +1,7 @@
 // `market-service users create-admin --email E [--name N]`: a human holding the system role `admin`.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CliCommand } from './commands.js';
+import type { CommandRun } from './commands.js';
 import { openServiceDatabase } from '../runtime.js';
 import { generatePassword, hashPassword } from '../auth/password.js';
 import { emailSchema, passwordSchema } from '../application/users/users.js';
@@ -11,56 +11,51 @@ function flag(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-export const usersCommand: CliCommand = {
-  name: 'users',
-  usage: 'users create-admin --email E [--name N]',
-  summary: 'create a human admin (password from ADMIN_PASSWORD, or generated and printed once)',
-  async run(args, { config, logger }) {
-    if (args[0] !== 'create-admin') {
-      console.error(`Usage: market-service ${this.usage}`);
-      return 2;
+export const runUsers: CommandRun = async (args, { config, logger }) => {
+  if (args[0] !== 'create-admin') {
+    console.error("Usage: market-service users create-admin --email E [--name N]");
+    return 2;
+  }
+  const email = emailSchema.safeParse(flag(args, '--email') ?? '');
+  const name = (flag(args, '--name') ?? 'Administrator').trim();
+  if (!email.success || name.length < 1 || name.length > 200) {
+    console.error('A valid --email is required; --name must be 1–200 characters.');
+    return 2;
+  }
+  const generated = config.adminPassword ? undefined : generatePassword();
+  const password = passwordSchema.parse(config.adminPassword ?? generated);
+  const hash = await hashPassword(password); // before the transaction: argon2 is slow
+  const db = await openServiceDatabase(config, logger);
+  try {
+    const em = db.orm.em.fork() as EntityManager;
+    const now = new Date();
+    const created = await em.transactional(async (tx) => {
+      const [taken] = await tx.execute('select 1 from users where email = ?', [email.data]);
+      if (taken) return false;
+      // The same system role the first start seeds (bootstrap.ts), in case this runs before it.
+      await tx.execute(
+        `insert into roles (id, code, name, permissions, system, created_at, updated_at)
+         values (?, 'admin', 'Administrator', '{*}', true, ?, ?) on conflict (code) do nothing`,
+        [randomUUID(), now, now],
+      );
+      const [role] = await tx.execute<{ id: string }[]>(`select id from roles where code = 'admin' and system`);
+      const id = randomUUID();
+      await tx.execute(
+        `insert into users (id, type, email, name, password_hash, status, created_at, updated_at)
+         values (?, 'human', ?, ?, ?, 'active', ?, ?)`,
+        [id, email.data, name, hash, now, now],
+      );
+      await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, role.id]);
+      return true;
+    });
+    if (!created) {
+      console.error(`A user with the email ${email.data} exists already.`);
+      return 1;
     }
-    const email = emailSchema.safeParse(flag(args, '--email') ?? '');
-    const name = (flag(args, '--name') ?? 'Administrator').trim();
-    if (!email.success || name.length < 1 || name.length > 200) {
-      console.error('A valid --email is required; --name must be 1–200 characters.');
-      return 2;
-    }
-    const generated = config.adminPassword ? undefined : generatePassword();
-    const password = passwordSchema.parse(config.adminPassword ?? generated);
-    const hash = await hashPassword(password); // before the transaction: argon2 is slow
-    const db = await openServiceDatabase(config, logger);
-    try {
-      const em = db.orm.em.fork() as EntityManager;
-      const now = new Date();
-      const created = await em.transactional(async (tx) => {
-        const [taken] = await tx.execute('select 1 from users where email = ?', [email.data]);
-        if (taken) return false;
-        // The same system role the first start seeds (bootstrap.ts), in case this runs before it.
-        await tx.execute(
-          `insert into roles (id, code, name, permissions, system, created_at, updated_at)
-           values (?, 'admin', 'Administrator', '{*}', true, ?, ?) on conflict (code) do nothing`,
-          [randomUUID(), now, now],
-        );
-        const [role] = await tx.execute<{ id: string }[]>(`select id from roles where code = 'admin' and system`);
-        const id = randomUUID();
-        await tx.execute(
-          `insert into users (id, type, email, name, password_hash, status, created_at, updated_at)
-           values (?, 'human', ?, ?, ?, 'active', ?, ?)`,
-          [id, email.data, name, hash, now, now],
-        );
-        await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, role.id]);
-        return true;
-      });
-      if (!created) {
-        console.error(`A user with the email ${email.data} exists already.`);
-        return 1;
-      }
-      console.log(`Admin ${email.data} created.`);
-      if (generated) console.log(`  password: ${generated}\n  Keep it now: it is not shown again.`);
-      return 0;
-    } finally {
-      await db.close();
-    }
-  },
+    console.log(`Admin ${email.data} created.`);
+    if (generated) console.log(`  password: ${generated}\n  Keep it now: it is not shown again.`);
+    return 0;
+  } finally {
+    await db.close();
+  }
 };

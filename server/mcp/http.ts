@@ -1,8 +1,10 @@
 // MCP over Streamable HTTP at /mcp: stateless, one server per request, bearer API keys only.
 import type { NextFunction, Request, Response } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Deps } from '../application/context.js';
-import { createMcpServer } from './server.js';
+
+/** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
+let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
 function unauthenticated(res: Response, message: string) {
   res.setHeader('WWW-Authenticate', 'Bearer');
@@ -21,6 +23,7 @@ export function mcpHandler(deps: Deps) {
       return res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, use POST.' }, id: null });
     }
     try {
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
       const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
       const server = createMcpServer(deps, async () => ctx);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

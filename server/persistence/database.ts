@@ -1,8 +1,7 @@
 // Opens the database the configuration names (a PostgreSQL URL, or the embedded one) and migrates it.
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities/index.js';
-import { migrationsList } from '../../migrations/index.js';
+import { readdir } from 'node:fs/promises';
 import { startEmbedded } from './embedded.js';
 import type { Logger } from '../logger.js';
 
@@ -24,9 +23,7 @@ export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
   return {
     logger: (message: string) => logger?.debug({ orm: message }),
     entities,
-    extensions: [Migrator],
     migrations: {
-      migrationsList,
       path: 'migrations',
       tableName: 'mikro_orm_migrations',
       transactional: true,
@@ -65,7 +62,31 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
 }
 
+const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+
+/** Names of the migrations shipped with this build (the files themselves, so no list to keep in step). */
+async function shippedMigrations(): Promise<string[]> {
+  const files = await readdir(MIGRATIONS_DIR);
+  return files.filter((f) => /^Migration\w+\.(js|ts)$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.(js|ts)$/, ''));
+}
+
+/**
+ * Applies pending migrations. The migrator (and the migration classes) load only when something is
+ * pending: on an up-to-date database a start costs one query instead of ~0.3 s of imports.
+ */
 export async function migrate(orm: MikroORM, logger?: Logger): Promise<string[]> {
+  const em = orm.em.fork();
+  const [{ exists }] = await em.execute(`select to_regclass('mikro_orm_migrations') is not null as exists`);
+  const done = new Set<string>(
+    exists ? (await em.execute<{ name: string }[]>('select name from mikro_orm_migrations')).map((r) => r.name) : [],
+  );
+  if ((await shippedMigrations()).every((name) => done.has(name))) return [];
+  const [{ Migrator }, { migrationsList }] = await Promise.all([
+    import('@mikro-orm/migrations'),
+    import('../../migrations/index.js'),
+  ]);
+  orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList });
+  Migrator.register(orm);
   const applied = await orm.getMigrator().up();
   if (applied.length) logger?.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
   return applied.map((m) => m.name);
