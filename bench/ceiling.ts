@@ -28,12 +28,7 @@ export function rescoreScript(metadata: Record<string, unknown>, perClient: numb
     oneLine(`${TENSION_SELECT} from tensions t ${TENSION_FROM} where t.id = ${ID}::uuid`) + ' \\gset p_',
     '\\set ns (:p_score % 10) + 1',
     '\\set nv :p_version + 1',
-    `update domain_event_head set position = position + 1 returning position::text as position \\gset p_`,
-    oneLine(`insert into domain_events (position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-      select * from (values (:p_position::bigint, gen_random_uuid(), 'tension', ${ID}::uuid, :nv::int, 'TensionRescored', 1::int,
-        '{"score": :ns, "previousScore": :p_score}'::jsonb, '${meta}'::jsonb, now())) v
-      where (select coalesce(max(version), 0) from domain_events where stream_type = 'tension' and stream_id = ${ID}::uuid) = :p_version
-      returning *;`),
+    // the projection first (conditional on the version read), then the append: the command path's order
     oneLine(`with t as (
        insert into tensions (${COLUMNS}) values (${ID}::uuid, ':p_name', null, null, :ns, ':p_state', ':p_actor_id'::uuid, null, :nv,
          ':p_created_at'::timestamptz, now())
@@ -41,8 +36,15 @@ export function rescoreScript(metadata: Record<string, unknown>, perClient: numb
          potential_future = excluded.potential_future, score = excluded.score, state = excluded.state,
          actor_id = excluded.actor_id, lead_user_id = excluded.lead_user_id, version = excluded.version,
          created_at = excluded.created_at, updated_at = excluded.updated_at
+       where tensions.version = :p_version
        returning *)
      ${TENSION_SELECT} from t ${TENSION_FROM};`),
+    `update domain_event_head set position = position + 1 returning position::text as position \\gset p_`,
+    oneLine(`insert into domain_events (position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+      select * from (values (:p_position::bigint, gen_random_uuid(), 'tension', ${ID}::uuid, :nv::int, 'TensionRescored', 1::int,
+        '{"score": :ns, "previousScore": :p_score}'::jsonb, '${meta}'::jsonb, now())) v
+      where (select coalesce(max(version), 0) from domain_events where stream_type = 'tension' and stream_id = ${ID}::uuid) = :p_version
+      returning *;`),
     'END;',
     '',
   ].join('\n');

@@ -74,8 +74,12 @@ function stateValues(s: TensionState): unknown[] {
   return [s.id, s.name, s.currentContext, s.potentialFuture, s.score, s.state, s.actorId, s.leadUserId, s.version, s.createdAt, s.updatedAt];
 }
 
-/** Writes the folded state and answers the row in the read shape, in one round trip. */
-export async function saveTensionState(tx: EntityManager, s: TensionState): Promise<TensionRow> {
+/**
+ * Writes the folded state if the row is still at `expectedVersion` (0: it must not exist yet) and
+ * answers it in the read shape, in one round trip; null when another writer got there first. The row
+ * lock this takes is what concurrent commands on the same tension queue on.
+ */
+export async function saveTensionState(tx: EntityManager, s: TensionState, expectedVersion: number): Promise<TensionRow | null> {
   const rows: TensionRow[] = await tx.execute(
     `with t as (
        insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
@@ -83,15 +87,24 @@ export async function saveTensionState(tx: EntityManager, s: TensionState): Prom
          potential_future = excluded.potential_future, score = excluded.score, state = excluded.state,
          actor_id = excluded.actor_id, lead_user_id = excluded.lead_user_id, version = excluded.version,
          created_at = excluded.created_at, updated_at = excluded.updated_at
+       where tensions.version = ?
        returning *)
      ${TENSION_SELECT} from t ${TENSION_FROM}`,
-    stateValues(s),
+    [...stateValues(s), expectedVersion],
   );
-  return rows[0];
+  return rows[0] ?? null;
 }
 
-export async function deleteTensionRow(tx: EntityManager, id: string): Promise<void> {
-  await tx.execute('delete from tensions where id = ?', [id]);
+/** Deletes the row if it is still at `expectedVersion`; false when another writer got there first. */
+export async function deleteTensionRow(tx: EntityManager, id: string, expectedVersion: number): Promise<boolean> {
+  const rows = await tx.execute('delete from tensions where id = ? and version = ? returning id', [id, expectedVersion]);
+  return rows.length === 1;
+}
+
+/** The row's version now (0 when gone): what a version conflict reports. */
+export async function currentTensionVersion(tx: EntityManager, id: string): Promise<number> {
+  const [row] = await tx.execute<{ version: number }[]>('select version from tensions where id = ?', [id]);
+  return row ? Number(row.version) : 0;
 }
 
 /** Upserts many folded states at once (the rebuild). */

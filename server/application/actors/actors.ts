@@ -104,8 +104,9 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
 
 /**
  * Discards every tension of the actor through the tension command path, then deletes the actor:
- * one transaction, all or nothing. Locks the actor, then the event head (the order every command
- * takes them in), so no tension can be sensed on or moved to it meanwhile.
+ * one transaction, all or nothing. Locks the actor (no tension can be sensed on or moved to it
+ * meanwhile), then its tensions' rows, before the first append takes the event head: the order every
+ * command takes them in (actor → tension row → head), so it cannot deadlock with them.
  */
 export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'actors.delete');
@@ -114,8 +115,7 @@ export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Res
   return em(deps).transactional(async (tx) => {
     const [actor] = await tx.execute('select id from actors where id = ? for update', [id]);
     if (!actor) return actorNotFound(id);
-    await tx.execute('select position from domain_event_head for update');
-    const tensions: { id: string }[] = await tx.execute('select id from tensions where actor_id = ? order by id', [id]);
+    const tensions: { id: string }[] = await tx.execute('select id from tensions where actor_id = ? order by id for update', [id]);
     for (const t of tensions) {
       // actors:delete covers the discards it causes: no tensions:delete check here
       const result = await runTensionCommand(tx, deps, ctx, {

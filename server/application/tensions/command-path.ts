@@ -4,11 +4,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
 import { decide } from '../../domain/tension.decide.js';
 import { evolve } from '../../domain/tension.evolve.js';
-import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
+import type { RecordedTensionEvent, TensionCommand, TensionState } from '../../domain/tension.types.js';
 import { appendToStream, type EventMetadata } from '../../persistence/event-store.js';
-import { deleteTensionRow, loadTensionRow, rowToState, rowToView, saveTensionState, type TensionRow } from '../../persistence/tension-projection.js';
+import { currentTensionVersion, deleteTensionRow, loadTensionRow, rowToState, rowToView, saveTensionState, type TensionRow } from '../../persistence/tension-projection.js';
 import type { Ctx, Deps } from '../context.js';
-import { recorded, toHistoryEntry } from './history-entry.js';
+import { toHistoryEntry } from './history-entry.js';
 import type { CommandResult } from './tension.inputs.js';
 
 export const TENSION_STREAM = 'tension';
@@ -63,14 +63,26 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   if (decision.kind === 'rejected') return refuse(decision.code, decision.detail, decision.extensions);
   if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
 
+  // Project first, conditional on the version we read: the tension's row lock is what a concurrent
+  // command on it queues on (and then finds the version moved), and the event head's lock, which every
+  // append in the database shares, is held only for the append itself and the commit.
+  const at = command.value.at;
+  const next = decision.events.reduce<TensionState | null>(
+    (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at } as RecordedTensionEvent),
+    state,
+  );
+  let tension = null;
+  if (next) {
+    const saved = await saveTensionState(tx, next, head);
+    if (!saved) throw new VersionConflictError(req.id, await currentTensionVersion(tx, req.id), head);
+    tension = rowToView(saved);
+  } else if (!(await deleteTensionRow(tx, req.id, head))) {
+    throw new VersionConflictError(req.id, await currentTensionVersion(tx, req.id), head);
+  }
   const stored = await appendToStream(tx, { type: TENSION_STREAM, id: req.id }, head, decision.events, eventMetadata(ctx), {
     newId: deps.newId,
-    occurredAt: command.value.at,
+    occurredAt: at,
   });
-  const next = stored.reduce<TensionState | null>((s, e) => evolve(s, recorded(e)), state);
-  let tension = null;
-  if (next) tension = rowToView(await saveTensionState(tx, next));
-  else await deleteTensionRow(tx, req.id);
   return ok({ tension, event: toHistoryEntry(stored[stored.length - 1]) });
 }
 

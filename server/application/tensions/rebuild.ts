@@ -81,10 +81,10 @@ export async function rebuildTensionProjection(
   const tally = await em.transactional(
     async (tx) => {
       if (!dryRun) {
-        // Freeze appends first (commands take this lock before they touch the projection), then keep
-        // writers out of the table while readers go on seeing the old rows until we commit.
-        await tx.execute('select position from domain_event_head for update');
+        // Keep writers out of the table (readers go on seeing the old rows until we commit), then freeze
+        // appends: the order commands take them in (tension row → head), so neither waits on the other.
         await tx.execute('lock table tensions in exclusive mode');
+        await tx.execute('select position from domain_event_head for update');
       }
       const t: Tally = { streams: 0, events: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
       let folded = new Map<string, TensionState | null>();
