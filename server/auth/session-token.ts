@@ -1,9 +1,9 @@
 // The session cookie's JWT: HS256 only, carrying the user id and the server-side session id, nothing else.
 import jwt from 'jsonwebtoken';
+import { UUID_RE } from '../domain/ids.js';
 
 export const SESSION_COOKIE = 'session';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SessionClaims {
   userId: string;
@@ -23,7 +23,7 @@ export function verifySessionToken(secret: string, token: string): SessionClaims
     const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
     if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
     // Not UUIDs: refuse here rather than let the database fail the cast (a 500).
-    if (!UUID.test(payload.sub) || !UUID.test(payload.sid)) return null;
+    if (!UUID_RE.test(payload.sub) || !UUID_RE.test(payload.sid)) return null;
     return { userId: payload.sub, sessionId: payload.sid };
   } catch {
     return null;

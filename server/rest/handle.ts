@@ -2,7 +2,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Result } from '../domain/errors.js';
 import type { Ctx, Deps } from '../application/context.js';
-import { refuse } from '../domain/errors.js';
 import { sendProblem } from './problem.js';
 
 /** The use-case context of an authenticated REST request (the router refuses anonymous ones first). */
@@ -38,11 +37,4 @@ export function handle<T>(
       next(err);
     }
   };
-}
-
-/** A path id that is not a UUID is simply not found (SPEC §3). */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function pathIdNotFound(id: string, code: 'not_found' | 'actor_not_found' | 'user_not_found' = 'not_found') {
-  return UUID_RE.test(id) ? null : refuse(code, `No such resource: ${id}`);
 }

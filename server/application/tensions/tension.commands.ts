@@ -1,4 +1,5 @@
 // The tension commands (SPEC §3): authorize → validate → the shared command path.
+import { UUID_RE } from '../../domain/ids.js';
 import type { z } from 'zod';
 import { ok, type Result } from '../../domain/errors.js';
 import type { TensionCommand } from '../../domain/tension.types.js';
@@ -18,7 +19,6 @@ import {
   type CommandResult,
 } from './tension.inputs.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function command<S extends z.ZodType<{ expectedVersion?: number | undefined }>>(
   deps: Deps,

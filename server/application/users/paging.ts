@@ -1,5 +1,6 @@
 // Shared list paging (SPEC §5): `limit` 1–100 (default 20) and an opaque `cursor`.
 import { z } from 'zod';
+import { UUID_RE } from '../../domain/ids.js';
 
 const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
 
@@ -40,4 +41,4 @@ export function toPage<R, T>(rows: R[], limit: number, key: (row: R) => string[]
   return { data: kept.map(view), nextCursor: more && kept.length ? encodeCursor(key(kept[kept.length - 1])) : null };
 }
 
-export const uuidSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID').transform((s) => s.toLowerCase());
+export const uuidSchema = z.string().regex(UUID_RE, 'must be a UUID').transform((s) => s.toLowerCase());
