@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 import type { RoleView } from '../../server/application/roles/role.read.js';
-import type { Page } from '../../server/application/users/paging.js';
+import type { Page } from '../../server/application/paging.js';
 
 export const RoleRef = builder.objectRef<RoleView>('Role').implement({
   description: 'A role: its own permissions plus those of every role it inherits, transitively.',

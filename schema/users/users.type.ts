@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import type { UserView } from '../../server/application/users/user.read.js';
 import type { ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
-import type { Page } from '../../server/application/users/paging.js';
+import type { Page } from '../../server/application/paging.js';
 import { RoleRef } from '../roles/roles.type.js';
 
 const LinkedActorRef = builder.objectRef<NonNullable<UserView['linkedActor']>>('LinkedActor').implement({

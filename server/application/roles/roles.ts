@@ -6,7 +6,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../users/paging.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from '../users/transact.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';

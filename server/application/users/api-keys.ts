@@ -7,7 +7,7 @@ import { ok, refuse, validationFailed, type Refusal, type Result } from '../../d
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from './paging.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
 
 export interface ApiKeyMetadata {

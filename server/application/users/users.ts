@@ -7,7 +7,7 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from './paging.js';
+import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from './transact.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 
