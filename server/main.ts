@@ -5,15 +5,21 @@ import type { Logger } from './logger.js';
 import { buildApp, type AppOptions } from './app.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from './runtime.js';
 import { bootstrap } from './persistence/bootstrap.js';
+import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 export interface RunningService {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger, appOptions: AppOptions = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger,
+  appOptions: AppOptions = {},
+  embedded?: Promise<EmbeddedDatabase>,
+): Promise<RunningService> {
   const sessionSecret = await resolveSessionSecret(config);
-  const db = await openServiceDatabase(config, logger);
+  const db = await openServiceDatabase(config, logger, embedded);
   const deps = makeDeps(config, logger, db, sessionSecret);
   const boot = await bootstrap(db.orm, {
     adminEmail: config.adminEmail,

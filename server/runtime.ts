@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { Deps } from './application/context.js';
 import { migrate, openDatabase, type Database } from './persistence/database.js';
+import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
 export async function resolveSessionSecret(config: Config): Promise<string> {
@@ -24,12 +25,13 @@ export async function resolveSessionSecret(config: Config): Promise<string> {
   return secret;
 }
 
-export async function openServiceDatabase(config: Config, logger: Logger): Promise<Database> {
+export async function openServiceDatabase(config: Config, logger: Logger, embedded?: Promise<EmbeddedDatabase>): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
     poolMax: config.dbPoolMax,
     logger,
+    embedded,
   });
   try {
     await migrate(db.orm, logger);

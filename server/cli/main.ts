@@ -1,5 +1,6 @@
 // The `market-service` command: start, migrate (later issues add projections, users, mcp).
-import { ConfigError, loadConfig } from '../config.js';
+import { resolve as resolvePath } from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createLogger, pinoStderr } from '../logger.js';
 import { commands as extraCommands } from './commands.js';
 
@@ -12,6 +13,16 @@ ${extraCommands.map((c) => `  ${c.usage.padEnd(30)}${c.summary}`).join('\n')}
 
 Configuration comes from the environment; see README.md.`;
 
+/** Starts the embedded database without waiting; only light modules are loaded first. */
+function bootEmbeddedEarly(config: Config) {
+  const booting = (async () => {
+    const { startEmbedded } = await import('../persistence/embedded.js');
+    return startEmbedded({ dataDir: resolvePath(config.dataDir), maxConnections: config.dbPoolMax + 2 });
+  })();
+  booting.catch(() => undefined); // awaited, and its failure reported, by startService
+  return booting;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -22,8 +33,10 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel, command === 'mcp' ? pinoStderr() : undefined);
 
   if (command === 'start') {
+    // The embedded database boots on its worker thread while the server's modules load.
+    const embedded = config.databaseUrl ? undefined : bootEmbeddedEarly(config);
     const { startService } = await import('../main.js');
-    const service = await startService(config, logger);
+    const service = await startService(config, logger, {}, embedded);
     console.log(`Market service ready at ${service.url}  (GraphiQL: ${service.url}/graphql, REST: ${service.url}/api/v1)`);
     let stopping = false;
     const stop = (signal: string) => {

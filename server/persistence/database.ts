@@ -2,7 +2,7 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { entities } from './entities/index.js';
 import { readdir } from 'node:fs/promises';
-import { startEmbedded } from './embedded.js';
+import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import type { Logger } from '../logger.js';
 
 export interface Database {
@@ -15,6 +15,8 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** embedded only; undefined = in memory */
   dataDir?: string;
+  /** embedded only: a database already booting (started before the app's imports, to overlap them) */
+  embedded?: Promise<EmbeddedDatabase>;
   poolMax: number;
   logger?: Logger;
 }
@@ -45,7 +47,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool }, opts.logger));
     return { orm, kind: 'postgres', close: () => orm.close(true) };
   }
-  const embedded = await startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 });
+  const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));
   try {
     const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool }, opts.logger));
     return {
