@@ -34,6 +34,21 @@ export function Field({ label, hint, error, optional, children }: {
   );
 }
 
+/** The search box of a list's filter form: submitting the form searches. */
+export function SearchField({ label, value, onChange, placeholder }: { label: string; value: string; onChange: (q: string) => void; placeholder?: string }) {
+  const { t } = useI18n();
+  return (
+    <Field label={label}>
+      {(p) => (
+        <div className="input-with-button">
+          <input {...p} type="search" name="q" placeholder={placeholder} value={value} onChange={(e) => onChange(e.target.value)} />
+          <Button type="submit">{t('common.search')}</Button>
+        </div>
+      )}
+    </Field>
+  );
+}
+
 export function Alert({ kind = 'info', children, action }: { kind?: 'info' | 'success' | 'error' | 'warning'; children: ReactNode; action?: ReactNode }) {
   return (
     <div className={`alert alert-${kind}`} role={kind === 'error' || kind === 'warning' ? 'alert' : 'status'}>

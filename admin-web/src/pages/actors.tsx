@@ -10,7 +10,7 @@ import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const ActorsDocument = graphql(`
   query Actors($type: String, $q: String, $limit: Int, $cursor: String) {
@@ -71,14 +71,7 @@ export function ActorsPage() {
       <PageHeader title={t('actors.title')} actions={can('actors:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('actors.new')}</Button> : null} />
       {deleted ? <Alert kind="success">{t('actors.deleted')}</Alert> : null}
       <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
-        <Field label={t('common.search')}>
-          {(p) => (
-            <div className="input-with-button">
-              <input {...p} type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} />
-              <Button type="submit">{t('common.search')}</Button>
-            </div>
-          )}
-        </Field>
+        <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
             <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>

@@ -10,7 +10,7 @@ import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { useActorOptions, useUserOptions } from '../components/options.js';
 import { STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
-import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const TensionsDocument = graphql(`
   query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {
@@ -64,14 +64,7 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
   };
   return (
     <form className="filters card" onSubmit={submit} role="search" aria-label={t('common.filters')}>
-      <Field label={t('tensions.filter.q')}>
-        {(p) => (
-          <div className="input-with-button">
-            <input {...p} type="search" name="q" placeholder={t('tensions.filter.qPlaceholder')} value={q} onChange={(e) => setQ(e.target.value)} />
-            <Button type="submit">{t('common.search')}</Button>
-          </div>
-        )}
-      </Field>
+      <SearchField label={t('tensions.filter.q')} placeholder={t('tensions.filter.qPlaceholder')} value={q} onChange={setQ} />
       <Field label={t('tensions.filter.state')}>
         {(p) => (
           <select {...p} name="state" value={filters.state} onChange={(e) => setFilter({ state: e.target.value })}>

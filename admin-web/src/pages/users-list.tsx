@@ -11,7 +11,7 @@ import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { useActorOptions } from '../components/options.js';
 import { RolePicker } from '../components/role-picker.js';
-import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const UsersDocument = graphql(`
   query Users($type: String, $status: String, $q: String, $cursor: String) {
@@ -53,14 +53,7 @@ export function UsersPage() {
     <>
       <PageHeader title={t('users.title')} actions={can('users:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('users.new')}</Button> : null} />
       <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
-        <Field label={t('common.search')}>
-          {(p) => (
-            <div className="input-with-button">
-              <input {...p} type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} />
-              <Button type="submit">{t('common.search')}</Button>
-            </div>
-          )}
-        </Field>
+        <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
             <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>
