@@ -33,29 +33,30 @@ export const UserPageRef = builder.objectRef<Page<UserView>>('UserPage').impleme
 });
 
 
-export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
-  description: 'API key metadata: never the key or its hash.',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    prefix: t.exposeString('prefix'),
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The metadata fields, shared by a key's listing and its one-time creation answer. */
+function apiKeyFields<K extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, K>) {
+  return {
+    id: t.id({ resolve: (k) => k.id }),
+    name: t.string({ resolve: (k) => k.name }),
+    prefix: t.string({ resolve: (k) => k.prefix }),
     createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
     lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
     expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
-  }),
+  };
+}
+
+export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
+  description: 'API key metadata: never the key or its hash.',
+  fields: (t) => apiKeyFields(t),
 });
 
 export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
   description: 'A new key: the metadata plus the plaintext `key`, shown exactly once.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    prefix: t.exposeString('prefix'),
-    createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
-    lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
-    expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
-    revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
+    ...apiKeyFields(t),
     key: t.exposeString('key'),
   }),
 });

@@ -45,14 +45,9 @@ export async function login(url: string, creds = PROCESS_ADMIN): Promise<Process
   return sessionApi(url, cookie);
 }
 
-export interface RebuildReport {
-  streams: number;
-  events: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
+import type { RebuildReport } from '../../server/application/tensions/tension.inputs.js';
+
+export type { RebuildReport };
 
 export async function dryRunRebuild(api: ProcessApi): Promise<RebuildReport> {
   const res = await api.gql('mutation { rebuildTensionProjection(dryRun: true) { streams events inserted updated deleted unchanged } }');
