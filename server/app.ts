@@ -23,9 +23,18 @@ function adminWebDist(): string | null {
   return null;
 }
 
+/** What /readyz reports beyond the database answering; the running service provides it. */
+export interface Health {
+  /** true once shutdown has begun */
+  draining(): boolean;
+  /** false while migrations this build ships are pending (MIGRATE_ON_START=false) */
+  schemaCurrent(): Promise<boolean>;
+}
+
 export interface AppOptions {
   /** Who is calling; default bearer key or session cookie. Only the bench swaps it (to price verification). */
   authenticate?: RequestHandler;
+  health?: Health;
 }
 
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
@@ -33,6 +42,11 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestContext(deps));
+  // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
+  app.use((_req, res, next) => {
+    if (opts.health?.draining()) res.setHeader('Connection', 'close');
+    next();
+  });
   // Security headers everywhere; GraphiQL's offline page inlines its script and styles, so only
   // /graphql may run inline code. No CORS middleware: cross-origin browser calls are refused by default.
   const strict = helmet({
@@ -56,8 +70,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (req, res) => {
+    if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });
     try {
       await (deps.orm.em.fork() as EntityManager).execute('select 1');
+      if (opts.health && !(await opts.health.schemaCurrent())) return void res.status(503).json({ status: 'migrations_pending' });
       res.json({ status: 'ready' });
     } catch (err) {
       req.log.warn({ err }, 'readiness check failed');

@@ -17,6 +17,8 @@ const schema = z
     GRAPHIQL: z.enum(['true', 'false']).optional(),
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
+    MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -43,6 +45,10 @@ export interface Config {
   introspection: boolean;
   /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
   rateLimitPerMinute: number;
+  /** false: start without migrating; /readyz answers 503 until `market-service migrate` has run */
+  migrateOnStart: boolean;
+  /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -76,5 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: e.GRAPHIQL ? e.GRAPHIQL === 'true' : !prod,
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    migrateOnStart: e.MIGRATE_ON_START === 'true',
+    // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
   };
 }

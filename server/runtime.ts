@@ -25,7 +25,13 @@ export async function resolveSessionSecret(config: Config): Promise<string> {
   return secret;
 }
 
-export async function openServiceDatabase(config: Config, logger: Logger, embedded?: Promise<EmbeddedDatabase>): Promise<Database> {
+/** Opens the configured database and migrates it, unless `migrate` is false (MIGRATE_ON_START=false). */
+export async function openServiceDatabase(
+  config: Config,
+  logger: Logger,
+  embedded?: Promise<EmbeddedDatabase>,
+  opts: { migrate?: boolean } = {},
+): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
@@ -34,7 +40,7 @@ export async function openServiceDatabase(config: Config, logger: Logger, embedd
     embedded,
   });
   try {
-    await migrate(db.orm, logger);
+    if (opts.migrate ?? true) await migrate(db.orm, logger);
     return db;
   } catch (err) {
     await db.close();

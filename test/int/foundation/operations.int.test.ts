@@ -1,0 +1,147 @@
+// Running it in production (SPEC §9): the command line refuses what it does not understand, migrations
+// run once under a database-wide lock, MIGRATE_ON_START=false waits for them, and SIGTERM drains.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { startServerProcess } from '../../support/process.js';
+import { emptyPostgresDatabase, runCli, spawnCli } from '../../support/cli.js';
+import { freePort } from '../../support/process.js';
+
+const ADMIN = { ADMIN_EMAIL: 'ops@test.example', ADMIN_PASSWORD: 'ops-password-1234', SESSION_SECRET: 'ops-test-secret-that-is-long-enough-0123456789' };
+
+describe('the command line', () => {
+  it.each([
+    [['bogus']],
+    [['migrate', 'down']],
+    [['migrate', '--force']],
+    [['start', '--port', '1']],
+    [[]],
+  ])('refuses %j with the usage and exit code 2, before touching any database', async (args) => {
+    // DATABASE_URL points nowhere: a refusal that tried to connect would fail differently.
+    const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Usage: market-service <command>/);
+    expect(run.stderr).not.toMatch(/ECONNREFUSED/);
+  }, 60_000);
+
+  it('prints the usage for --help and exits 0', async () => {
+    const run = await runCli(['--help'], {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/migrate status/);
+  }, 60_000);
+});
+
+describe.skipIf(!onPostgres)('migrations on PostgreSQL', () => {
+  let empty: Awaited<ReturnType<typeof emptyPostgresDatabase>>;
+  beforeAll(async () => {
+    empty = await emptyPostgresDatabase();
+  });
+  afterAll(async () => {
+    await empty?.drop();
+  });
+
+  it('`migrate status` lists what is pending and changes nothing', async () => {
+    const run = await runCli(['migrate', 'status'], { DATABASE_URL: empty.url });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^pending\s+Migration\w+$/m);
+    expect(run.stdout).toMatch(/^0 applied, [1-9]\d* pending$/m);
+    const { rows } = await empty.query(`select to_regclass('domain_events') is null as absent`);
+    expect(rows[0].absent).toBe(true);
+  }, 60_000);
+
+  it('six instances migrating one fresh database at once all succeed, and each migration runs once', async () => {
+    const runs = await Promise.all(Array.from({ length: 6 }, () => runCli(['migrate'], { DATABASE_URL: empty.url })));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const { rows } = await empty.query('select name, count(*)::int as n from mikro_orm_migrations group by name');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    const status = await runCli(['migrate', 'status'], { DATABASE_URL: empty.url });
+    expect(status.stdout).toMatch(new RegExp(`^${rows.length} applied, 0 pending$`, 'm'));
+  }, 180_000);
+});
+
+describe.skipIf(!onPostgres)('MIGRATE_ON_START=false', () => {
+  it('starts unmigrated with /readyz 503 until `market-service migrate` runs, then is ready with its admin', async () => {
+    const empty = await emptyPostgresDatabase();
+    const port = await freePort();
+    const env = { ...ADMIN, DATABASE_URL: empty.url, MIGRATE_ON_START: 'false', PORT: String(port) };
+    const server = spawnCli(['start'], env);
+    let output = '';
+    server.stdout!.on('data', (d) => (output += d));
+    server.stderr!.on('data', (d) => (output += d));
+    const url = `http://127.0.0.1:${port}`;
+    const readyz = async () => fetch(`${url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() })).catch(() => null);
+    try {
+      let first = await readyz();
+      for (let i = 0; !first && i < 1200 && server.exitCode === null; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        first = await readyz();
+      }
+      expect(first, output).toEqual({ status: 503, body: { status: 'migrations_pending' } });
+      const { rows } = await empty.query(`select to_regclass('domain_events') is null as absent`);
+      expect(rows[0].absent).toBe(true);
+
+      expect((await runCli(['migrate'], { DATABASE_URL: empty.url })).code).toBe(0);
+      const ready = await readyz();
+      expect(ready).toEqual({ status: 200, body: { status: 'ready' } });
+      const login = await fetch(`${url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+      await empty.drop();
+    }
+  }, 180_000);
+});
+
+describe('SIGTERM', () => {
+  let db: TestDatabase | undefined;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'market-ops-'));
+    if (onPostgres) db = await createTestDatabase({ poolMax: 1 });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('turns /readyz 503 at once, serves through the grace period, finishes every request started before it, exits 0', async () => {
+    const env = { ...ADMIN, DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: '1500', ...(db ? { DATABASE_URL: db.url! } : {}) };
+    const server = await startServerProcess(env);
+    const login = () =>
+      fetch(`${server.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD }),
+      }).then((r) => r.status, (err: Error) => `failed: ${err.message}`);
+
+    // Logins cost an argon2 verify each (~0.1 s, one core): 12 at once are still running at the signal.
+    const inFlight = Array.from({ length: 12 }, login);
+    await new Promise((r) => setTimeout(r, 50));
+    const exit = server.stop();
+
+    // The signal is delivered asynchronously; once handled, /readyz answers 503 for the whole grace period.
+    let duringGrace = await fetch(`${server.url}/readyz`);
+    for (let i = 0; duringGrace.status === 200 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      duringGrace = await fetch(`${server.url}/readyz`);
+    }
+    expect(duringGrace.status).toBe(503);
+    expect(await duringGrace.json()).toEqual({ status: 'stopping' });
+    expect(duringGrace.headers.get('connection')).toBe('close');
+    // Still served: the load balancer has not yet seen the 503.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(await login()).toBe(200);
+
+    expect(await Promise.all(inFlight)).toEqual(Array(12).fill(200));
+    expect(await exit).toBe(0);
+    expect(server.output()).not.toMatch(/shutdown failed/);
+  }, 200_000);
+});
