@@ -145,3 +145,68 @@ describe('SIGTERM', () => {
     expect(server.output()).not.toMatch(/shutdown failed/);
   }, 200_000);
 });
+
+describe.skipIf(!onPostgres)('the service as a narrower database role (scripts/app-role.sql)', () => {
+  it('serves every write while the database refuses it any UPDATE, DELETE or trigger change on domain_events', async () => {
+    const empty = await emptyPostgresDatabase();
+    const role = `app_${Date.now().toString(36)}`;
+    const appUrl = new URL(empty.url);
+    appUrl.username = role;
+    appUrl.password = 'app-role-password';
+    try {
+      expect((await runCli(['migrate'], { DATABASE_URL: empty.url })).code).toBe(0);
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('psql', ['-q', empty.url, '-v', `app_role=${role}`, '-v', "app_password='app-role-password'", '-f', 'scripts/app-role.sql']);
+
+      const server = await startServerProcess({ ...ADMIN, DATABASE_URL: appUrl.toString(), MIGRATE_ON_START: 'false' });
+      try {
+        const login = await fetch(`${server.url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD }),
+        });
+        expect(login.status).toBe(200);
+        const cookie = login.headers.get('set-cookie')!.split(';')[0];
+        const post = (path: string, body: unknown) =>
+          fetch(`${server.url}/api/v1${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', cookie, 'x-csrf-protection': '1' },
+            body: JSON.stringify(body),
+          });
+        const actor = await post('/actors', { name: 'Org', type: 'organization' });
+        expect(actor.status).toBe(201);
+        const sensed = await post('/tensions', { name: 'T', actorId: (await actor.json()).id });
+        expect(sensed.status).toBe(201);
+        expect((await post(`/tensions/${(await sensed.json()).tension.id}/rescore`, { score: 9 })).status).toBe(200);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+
+      const pg = (await import('pg')).default;
+      const asApp = new pg.Client({ connectionString: appUrl.toString() });
+      await asApp.connect();
+      try {
+        for (const sql of [
+          `update domain_events set type = 'Forged'`,
+          'delete from domain_events',
+          'truncate domain_events',
+          'alter table domain_events disable trigger user',
+          'drop trigger domain_events_no_update_delete on domain_events',
+        ]) {
+          await expect(asApp.query(sql), sql).rejects.toMatchObject({ code: '42501' });
+        }
+        const { rows } = await asApp.query('select count(*)::int as n from domain_events');
+        expect(rows[0].n).toBe(2);
+      } finally {
+        await asApp.end();
+      }
+    } finally {
+      await empty.drop();
+      // Roles belong to the cluster, not the database.
+      const pg = (await import('pg')).default;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      await admin.query(`drop role if exists "${role}"`).finally(() => admin.end());
+    }
+  }, 240_000);
+});
