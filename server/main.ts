@@ -6,6 +6,9 @@ import { buildApp, type AppOptions, type Health } from './app.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from './runtime.js';
 import { bootstrap } from './persistence/bootstrap.js';
 import { migrationStatus } from './persistence/database.js';
+import { deleteExpired } from './persistence/housekeeping.js';
+import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 export interface RunningService {
@@ -18,6 +21,8 @@ export interface RunningService {
 const KEEP_ALIVE_MS = 65_000;
 /** After the grace period, how long in-flight requests may take before their sockets are cut. */
 const DRAIN_LIMIT_MS = 30_000;
+/** How often expired sessions and stale login attempts are deleted (each instance; the deletes are idempotent). */
+const HOUSEKEEPING_MS = 10 * 60_000;
 
 export async function startService(
   config: Config,
@@ -61,6 +66,19 @@ export async function startService(
   };
   if (!(await schemaCurrent())) logger.warn('migrations are pending: /readyz answers 503 until `market-service migrate` runs');
 
+  const housekeeping = async () => {
+    if (!(await schemaCurrent())) return;
+    try {
+      const gone = await deleteExpired(db.orm.em.fork() as EntityManager, deps.clock(), LOGIN_WINDOW_MS);
+      if (gone.sessions || gone.loginAttempts) logger.info(gone, 'housekeeping: expired rows deleted');
+    } catch (err) {
+      logger.warn({ err }, 'housekeeping failed; retried at the next interval');
+    }
+  };
+  void housekeeping();
+  const sweeper = setInterval(() => void housekeeping(), HOUSEKEEPING_MS);
+  sweeper.unref();
+
   let draining = false;
   const health: Health = { draining: () => draining, schemaCurrent };
   const app = buildApp(deps, { ...appOptions, health });
@@ -81,6 +99,7 @@ export async function startService(
     close: () =>
       (closing ??= (async () => {
         draining = true;
+        clearInterval(sweeper);
         if (config.shutdownGraceMs > 0) {
           logger.info({ graceMs: config.shutdownGraceMs }, 'draining: /readyz answers 503 while requests are still served');
           await new Promise((r) => setTimeout(r, config.shutdownGraceMs));

@@ -210,3 +210,36 @@ describe.skipIf(!onPostgres)('the service as a narrower database role (scripts/a
     }
   }, 240_000);
 });
+
+describe('housekeeping', () => {
+  it('deletes revoked and expired sessions and login attempts past the throttle window, and nothing still in force', async () => {
+    const { startTestApp, ADMIN: TEST_ADMIN } = await import('../../support/app.js');
+    const { deleteExpired } = await import('../../../server/persistence/housekeeping.js');
+    const { LOGIN_WINDOW_MS } = await import('../../../server/application/auth/throttle.js');
+    const app = await startTestApp();
+    try {
+      const login = (password: string) =>
+        fetch(`${app.url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: TEST_ADMIN.email, password }),
+        });
+      const kept = (await login(TEST_ADMIN.password)).headers.get('set-cookie')!.split(';')[0];
+      const ended = (await login(TEST_ADMIN.password)).headers.get('set-cookie')!.split(';')[0];
+      expect((await fetch(`${app.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: ended, 'x-csrf-protection': '1' } })).status).toBe(204);
+      expect((await login('wrong-password-123')).status).toBe(401);
+
+      const now = new Date();
+      expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie: kept } })).status).toBe(200);
+
+      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1 });
+      const afterTtl = new Date(now.getTime() + app.deps.config.sessionTtlMs + 1000);
+      expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      const [{ n }] = await app.em().execute('select count(*)::int as n from sessions');
+      expect(n).toBe(0);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+});
