@@ -18,6 +18,8 @@ const schema = z
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
     MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
   });
 
@@ -45,6 +47,9 @@ export interface Config {
   introspection: boolean;
   /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
   rateLimitPerMinute: number;
+  /** the server's per-connection limits (the CLI's long commands run without them); 0 = none */
+  dbStatementTimeoutMs: number;
+  dbLockTimeoutMs: number;
   /** false: start without migrating; /readyz answers 503 until `market-service migrate` has run */
   migrateOnStart: boolean;
   /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
@@ -83,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     migrateOnStart: e.MIGRATE_ON_START === 'true',
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
     // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
   };

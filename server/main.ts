@@ -31,7 +31,7 @@ export async function startService(
   embedded?: Promise<EmbeddedDatabase>,
 ): Promise<RunningService> {
   const sessionSecret = await resolveSessionSecret(config);
-  const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart });
+  const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart, timeouts: true });
   const deps = makeDeps(config, logger, db, sessionSecret);
 
   const firstStart = async () => {

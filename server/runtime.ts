@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { Deps } from './application/context.js';
-import { migrate, openDatabase, type Database } from './persistence/database.js';
+import { applyTimeouts, migrate, openDatabase, type Database } from './persistence/database.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
@@ -30,7 +30,7 @@ export async function openServiceDatabase(
   config: Config,
   logger: Logger,
   embedded?: Promise<EmbeddedDatabase>,
-  opts: { migrate?: boolean } = {},
+  opts: { migrate?: boolean; timeouts?: boolean } = {},
 ): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -40,7 +40,16 @@ export async function openServiceDatabase(
     embedded,
   });
   try {
+    // Migrations run without the limits: one may rewrite a large table, or wait for a running instance's locks.
     if (opts.migrate ?? true) await migrate(db.orm, logger);
+    if (opts.timeouts) {
+      await applyTimeouts(db, config.dbPoolMax, {
+        statementMs: config.dbStatementTimeoutMs,
+        lockMs: config.dbLockTimeoutMs,
+        // a transaction left open by a stuck client holds its row locks; end it well after any statement could
+        idleInTransactionMs: config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
+      });
+    }
     return db;
   } catch (err) {
     await db.close();

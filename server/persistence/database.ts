@@ -19,6 +19,25 @@ export interface DatabaseOptions {
   embedded?: Promise<EmbeddedDatabase>;
   poolMax: number;
   logger?: Logger;
+  /** per-connection limits, so one stuck statement or lock cannot stall every writer; 0 = none */
+  timeouts?: DatabaseTimeouts;
+}
+
+export interface DatabaseTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+}
+
+/** Each pooled connection starts with the limits set (`SET` lasts for the connection's session). */
+export function poolWithTimeouts(pool: Record<string, unknown>, t: DatabaseTimeouts | undefined) {
+  if (!t) return pool;
+  const sql = `set statement_timeout = ${t.statementMs}; set lock_timeout = ${t.lockMs}; set idle_in_transaction_session_timeout = ${t.idleInTransactionMs}`;
+  return {
+    ...pool,
+    afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) =>
+      conn.query(sql, (err) => done(err, conn)),
+  };
 }
 
 export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
@@ -41,8 +60,20 @@ export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
   };
 }
 
+const basePool = (max: number) => ({ min: 0, max, idleTimeoutMillis: 30_000 });
+
+/**
+ * From now on every new connection carries the limits: the pool is replaced, so no connection opened
+ * before (by a migration, which must run without them) stays in use.
+ */
+export async function applyTimeouts(db: Database, poolMax: number, timeouts: DatabaseTimeouts): Promise<void> {
+  db.orm.config.set('pool', poolWithTimeouts(basePool(poolMax), timeouts));
+  await db.orm.close(true);
+  await db.orm.connect();
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  const pool = { min: 0, max: opts.poolMax, idleTimeoutMillis: 30_000 };
+  const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool }, opts.logger));
     return { orm, kind: 'postgres', close: () => orm.close(true) };

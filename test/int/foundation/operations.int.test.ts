@@ -243,3 +243,35 @@ describe('housekeeping', () => {
     }
   }, 60_000);
 });
+
+describe.skipIf(!onPostgres)('statement and lock timeouts', () => {
+  it('a transaction stuck holding a lock stalls no request past DB_LOCK_TIMEOUT_MS, and the answer leaks nothing', async () => {
+    const db = await createTestDatabase({ poolMax: 2 });
+    const server = await startServerProcess({ ...ADMIN, DATABASE_URL: db.url!, DB_LOCK_TIMEOUT_MS: '300' });
+    const pg = (await import('pg')).default;
+    const stuck = new pg.Client({ connectionString: db.url! });
+    await stuck.connect();
+    try {
+      const login = await fetch(`${server.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD }),
+      });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0];
+      await stuck.query('begin');
+      await stuck.query('lock table tensions in access exclusive mode');
+      // Without a lock timeout this read waits for the stuck transaction for ever (the test would time out).
+      const res = await fetch(`${server.url}/api/v1/tensions`, { headers: { cookie } });
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ code: 'internal', requestId: expect.any(String) });
+      expect(text).not.toMatch(/lock|select|tensions|timeout/i);
+      await stuck.query('rollback');
+      expect((await fetch(`${server.url}/api/v1/tensions`, { headers: { cookie } })).status).toBe(200);
+    } finally {
+      await stuck.end();
+      await server.stop();
+      await db.close();
+    }
+  }, 180_000);
+});
