@@ -11,6 +11,7 @@ import { rateLimit } from './http/rate-limit.js';
 import { BODY_LIMIT_BYTES, restErrors, restRouter } from './rest/router.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
+import { httpMetrics, metricsEndpoint } from './metrics.js';
 
 /** The admin web build, wherever this module runs from (sources under tsx, or dist/). */
 function adminWebDist(): string | null {
@@ -42,6 +43,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestContext(deps));
+  app.use(httpMetrics(deps.metrics));
   // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
   app.use((_req, res, next) => {
     if (opts.health?.draining()) res.setHeader('Connection', 'close');
@@ -81,6 +83,9 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     }
   });
 
+  // Before authentication: its bearer token is METRICS_TOKEN, not an API key.
+  if (deps.config.metrics) app.get('/metrics', metricsEndpoint(deps.metrics, deps.config.metricsToken));
+
   app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));
   app.use('/api/v1', restRouter(deps));
@@ -91,7 +96,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   if (web) {
     app.use(express.static(web, { index: false, maxAge: '1h' }));
     // Client-side routes: browsers asking for a page get the app; API clients get a 404 problem.
-    app.get(/^\/(?!api\/|graphql|mcp).*/, (req, res, next) => {
+    app.get(/^\/(?!api\/|graphql|mcp|metrics).*/, (req, res, next) => {
       if (req.accepts(['text/html', 'application/json']) !== 'text/html') return next();
       res.sendFile(join(web, 'index.html'));
     });

@@ -18,6 +18,8 @@ const schema = z
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
     MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+    METRICS: z.enum(['true', 'false']).default('true'),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
@@ -50,6 +52,9 @@ export interface Config {
   /** the server's per-connection limits (the CLI's long commands run without them); 0 = none */
   dbStatementTimeoutMs: number;
   dbLockTimeoutMs: number;
+  /** GET /metrics served (METRICS=false turns it off), behind this bearer token when set */
+  metrics: boolean;
+  metricsToken: string | undefined;
   /** false: start without migrating; /readyz answers 503 until `market-service migrate` has run */
   migrateOnStart: boolean;
   /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
@@ -88,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     migrateOnStart: e.MIGRATE_ON_START === 'true',
+    metrics: e.METRICS === 'true',
+    metricsToken: e.METRICS_TOKEN,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
     // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.

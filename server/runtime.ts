@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import type { Deps } from './application/context.js';
 import { applyTimeouts, migrate, openDatabase, type Database } from './persistence/database.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
+import { createMetrics } from './metrics.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
 export async function resolveSessionSecret(config: Config): Promise<string> {
@@ -58,5 +59,5 @@ export async function openServiceDatabase(
 }
 
 export function makeDeps(config: Config, logger: Logger, db: Database, sessionSecret: string): Deps {
-  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret };
+  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret, metrics: createMetrics(db.orm) };
 }

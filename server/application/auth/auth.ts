@@ -45,7 +45,10 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   if (!parsed.ok) return parsed;
   const { email, password } = parsed.value;
   const throttled = await loginThrottle(deps, email, actx.client);
-  if (throttled) return throttled;
+  if (throttled) {
+    deps.metrics.rateLimited('login');
+    return throttled;
+  }
 
   const em = deps.orm.em.fork() as EntityManager;
   const [user] = await em.execute<{ id: string; type: string; status: string; password_hash: string | null }[]>(
@@ -57,6 +60,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const verified = await verifyPassword(eligible ? user.password_hash! : await dummyHash(), password);
   if (!eligible || !verified) {
     await recordLoginFailure(deps, email, actx.client);
+    deps.metrics.loginFailure();
     return INVALID();
   }
 
