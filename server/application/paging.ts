@@ -45,8 +45,9 @@ export function decodeCursor<S extends z.ZodType>(deps: CursorDeps, list: ListNa
   const dot = cursor.indexOf('.');
   if (dot < 1) return notOurs();
   const payload = cursor.slice(0, dot);
-  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const expected = signature(deps, list, payload);
+  // Compared as text: base64url decoding skips stray characters, so decoded bytes could match an altered cursor.
+  const given = Buffer.from(cursor.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(signature(deps, list, payload).toString('base64url'), 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return notOurs();
   let key: unknown;
   try {
