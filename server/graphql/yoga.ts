@@ -31,7 +31,8 @@ function codeRequestErrors(result: unknown, requestId: string | undefined): void
     for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
       if (e.extensions?.code === 'INTERNAL') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
       if (e.extensions?.code) continue;
-      const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : 'VALIDATION_FAILED';
+      // yoga's CSRF prevention (a request without a preflight-forcing header) is the contract's csrf_required.
+      const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : /CSRF/.test(e.message) ? 'CSRF_REQUIRED' : 'VALIDATION_FAILED';
       (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code };
     }
   }

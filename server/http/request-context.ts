@@ -32,7 +32,13 @@ export function requestContext(deps: Deps) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       req.log.info(
-        { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, client: clientAddress(req), ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          client: clientAddress(req),
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
         'request',
       );
     });

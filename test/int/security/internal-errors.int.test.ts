@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { rpc } from '../../support/raw-http.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '../../../server/mcp/server.js';
 
 const FAULT = 'fault-probe 7f3a: injected failure';
 let app: TestApp;
@@ -62,6 +65,32 @@ describe('an internal failure, on every face', () => {
     expect(res.json.result.structuredContent).toMatchObject({ code: 'internal_error', requestId: res.headers.get('x-request-id') });
     expect(JSON.parse(res.json.result.content[0].text)).toEqual(res.json.result.structuredContent);
     expectNothingInternal(res.text);
+  });
+
+  it('MCP protocol level: a failure outside any tool is `Internal error` with internal_error and a request id, never the exception\'s words', async () => {
+    // The stdio server resolves the caller on every request; here that lookup fails the way a broken database would.
+    const server = createMcpServer(app.deps, async () => {
+      throw new Error(`${FAULT}: select * from tensions where id = $1`);
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcpClient = new Client({ name: 'fault-probe', version: '1.0.0' });
+    await mcpClient.connect(clientSide);
+    try {
+      const listed = await mcpClient.listTools().then(() => null, (err: { code: number; message: string; data: unknown }) => err);
+      expect(listed).not.toBeNull();
+      expect(listed!.code).toBe(-32603);
+      expect(listed!.message).toMatch(/Internal error/);
+      expect(listed!.data).toMatchObject({ code: 'internal_error', requestId: expect.any(String) });
+      expectNothingInternal(JSON.stringify({ message: listed!.message, data: listed!.data }));
+      const called = await mcpClient.callTool({ name: 'whoami', arguments: {} });
+      expect(called.isError).toBe(true);
+      expect(called.structuredContent).toMatchObject({ code: 'internal_error', requestId: expect.any(String) });
+      expectNothingInternal(JSON.stringify(called));
+    } finally {
+      await mcpClient.close();
+      await server.close();
+    }
   });
 
   it('wrote nothing: the probe held', async () => {

@@ -87,7 +87,7 @@ describe('/mcp Origin check', () => {
   });
 
   it("lets in the service's own origin, a listed origin, and requests without Origin", async () => {
-    for (const headers of [{ origin: app.url }, { origin: LISTED }, {}]) {
+    for (const headers of [{ origin: app.url }, { origin: LISTED }, {}] as Record<string, string>[]) {
       const res = await rpc(app, admin.key, 'tools/call', { name: 'whoami', arguments: {} }, headers);
       expect(res.status, `${JSON.stringify(headers)} ${res.text.slice(0, 200)}`).toBe(200);
       expect(res.json.result.structuredContent.user.id).toBe(admin.userId);
