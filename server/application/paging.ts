@@ -18,7 +18,7 @@ export interface Page<T> {
 export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys';
 
 /** Room for the longest genuine key (a 200-character name of escaped characters) with its signature. */
-export const MAX_CURSOR_LENGTH = 2048;
+const MAX_CURSOR_LENGTH = 2048;
 const SIGNATURE_BYTES = 16;
 
 type CursorDeps = Pick<Deps, 'sessionSecret'>;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { allowHeaders, MCP_HEADERS, raw, rpc } from '../../support/raw-http.js';
+import { ConfigError, loadConfig } from '../../../server/config.js';
 
 const LISTED = 'http://console.test.example:8443';
 let app: TestApp;
@@ -38,6 +39,20 @@ function preflight(a: TestApp, path: string, origin: string, method: string) {
 }
 
 describe('CORS', () => {
+  it('CORS_ORIGINS takes exact origins, and refuses a wildcard or anything else, reported with every other problem', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'https://Console.Example.com, http://127.0.0.1:5173' }).corsOrigins).toEqual(['https://console.example.com', 'http://127.0.0.1:5173']);
+    for (const bad of ['*', 'https://*.example.com', 'null', 'https://a.example/', 'https://a.example/path', 'console.example.com', 'ftp://a.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+    try {
+      loadConfig({ CORS_ORIGINS: '*', TRUST_PROXY: 'true', PORT: 'x' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['CORS_ORIGINS', 'PORT', 'TRUST_PROXY']);
+    }
+  });
+
   it('answers a foreign Origin (null included) without any Access-Control-Allow-* header, on preflight and actual requests, on every face', async () => {
     for (const a of [app, plain]) {
       const key = a === app ? admin.key : (await seedUserWithKey(a, { grants: ['*'] })).key;
