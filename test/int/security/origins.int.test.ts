@@ -109,3 +109,15 @@ describe('/mcp Origin check', () => {
     }
   });
 });
+
+describe('GraphQL CSRF prevention', () => {
+  it('refuses a GET query carrying no preflight-forcing header as CSRF_REQUIRED, and serves it with one', async () => {
+    const path = `/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const bare = await raw(app, 'GET', path, { accept: 'application/json' });
+    expect(bare.status, bare.text).toBe(403);
+    expect(bare.json.errors[0].extensions.code).toBe('CSRF_REQUIRED');
+    const marked = await raw(app, 'GET', path, { accept: 'application/json', 'x-csrf-protection': '1' });
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.json.data.__typename).toBe('Query');
+  });
+});
