@@ -2,13 +2,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import helmet from 'helmet';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
-import { BODY_LIMIT_BYTES, restErrors, restRouter } from './rest/router.js';
+import { restErrors, restRouter } from './rest/router.js';
+import { cors } from './http/cors.js';
+import { securityHeaders } from './http/security-headers.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
 import { httpMetrics, metricsEndpoint } from './metrics.js';
@@ -41,7 +42,8 @@ export interface AppOptions {
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Which proxies may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): SPEC §6.
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
   app.use(httpMetrics(deps.metrics));
   // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
@@ -49,24 +51,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     if (opts.health?.draining()) res.setHeader('Connection', 'close');
     next();
   });
-  // Security headers everywhere; GraphiQL's offline page inlines its script and styles, so only
-  // /graphql may run inline code. No CORS middleware: cross-origin browser calls are refused by default.
-  const strict = helmet({
-    contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] } },
-  });
-  const graphiql = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        'script-src': ["'self'", "'unsafe-inline'", 'blob:'],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:'],
-        'font-src': ["'self'", 'data:'],
-        'worker-src': ["'self'", 'blob:'],
-        'connect-src': ["'self'"],
-      },
-    },
-  });
-  app.use((req, res, next) => (req.path === '/graphql' ? graphiql : strict)(req, res, next));
+  app.use(cors(deps));
+  app.use(securityHeaders());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -89,8 +75,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));
   app.use('/api/v1', restRouter(deps));
-  app.use('/graphql', graphqlHandler(deps));
-  app.use('/mcp', express.json({ limit: BODY_LIMIT_BYTES }), mcpHandler(deps));
+  app.use('/graphql', ...graphqlHandler(deps));
+  app.use('/mcp', ...mcpHandler(deps));
 
   const web = adminWebDist();
   if (web) {

@@ -1,5 +1,57 @@
 // The only reader of process.env: parsed once, every problem reported at once.
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** An origin exactly as browsers send it: scheme, host and optional port, nothing else. */
+function asOrigin(entry: string): string | null {
+  try {
+    const u = new URL(entry);
+    const bare = u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !entry.endsWith('/');
+    if (!['http:', 'https:'].includes(u.protocol) || !bare || entry.includes('*')) return null;
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Express's proxy-addr presets, or an IP address with an optional CIDR prefix. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [ip, bits, ...rest] = entry.split('/');
+  const family = isIP(ip);
+  if (!family || rest.length) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+const corsOrigins = z.string().transform((v, c) => {
+  const origins: string[] = [];
+  for (const entry of list(v)) {
+    const origin = asOrigin(entry);
+    if (origin) origins.push(origin);
+    else c.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://admin.example.com (no wildcard, path or trailing slash)` });
+  }
+  return origins;
+});
+
+/** A hop count (0 = trust no proxy), `false`, or a comma list of addresses/CIDRs (Express `trust proxy`). */
+const trustProxy = z.string().transform((v, c): number | string[] => {
+  const t = v.trim();
+  if (t === 'false') return 0;
+  if (/^\d+$/.test(t)) {
+    const hops = Number(t);
+    if (hops <= 32) return hops;
+  }
+  const entries = list(t);
+  const bad = entries.filter((e) => !isProxyAddress(e));
+  if (entries.length && !bad.length) return entries;
+  c.addIssue({
+    code: 'custom',
+    message: `must be a hop count (0–32), false, or a comma list of addresses/CIDRs (or loopback, linklocal, uniquelocal); not ${bad.map((b) => `"${b}"`).join(', ') || `"${t}"`}`,
+  });
+  return z.NEVER;
+});
 
 const schema = z
   .object({
@@ -23,6 +75,8 @@ const schema = z
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
+    CORS_ORIGINS: corsOrigins.optional(),
+    TRUST_PROXY: trustProxy.optional(),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -59,6 +113,10 @@ export interface Config {
   migrateOnStart: boolean;
   /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
   shutdownGraceMs: number;
+  /** origins allowed cross-origin access (with credentials), exact match; empty = none */
+  corsOrigins: string[];
+  /** Express `trust proxy`: hops to trust, or the proxies' addresses/CIDRs */
+  trustProxy: number | string[];
 }
 
 export class ConfigError extends Error {
@@ -99,5 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
     // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    trustProxy: e.TRUST_PROXY ?? ['loopback'],
   };
 }

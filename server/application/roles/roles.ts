@@ -6,7 +6,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from '../users/transact.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
@@ -42,9 +42,11 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   if (denied) return denied;
   const parsed = parseInput(listRolesInput, input);
   if (!parsed.ok) return parsed;
-  const { limit, cursor } = parsed.value;
-  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, cursor?.[0], limit + 1);
-  return ok(toPage(rows, limit, (r) => [r.code], (r) => r));
+  const { limit } = parsed.value;
+  const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
+  if (!after.ok) return after;
+  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, after.value?.[0], limit + 1);
+  return ok(toPage(deps, 'roles', rows, limit, (r) => [r.code], (r) => r));
 }
 
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {

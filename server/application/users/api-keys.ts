@@ -7,7 +7,7 @@ import { ok, refuse, validationFailed, type Refusal, type Result } from '../../d
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
 
 export interface ApiKeyMetadata {
@@ -97,10 +97,10 @@ async function mint(deps: Deps, userId: string, input: unknown): Promise<Result<
 async function listFor(deps: Deps, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const parsed = parseInput(listApiKeysInput, input);
   if (!parsed.ok) return parsed;
-  const { limit, cursor } = parsed.value;
-  if (cursor && (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success)) {
-    return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
-  }
+  const { limit } = parsed.value;
+  const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'apiKeys', parsed.value.cursor, createdAtIdKey);
+  if (!after.ok) return after;
+  const cursor = after.value;
   const em = deps.orm.em.fork() as EntityManager;
   const rows = await em.execute<KeyRow[]>(
     `select ${KEY_COLUMNS} from api_keys where user_id = ?
@@ -108,7 +108,7 @@ async function listFor(deps: Deps, userId: string, input: unknown): Promise<Resu
      order by created_at desc, id desc limit ?`,
     [userId, cursor?.[0] ?? null, cursor?.[0] ?? null, cursor?.[1] ?? null, limit + 1],
   );
-  return ok(toPage(rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
+  return ok(toPage(deps, 'apiKeys', rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
 }
 
 async function revokeFor(deps: Deps, userId: string, keyId: string): Promise<Result<null>> {

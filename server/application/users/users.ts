@@ -7,7 +7,7 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from './transact.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 
@@ -130,11 +130,10 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
     params.push(like, like);
   }
   if (cursor) {
-    if (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success) {
-      return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
-    }
+    const after = decodeCursor(deps, 'users', cursor, createdAtIdKey);
+    if (!after.ok) return after;
     where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
-    params.push(cursor[0], cursor[1]);
+    params.push(...after.value);
   }
   const em = deps.orm.em.fork() as EntityManager;
   const rows = await em.execute<UserRow[]>(
@@ -142,7 +141,7 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
     [...params, limit + 1],
   );
   const views = await toUserViews(em, rows);
-  return ok(toPage(views, limit, (u) => [u.createdAt, u.id], (u) => u));
+  return ok(toPage(deps, 'users', views, limit, (u) => [u.createdAt, u.id], (u) => u));
 }
 
 export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
