@@ -123,8 +123,10 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
       if (!current) return notFound(id);
       const permissions = patch.permissions ?? current.permissions;
       const inherits = patch.inherits ?? current.inherits;
-      if (current.system && (!sameSet(permissions, current.permissions) || !sameSet(inherits, current.inherits))) {
-        return refuse('system_role', `The system role ${current.code} keeps its permissions.`);
+      // The code too: `users create-admin` and the first start find the role by it (issue 17, item 8).
+      const recoded = patch.code !== undefined && patch.code !== current.code;
+      if (current.system && (recoded || !sameSet(permissions, current.permissions) || !sameSet(inherits, current.inherits))) {
+        return refuse('system_role', `The system role ${current.code} keeps its code, permissions and inherits.`);
       }
       const unknown = await unknownInherits(tx, inherits);
       if (unknown) return unknown;
