@@ -1,6 +1,5 @@
 // Opens the database the configuration names (a PostgreSQL URL, or the embedded one) and migrates it.
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { entities } from './entities/index.js';
 import { readdir } from 'node:fs/promises';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import type { Logger } from '../logger.js';
@@ -43,7 +42,10 @@ export function poolWithTimeouts(pool: Record<string, unknown>, t: DatabaseTimeo
 export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
   return {
     logger: (message: string) => logger?.debug({ orm: message }),
-    entities,
+    // No entities: every query is SQL in persistence/ (the command path by design, identity for now), and
+    // entities that no code used had drifted from the migrated schema. They come back, with a test that
+    // MikroORM's schema comparator finds no difference, when identity moves to the unit of work.
+    entities: [],
     migrations: {
       path: 'migrations',
       tableName: 'mikro_orm_migrations',
