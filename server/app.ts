@@ -12,7 +12,8 @@ import { cors } from './http/cors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
-import { httpMetrics, metricsEndpoint } from './metrics.js';
+import { httpMetrics, metricsEndpoint, routeLabel } from './metrics.js';
+import { httpTracing } from './tracing.js';
 
 /** The admin web build, wherever this module runs from (sources under tsx, or dist/). */
 function adminWebDist(): string | null {
@@ -45,6 +46,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   // Which proxies may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): SPEC §6.
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  app.use(httpTracing(routeLabel));
   app.use(httpMetrics(deps.metrics));
   // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
   app.use((_req, res, next) => {

@@ -1,5 +1,6 @@
 // Structured logs; secrets are redacted by path wherever they could appear.
 import { pino, destination, type Logger, type DestinationStream } from 'pino';
+import { activeTraceId } from './tracing.js';
 
 export type { Logger };
 
@@ -8,6 +9,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     {
       level,
       base: undefined,
+      // Every line logged inside a traced request carries its trace id (SPEC §9).
+      mixin: () => {
+        const traceId = activeTraceId();
+        return traceId ? { traceId } : {};
+      },
       redact: {
         paths: [
           'password', '*.password', 'newPassword', '*.newPassword', 'currentPassword', '*.currentPassword',

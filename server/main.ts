@@ -9,6 +9,8 @@ import { migrationStatus } from './persistence/database.js';
 import { deleteExpired } from './persistence/housekeeping.js';
 import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlTracing, startTracing } from './tracing.js';
+import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 export interface RunningService {
@@ -30,9 +32,11 @@ export async function startService(
   appOptions: AppOptions = {},
   embedded?: Promise<EmbeddedDatabase>,
 ): Promise<RunningService> {
+  const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: serviceVersion() }) : undefined;
   const sessionSecret = await resolveSessionSecret(config);
   const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart, timeouts: true });
   const deps = makeDeps(config, logger, db, sessionSecret);
+  if (stopTracing) sqlTracing(db.orm);
 
   const firstStart = async () => {
     const boot = await bootstrap(db.orm, {
@@ -114,6 +118,7 @@ export async function startService(
         clearInterval(sweep);
         clearTimeout(cut);
         await db.close();
+        await stopTracing?.().catch((err: unknown) => logger.warn({ err }, 'flushing traces failed'));
       })()),
   };
 }

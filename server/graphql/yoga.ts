@@ -2,12 +2,13 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createYoga, maskError as defaultMaskError } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { schema } from '../../schema/index.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
-import { needsCsrfHeader } from '../http/request-context.js';
+import { needsCsrfHeader, requestLog } from '../http/request-context.js';
+import { inSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { ERROR_STATUS } from '../domain/errors.js';
 
@@ -66,7 +67,7 @@ export function graphqlHandler(deps: Deps) {
         const original = isGraphQLError(error) ? error.originalError : error;
         if (original && !isGraphQLError(original)) {
           // A bug, not a refusal: log it whole, answer with nothing internal.
-          deps.logger.error({ err: original }, 'graphql resolver failed');
+          (requestLog.getStore() ?? deps.logger).error({ err: original }, 'graphql resolver failed');
           return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
         }
         // A refusal (or a parse/validation error): already safe to show, whichever build created it.
@@ -76,6 +77,13 @@ export function graphqlHandler(deps: Deps) {
     },
     plugins: [
       ...armor.protect().plugins,
+      // One span per operation, active while it executes, so use-case and SQL spans nest under it.
+      {
+        onExecute: ({ executeFn, setExecuteFn }: { executeFn: (a: ExecutionArgs) => unknown; setExecuteFn: (fn: (a: ExecutionArgs) => unknown) => void }) =>
+          setExecuteFn((a) =>
+            inSpan(`graphql ${a.operationName ?? 'anonymous'}`, { 'graphql.operation.name': a.operationName ?? '' }, async () => executeFn(a)),
+          ),
+      },
       {
         onResultProcess: ({ result, serverContext }: { result: unknown; serverContext: { req?: Request } }) =>
           codeRequestErrors(result, serverContext.req?.requestId),

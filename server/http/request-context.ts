@@ -1,7 +1,9 @@
 // Per-request plumbing shared by every HTTP face: request id, child logger, and who is calling.
 import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
+import { activeTraceId } from '../tracing.js';
 import type { Caller, Deps } from '../application/context.js';
 import type { Refusal } from '../domain/errors.js';
 import { authenticateApiKey, authenticateSession, bearerToken, UNAUTHENTICATED } from '../auth/authenticate.js';
@@ -21,6 +23,9 @@ declare module 'express-serve-static-core' {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** The current request's logger, for code that is handed no request (GraphQL's error masking). */
+export const requestLog = new AsyncLocalStorage<Logger>();
+
 export function requestContext(deps: Deps) {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
@@ -37,12 +42,17 @@ export function requestContext(deps: Deps) {
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           client: clientAddress(req),
+          // who called: the access log answers "which key did this" without a join
+          userId: req.caller?.userId ?? null,
+          apiKeyId: req.caller?.apiKey?.id ?? null,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
+          // outside the request's async context here, so the mixin cannot add it
+          ...(res.locals.traceId && !activeTraceId() ? { traceId: res.locals.traceId } : {}),
         },
         'request',
       );
     });
-    next();
+    requestLog.run(req.log, next);
   };
 }
 

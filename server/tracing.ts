@@ -1,0 +1,100 @@
+// OpenTelemetry traces (SPEC §9): spans for HTTP requests, GraphQL operations, use cases and SQL, exported
+// over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without a registered provider every call below is
+// the API's no-op, so the instrumentation costs next to nothing when tracing is off.
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+export const tracer = () => trace.getTracer('market-service');
+
+/** The active span's trace id, for log lines; undefined outside a traced request. */
+export function activeTraceId(): string | undefined {
+  const span = trace.getActiveSpan();
+  return span?.isRecording() ? span.spanContext().traceId : undefined;
+}
+
+/**
+ * Registers the global tracer provider. `processors` is for tests (an in-memory exporter); otherwise
+ * spans go over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT, which the exporter reads from the environment
+ * itself (with the other standard OTEL_* variables). Returns the shutdown that flushes pending spans.
+ */
+export async function startTracing(opts: { serviceVersion: string; processors?: SpanProcessor[] }): Promise<() => Promise<void>> {
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'market-service', 'service.version': opts.serviceVersion }),
+    spanProcessors: opts.processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  provider.register();
+  return () => provider.shutdown();
+}
+
+/** Runs `fn` in a span named `name` (a use case, a command), ending it with the outcome. */
+export async function inSpan<T>(name: string, attributes: Record<string, string>, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** One server span per request, continuing a `traceparent` the caller sent; named by route template once known. */
+export function httpTracing(routeOf: (req: Request) => string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const parent = propagation.extract(context.active(), req.headers);
+    const span = tracer().startSpan(
+      req.method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } },
+      parent,
+    );
+    if (!span.isRecording()) return next();
+    res.locals.traceId = span.spanContext().traceId;
+    res.on('finish', () => {
+      const route = routeOf(req);
+      span.updateName(`${req.method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode, 'market.request_id': req.requestId });
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    });
+    context.with(trace.setSpan(parent, span), next);
+  };
+}
+
+interface KnexQuery {
+  __knexQueryUid: string;
+  sql: string;
+}
+
+/** A client span per SQL statement, from knex's query events (the ORM runs every statement through knex). */
+export function sqlTracing(orm: MikroORM): void {
+  const knex = orm.em.getConnection().getKnex();
+  const open = new Map<string, Span>();
+  knex.on('query', (q: KnexQuery) => {
+    if (!trace.getActiveSpan()?.isRecording()) return;
+    // The ORM inlines bound values into the text it hands knex (emails, hashes), so a span records the
+    // statement's verb and first table, never its text.
+    const verb = /^\s*(\w+)/.exec(q.sql)?.[1]?.toLowerCase() ?? 'sql';
+    const table = /\b(?:from|into|update|table)\s+"?(\w+)/i.exec(q.sql)?.[1] ?? '';
+    const attributes = { 'db.system.name': 'postgresql', 'db.operation.name': verb, 'db.collection.name': table };
+    open.set(q.__knexQueryUid, tracer().startSpan(`sql ${verb}${table ? ` ${table}` : ''}`, { kind: SpanKind.CLIENT, attributes }));
+  });
+  const end = (q: KnexQuery, failed: boolean) => {
+    const span = open.get(q.__knexQueryUid);
+    if (!span) return;
+    open.delete(q.__knexQueryUid);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  };
+  knex.on('query-response', (_r: unknown, q: KnexQuery) => end(q, false));
+  knex.on('query-error', (_e: unknown, q: KnexQuery) => end(q, true));
+}

@@ -1,0 +1,85 @@
+// Traces (SPEC §9): one trace per request, with the HTTP span, the GraphQL operation, the use case and
+// its SQL statements nested under it, and the trace id in the log lines; spans caught in memory.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { startTracing, sqlTracing } from '../../../server/tracing.js';
+import { createLogger } from '../../../server/logger.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey } from '../../support/clients.js';
+import { newActor, newTension } from '../../support/tensions.js';
+
+const exporter = new InMemorySpanExporter();
+const logLines: Record<string, unknown>[] = [];
+let stopTracing: () => Promise<void>;
+let app: TestApp;
+
+beforeAll(async () => {
+  stopTracing = await startTracing({ serviceVersion: 'test', processors: [new SimpleSpanProcessor(exporter)] });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  app = await startTestApp({ logLevel: 'info' }, { logger: createLogger('info', sink) });
+  sqlTracing(app.deps.orm);
+});
+afterAll(async () => {
+  await app?.close();
+  await stopTracing?.();
+});
+
+const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+
+/** Every span of `traceId`, and the chain of names from `span` up to the root. */
+function lineage(spans: ReadableSpan[], span: ReadableSpan): string[] {
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  const names: string[] = [];
+  for (let s: ReadableSpan | undefined = span; s; s = parentOf(s) ? byId.get(parentOf(s)!) : undefined) names.push(s.name);
+  return names;
+}
+
+describe('tracing', () => {
+  it('a REST rescore is one trace: the server span, and its SQL statements beneath it; the access log carries the trace id', async () => {
+    const agent = await seedUserWithKey(app, { grants: ['tensions:read', 'tensions:write', 'actors:write'] });
+    const api = client(app, agent.key);
+    const tension = await newTension(api, { name: 'Traced', actorId: await newActor(api, 'Org') });
+    exporter.reset();
+    const res = await api.post(`/tensions/${tension.id}/rescore`, { score: 9 });
+    expect(res.status).toBe(200);
+
+    const spans = exporter.getFinishedSpans();
+    const server = spans.find((s) => s.name === 'POST /api/v1/tensions/:id/rescore');
+    expect(server, spans.map((s) => s.name).join(', ')).toBeDefined();
+    expect(server!.attributes['http.response.status_code']).toBe(200);
+    const traceId = server!.spanContext().traceId;
+    const sql = spans.filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId);
+    expect(sql.length).toBeGreaterThan(1);
+    expect(sql.map((s) => s.name)).toContain('sql insert domain_events');
+    for (const s of sql) {
+      expect(lineage(spans, s).at(-1)).toBe(server!.name);
+      // never the statement's text, which carries the values bound to it
+      expect(JSON.stringify(s.attributes)).not.toContain(tension.id);
+    }
+    const access = logLines.find((l) => l.msg === 'request' && l.path === `/api/v1/tensions/${tension.id}/rescore`);
+    expect(access).toMatchObject({ traceId, status: 200, userId: agent.userId, apiKeyId: agent.keyId });
+  });
+
+  it('continues the trace a caller sends in `traceparent`, and nests a GraphQL operation under the request', async () => {
+    const agent = await seedUserWithKey(app, { grants: ['tensions:read'] });
+    exporter.reset();
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.key}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      body: JSON.stringify({ query: 'query Few { tensions(limit: 1) { nextCursor } }', operationName: 'Few' }),
+    });
+    expect(res.status).toBe(200);
+    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    const op = spans.find((s) => s.name === 'graphql Few');
+    expect(op, spans.map((s) => s.name).join(', ')).toBeDefined();
+    expect(lineage(spans, op!)).toEqual(['graphql Few', 'POST /graphql']);
+    expect(spans.some((s) => s.name.startsWith('sql ') && lineage(spans, s).includes('graphql Few'))).toBe(true);
+  });
+});
