@@ -63,5 +63,5 @@ describe('GET /metrics, guarded and switched off', () => {
     } finally {
       await off.close();
     }
-  });
+  }, 180_000);
 });
