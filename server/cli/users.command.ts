@@ -1,23 +1,36 @@
 // `market-service users create-admin --email E [--name N]`: a human holding the system role `admin`.
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CommandRun } from './commands.js';
 import { openServiceDatabase } from '../runtime.js';
 import { generatePassword, hashPassword } from '../auth/password.js';
 import { emailSchema, passwordSchema } from '../application/users/users.js';
 
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+const USAGE = 'Usage: market-service users create-admin --email E [--name N]';
+
+function parse(args: string[]): { email?: string; name?: string } | null {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { email: { type: 'string' }, name: { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    });
+    return positionals.length === 1 && positionals[0] === 'create-admin' ? values : null;
+  } catch {
+    return null;
+  }
 }
 
 export const runUsers: CommandRun = async (args, { config, logger }) => {
-  if (args[0] !== 'create-admin') {
-    console.error("Usage: market-service users create-admin --email E [--name N]");
+  const flags = parse(args);
+  if (!flags) {
+    console.error(USAGE);
     return 2;
   }
-  const email = emailSchema.safeParse(flag(args, '--email') ?? '');
-  const name = (flag(args, '--name') ?? 'Administrator').trim();
+  const email = emailSchema.safeParse(flags.email ?? '');
+  const name = (flags.name ?? 'Administrator').trim();
   if (!email.success || name.length < 1 || name.length > 200) {
     console.error('A valid --email is required; --name must be 1–200 characters.');
     return 2;

@@ -275,3 +275,15 @@ describe.skipIf(!onPostgres)('statement and lock timeouts', () => {
     }
   }, 180_000);
 });
+
+describe('subcommands parse strictly too', () => {
+  it.each([
+    [['users', 'create-admin', '--email', 'a@test.example', '--bogus']],
+    [['users', 'create-admin', 'extra', '--email', 'a@test.example']],
+    [['users', 'remove-admin']],
+  ])('refuses %j with the usage and exit code 2', async (args) => {
+    const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Usage: market-service users create-admin/);
+  }, 60_000);
+});
