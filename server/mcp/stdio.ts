@@ -1,18 +1,36 @@
 // `market-service mcp`: the same tools over stdio, authenticated by MARKET_API_KEY on every call.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { migrationStatus } from '../persistence/database.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from '../runtime.js';
 import { createMcpServer } from './server.js';
 
-export const runMcp: CommandRun = async (_args, { config, logger }) => {
+export const runMcp: CommandRun = async (args, { config, logger }) => {
+  if (args.length) {
+    console.error('Usage: market-service mcp   (the key comes from MARKET_API_KEY; no arguments)');
+    return 2;
+  }
   const key = process.env.MARKET_API_KEY;
   if (!key) {
     console.error('market-service mcp: set MARKET_API_KEY to the API key the MCP client acts as.');
     return 2;
   }
-  const db = await openServiceDatabase(config, logger);
+  // SPEC §8: the stdio server serves an existing database; it never creates or migrates one.
+  if (!config.databaseUrl && !existsSync(join(resolve(config.dataDir), 'pgdata'))) {
+    console.error(`market-service mcp: no database in ${resolve(config.dataDir)}: start the service once (npm start), or set DATABASE_URL.`);
+    return 1;
+  }
+  const db = await openServiceDatabase(config, logger, undefined, { migrate: false });
+  const { pending } = await migrationStatus(db.orm);
+  if (pending.length) {
+    console.error(`market-service mcp: the database is not migrated (${pending.length} pending): run \`market-service migrate\` first.`);
+    await db.close();
+    return 1;
+  }
   const deps = makeDeps(config, logger, db, await resolveSessionSecret(config));
   const server = createMcpServer(deps, async () => {
     const caller = await authenticateApiKey(deps, key);

@@ -287,3 +287,26 @@ describe('subcommands parse strictly too', () => {
     expect(run.stderr).toMatch(/Usage: market-service users create-admin/);
   }, 60_000);
 });
+
+describe('market-service mcp never creates or migrates a database (SPEC §8)', () => {
+  it('refuses a missing data folder and an unmigrated PostgreSQL database with a clear message, creating nothing', async () => {
+    const missing = join(tmpdir(), `market-none-${Date.now()}`);
+    const embedded = await runCli(['mcp'], { DATA_DIR: missing, MARKET_API_KEY: 'mk_whatever' });
+    expect(embedded.code).toBe(1);
+    expect(embedded.stderr).toMatch(/no database in/);
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(missing)).toBe(false);
+    expect((await runCli(['mcp', '--port', '1'], { DATA_DIR: missing, MARKET_API_KEY: 'mk_whatever' })).code).toBe(2);
+    if (!onPostgres) return;
+    const empty = await emptyPostgresDatabase();
+    try {
+      const run = await runCli(['mcp'], { DATABASE_URL: empty.url, MARKET_API_KEY: 'mk_whatever' });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/not migrated/);
+      const { rows } = await empty.query(`select to_regclass('mikro_orm_migrations') is null as absent`);
+      expect(rows[0].absent).toBe(true);
+    } finally {
+      await empty.drop();
+    }
+  }, 120_000);
+});
