@@ -112,8 +112,8 @@ async function rowsOf(tx: EntityManager, ids: string[], lock: boolean): Promise<
  * transaction that locks only those rows, so commands on every other tension go on meanwhile.
  *
  * Under the row locks no command can append to these streams (each append updates or deletes its row
- * in the same transaction, after locking it), so the heads read here are final until commit: streams
- * that moved on since they were read are folded further from there. A row that does not exist cannot
+ * in the same transaction, after locking it), so what is read here is final until commit: streams that
+ * moved on since they were read (an event after the last one folded exists) are folded further. A row that does not exist cannot
  * be appended to (a command on it is 404), so inserting it is safe too. Locks are taken in the
  * commands' order (actor, then tension row) and in id order, so a rebuild deadlocks with neither.
  */
@@ -123,14 +123,15 @@ async function settleBatch(em: EntityManager, folded: Map<string, Folded>): Prom
     const actors = [...new Set([...folded.values()].flatMap((f) => (f.state ? [f.state.actorId] : [])))].sort();
     if (actors.length) await tx.execute('select id from actors where id = any(?::uuid[]) order by id for key share', [uuids(actors)]);
     const rows = await rowsOf(tx, ids, true);
-    const heads: { stream_id: string; v: number }[] = await tx.execute(
-      `select stream_id, max(version)::int as v from domain_events where stream_type = ? and stream_id = any(?::uuid[]) group by stream_id`,
-      [TENSION_STREAM, uuids(ids)],
+    // Streams with an event after the last one folded: point lookups on the (stream, version) index.
+    const moved: { stream_id: string }[] = await tx.execute(
+      `select e.stream_id from unnest(?::uuid[], ?::int[]) as n(id, v)
+       join domain_events e on e.stream_type = ? and e.stream_id = n.id and e.version = n.v`,
+      [uuids(ids), `{${ids.map((id) => folded.get(id)!.version + 1).join(',')}}`, TENSION_STREAM],
     );
     let events = 0;
-    for (const { stream_id: id, v } of heads) {
+    for (const { stream_id: id } of moved) {
       const f = folded.get(id)!;
-      if (v <= f.version) continue;
       for (const e of await readStream(tx, { type: TENSION_STREAM, id }, { after: f.version })) {
         f.state = evolve(f.state, recorded(e));
         f.version = e.version;
