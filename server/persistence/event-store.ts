@@ -187,3 +187,39 @@ export async function readStream(em: EntityManager, stream: StreamRef, opts: Rea
   );
   return rows.map(toStoredEvent);
 }
+
+/** An event as a replay needs it (no metadata). */
+export interface ReplayedEvent {
+  streamId: string;
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/** Up to `limit` events of every stream of `streamType` after (streamId, version), in (stream, version) order. */
+export async function readStreamsInOrder(
+  em: EntityManager,
+  streamType: string,
+  after: { streamId: string; version: number },
+  limit: number,
+): Promise<ReplayedEvent[]> {
+  const rows: { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string }[] = await em.execute(
+    `select stream_id, version, type, data, occurred_at from domain_events
+     where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
+     order by stream_id, version limit ?`,
+    [streamType, after.streamId, after.version, limit],
+  );
+  return rows.map((r) => ({ streamId: r.stream_id, version: r.version, type: r.type, data: r.data, occurredAt: new Date(r.occurred_at) }));
+}
+
+/** Of the streams given with the last version a reader has of each, those with an event after it (one index probe each). */
+export async function streamsMovedOn(em: EntityManager, streamType: string, lastSeen: Map<string, number>): Promise<string[]> {
+  if (lastSeen.size === 0) return [];
+  const rows: { stream_id: string }[] = await em.execute(
+    `select e.stream_id from unnest(?::uuid[], ?::int[]) as n(id, v)
+     join domain_events e on e.stream_type = ? and e.stream_id = n.id and e.version = n.v`,
+    [`{${[...lastSeen.keys()].join(',')}}`, `{${[...lastSeen.values()].map((v) => v + 1).join(',')}}`, streamType],
+  );
+  return rows.map((r) => r.stream_id);
+}

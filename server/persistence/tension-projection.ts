@@ -147,3 +147,41 @@ export async function updateTensionStates(tx: EntityManager, states: TensionStat
     [recordset(states)],
   );
 }
+
+const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+
+/** The rows of `ids` as states (missing ones absent); `lock`: `for update`, taken in id order. */
+export async function loadTensionStates(tx: EntityManager, ids: string[], opts: { lock: boolean }): Promise<Map<string, TensionState>> {
+  if (ids.length === 0) return new Map();
+  const rows: TensionRow[] = await tx.execute(
+    `select t.*, null as actor_name, null as actor_type, null as lead_name, null as lead_type from tensions t
+     where t.id = any(?::uuid[]) order by t.id ${opts.lock ? 'for update' : ''}`,
+    [uuidArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, rowToState(r)]));
+}
+
+/** Locks actors `for key share` in id order (what a row referencing them takes), so none is deleted meanwhile. */
+export async function keyShareActors(tx: EntityManager, actorIds: string[]): Promise<void> {
+  if (actorIds.length) await tx.execute('select id from actors where id = any(?::uuid[]) order by id for key share', [uuidArray([...actorIds].sort())]);
+}
+
+export async function deleteTensionRows(tx: EntityManager, ids: string[]): Promise<void> {
+  if (ids.length) await tx.execute('delete from tensions where id = any(?::uuid[])', [uuidArray(ids)]);
+}
+
+/** Rows with no stream of `streamType` behind them at all; deletes them unless `dryRun`. Answers how many. */
+export async function deleteOrphanTensionRows(em: EntityManager, streamType: string, dryRun: boolean): Promise<number> {
+  const orphans: { id: string }[] = await em.execute(
+    `select t.id from tensions t where not exists
+       (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
+    [streamType],
+  );
+  if (dryRun || orphans.length === 0) return orphans.length;
+  await em.execute(
+    `delete from tensions t where t.id = any(?::uuid[])
+       and not exists (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
+    [uuidArray(orphans.map((o) => o.id)), streamType],
+  );
+  return orphans.length;
+}

@@ -5,8 +5,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, type Result } from '../../domain/errors.js';
 import { evolve } from '../../domain/tension.evolve.js';
 import type { RecordedTensionEvent, TensionState } from '../../domain/tension.types.js';
-import { readStream } from '../../persistence/event-store.js';
-import { insertTensionStates, rowToState, updateTensionStates, type TensionRow } from '../../persistence/tension-projection.js';
+import { readStream, readStreamsInOrder, streamsMovedOn } from '../../persistence/event-store.js';
+import {
+  deleteOrphanTensionRows,
+  deleteTensionRows,
+  insertTensionStates,
+  keyShareActors,
+  loadTensionStates,
+  updateTensionStates,
+} from '../../persistence/tension-projection.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { parseInput } from '../validate.js';
@@ -39,10 +46,7 @@ interface Folded {
   version: number;
 }
 
-type EventRow = { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string };
-
 const recorded = (e: { type: string; data: Record<string, unknown>; version: number; occurredAt: Date }) => e as RecordedTensionEvent;
-const uuids = (ids: string[]) => `{${ids.join(',')}}`;
 
 /**
  * Reads every tension stream in (stream_id, version) order, `BATCH` events at a time, and hands each
@@ -54,18 +58,13 @@ async function foldStreams(em: EntityManager, settle: (streams: Map<string, Fold
   let after = { streamId: NIL, version: 0 };
   let events = 0;
   for (;;) {
-    const batch: EventRow[] = await em.execute(
-      `select stream_id, version, type, data, occurred_at from domain_events
-       where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
-       order by stream_id, version limit ?`,
-      [TENSION_STREAM, after.streamId, after.version, BATCH],
-    );
+    const batch = await readStreamsInOrder(em, TENSION_STREAM, after, BATCH);
     for (const e of batch) {
-      if (current?.id !== e.stream_id) {
+      if (current?.id !== e.streamId) {
         if (current) pending.set(current.id, current.folded);
-        current = { id: e.stream_id, folded: { state: null, version: 0 } };
+        current = { id: e.streamId, folded: { state: null, version: 0 } };
       }
-      current.folded.state = evolve(current.folded.state, recorded({ type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) }));
+      current.folded.state = evolve(current.folded.state, recorded(e));
       current.folded.version = e.version;
       events++;
     }
@@ -77,7 +76,7 @@ async function foldStreams(em: EntityManager, settle: (streams: Map<string, Fold
     events = 0;
     if (last) return;
     const tail = batch[batch.length - 1];
-    after = { streamId: tail.stream_id, version: tail.version };
+    after = { streamId: tail.streamId, version: tail.version };
   }
 }
 
@@ -98,39 +97,25 @@ function diff(folded: Map<string, Folded>, rows: Map<string, TensionState>) {
   return { inserts, updates, deletes, unchanged };
 }
 
-async function rowsOf(tx: EntityManager, ids: string[], lock: boolean): Promise<Map<string, TensionState>> {
-  const rows: TensionRow[] = await tx.execute(
-    `select t.*, null as actor_name, null as actor_type, null as lead_name, null as lead_type from tensions t
-     where t.id = any(?::uuid[]) order by t.id ${lock ? 'for update' : ''}`,
-    [uuids(ids)],
-  );
-  return new Map(rows.map((r) => [r.id, rowToState(r)]));
-}
-
 /**
  * Brings the rows of `folded` (streams read outside any lock) to their streams' heads, in one short
  * transaction that locks only those rows, so commands on every other tension go on meanwhile.
  *
  * Under the row locks no command can append to these streams (each append updates or deletes its row
  * in the same transaction, after locking it), so what is read here is final until commit: streams that
- * moved on since they were read (an event after the last one folded exists) are folded further. A row that does not exist cannot
- * be appended to (a command on it is 404), so inserting it is safe too. Locks are taken in the
- * commands' order (actor, then tension row) and in id order, so a rebuild deadlocks with neither.
+ * moved on since they were read (an event after the last one folded exists) are folded further. A row
+ * that does not exist cannot be appended to (a command on it is 404), so inserting it is safe too.
+ * Locks are taken in the commands' order (actor, then tension row) and in id order, so a rebuild
+ * deadlocks with neither.
  */
 async function settleBatch(em: EntityManager, folded: Map<string, Folded>): Promise<Tally> {
   const ids = [...folded.keys()].sort();
   return em.transactional(async (tx) => {
-    const actors = [...new Set([...folded.values()].flatMap((f) => (f.state ? [f.state.actorId] : [])))].sort();
-    if (actors.length) await tx.execute('select id from actors where id = any(?::uuid[]) order by id for key share', [uuids(actors)]);
-    const rows = await rowsOf(tx, ids, true);
-    // Streams with an event after the last one folded: point lookups on the (stream, version) index.
-    const moved: { stream_id: string }[] = await tx.execute(
-      `select e.stream_id from unnest(?::uuid[], ?::int[]) as n(id, v)
-       join domain_events e on e.stream_type = ? and e.stream_id = n.id and e.version = n.v`,
-      [uuids(ids), `{${ids.map((id) => folded.get(id)!.version + 1).join(',')}}`, TENSION_STREAM],
-    );
+    await keyShareActors(tx, [...new Set([...folded.values()].flatMap((f) => (f.state ? [f.state.actorId] : [])))]);
+    const rows = await loadTensionStates(tx, ids, { lock: true });
+    const moved = await streamsMovedOn(tx, TENSION_STREAM, new Map(ids.map((id) => [id, folded.get(id)!.version])));
     let events = 0;
-    for (const { stream_id: id } of moved) {
+    for (const id of moved) {
       const f = folded.get(id)!;
       for (const e of await readStream(tx, { type: TENSION_STREAM, id }, { after: f.version })) {
         f.state = evolve(f.state, recorded(e));
@@ -141,7 +126,7 @@ async function settleBatch(em: EntityManager, folded: Map<string, Folded>): Prom
     const d = diff(folded, rows);
     await insertTensionStates(tx, d.inserts);
     await updateTensionStates(tx, d.updates);
-    if (d.deletes.length) await tx.execute('delete from tensions where id = any(?::uuid[])', [uuids(d.deletes)]);
+    await deleteTensionRows(tx, d.deletes);
     return { streams: folded.size, events, inserted: d.inserts.length, updated: d.updates.length, deleted: d.deletes.length, unchanged: d.unchanged };
   });
 }
@@ -158,22 +143,6 @@ async function settleWithRetry(em: EntityManager, folded: Map<string, Folded>): 
       if (attempt >= 5 || (err as { code?: string }).code !== DEADLOCK) throw err;
     }
   }
-}
-
-/** Rows whose stream does not exist at all; none can gain one (a command on such a row conflicts). */
-async function deleteOrphans(em: EntityManager, dryRun: boolean): Promise<number> {
-  const orphans: { id: string }[] = await em.execute(
-    `select t.id from tensions t where not exists
-       (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
-    [TENSION_STREAM],
-  );
-  if (dryRun || orphans.length === 0) return orphans.length;
-  await em.execute(
-    `delete from tensions t where t.id = any(?::uuid[])
-       and not exists (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
-    [uuids(orphans.map((o) => o.id)), TENSION_STREAM],
-  );
-  return orphans.length;
 }
 
 export async function rebuildTensionProjection(
@@ -197,11 +166,12 @@ export async function rebuildTensionProjection(
     await em.transactional(
       async (tx) => {
         await foldStreams(tx, async (folded, events) => {
-          const d = diff(folded, await rowsOf(tx, [...folded.keys()], false));
+          const d = diff(folded, await loadTensionStates(tx, [...folded.keys()], { lock: false }));
           add(t, { streams: folded.size, events, inserted: d.inserts.length, updated: d.updates.length, deleted: d.deletes.length, unchanged: d.unchanged });
           progress();
         });
-        t.deleted += await deleteOrphans(tx, true);
+        // Rows with no stream at all: none can gain one (a command on such a row conflicts at its append).
+        t.deleted += await deleteOrphanTensionRows(tx, TENSION_STREAM, true);
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ },
     );
@@ -211,7 +181,7 @@ export async function rebuildTensionProjection(
       t.events += events;
       progress();
     });
-    t.deleted += await deleteOrphans(em, false);
+    t.deleted += await deleteOrphanTensionRows(em, TENSION_STREAM, false);
   }
   return ok({ ...t, durationMs: Math.round(performance.now() - started), dryRun });
 }
