@@ -1,5 +1,6 @@
-// The SQL ceiling: the exact transaction one REST rescore executes, replayed by pgbench -M simple,
-// each client on its own slice of tensions so clients never conflict.
+// The SQL ceiling: the essential transaction of one REST rescore (read the tension's row, update it
+// conditionally, insert the event, commit), exactly as the service executes it and with no lock shared
+// by all writers, replayed by pgbench -M simple, each client on its own slice so clients never conflict.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,12 +11,11 @@ const run = promisify(execFile);
 const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 
 // The statements below are those of server/persistence/tension-projection.ts and event-store.ts
-// (loadTensionRow, appendToStream, saveTensionState) with the command's values substituted in.
+// (loadTensionRow, saveTensionState, appendToStream) with the command's values substituted in.
 const TENSION_SELECT = `select t.id, t.name, t.current_context, t.potential_future, t.score, t.state, t.actor_id,
     t.lead_user_id, t.version, t.created_at, t.updated_at,
     a.name as actor_name, a.type as actor_type, u.name as lead_name, u.type as lead_type`;
 const TENSION_FROM = `join actors a on a.id = t.actor_id left join users u on u.id = t.lead_user_id`;
-const COLUMNS = 'id, name, current_context, potential_future, score, state, actor_id, lead_user_id, version, created_at, updated_at';
 const ID = `'00000000-0000-4000-8000-:n'`;
 
 /** One line per SQL command (pgbench ends a command at `;` or `\gset`). */
@@ -30,20 +30,18 @@ export function rescoreScript(metadata: Record<string, unknown>, perClient: numb
     '\\set nv :p_version + 1',
     // the projection first (conditional on the version read), then the append: the command path's order
     oneLine(`with t as (
-       insert into tensions (${COLUMNS}) values (${ID}::uuid, ':p_name', null, null, :ns, ':p_state', ':p_actor_id'::uuid, null, :nv,
-         ':p_created_at'::timestamptz, now())
-       on conflict (id) do update set name = excluded.name, current_context = excluded.current_context,
-         potential_future = excluded.potential_future, score = excluded.score, state = excluded.state,
-         actor_id = excluded.actor_id, lead_user_id = excluded.lead_user_id, version = excluded.version,
-         created_at = excluded.created_at, updated_at = excluded.updated_at
-       where tensions.version = :p_version
+       update tensions set name = ':p_name', current_context = null, potential_future = null, score = :ns, state = ':p_state',
+         actor_id = ':p_actor_id'::uuid, lead_user_id = null, version = :nv, created_at = ':p_created_at'::timestamptz, updated_at = now()
+       where id = ${ID}::uuid and version = :p_version
        returning *)
      ${TENSION_SELECT} from t ${TENSION_FROM};`),
-    `update domain_event_head set position = position + 1 returning position::text as position \\gset p_`,
-    oneLine(`insert into domain_events (position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-      select * from (values (:p_position::bigint, gen_random_uuid(), 'tension', ${ID}::uuid, :nv::int, 'TensionRescored', 1::int,
-        '{"score": :ns, "previousScore": :p_score}'::jsonb, '${meta}'::jsonb, now())) v
+    oneLine(`insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+      select v.id, v.stream_type, v.stream_id, v.version, v.type, v.schema_version, v.data, v.metadata, v.occurred_at
+      from (values (0, gen_random_uuid(), 'tension', ${ID}::uuid, :nv::int, 'TensionRescored', 1::int,
+        '{"score": :ns, "previousScore": :p_score}'::jsonb, '${meta}'::jsonb, now())) v (n, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
       where (select coalesce(max(version), 0) from domain_events where stream_type = 'tension' and stream_id = ${ID}::uuid) = :p_version
+      order by v.n
+      on conflict (stream_type, stream_id, version) do nothing
       returning *;`),
     'END;',
     '',

@@ -30,6 +30,30 @@ export async function cliRebuild(db: BenchDatabase, env: ServiceEnv): Promise<Re
   };
 }
 
+/**
+ * The rebuild while commands run: the rebuild set's rows are removed first (so it inserts 100,000 rows
+ * and takes every batch's row locks, the pool's included), then `market-service projections rebuild`
+ * starts and `during` runs beside it; answers both.
+ */
+export async function cliRebuildUnderLoad<T>(
+  db: BenchDatabase,
+  env: ServiceEnv,
+  rebuildSet: [string, string],
+  during: () => Promise<T>,
+): Promise<{ rebuild: RebuildResult; load: T }> {
+  await db.query('delete from tensions where id between $1::uuid and $2::uuid', rebuildSet);
+  await db.query('vacuum analyze tensions');
+  const started = performance.now();
+  const cli = runCli(env, ['projections', 'rebuild']);
+  const [out, load] = await Promise.all([cli, during()]);
+  const wallMs = performance.now() - started;
+  const report = JSON.parse(out.slice(out.indexOf('{')));
+  return {
+    rebuild: { events: report.events, streams: report.streams, ms: report.durationMs, eventsPerSecond: report.events / (report.durationMs / 1000), inserted: report.inserted, wallMs },
+    load,
+  };
+}
+
 /** Checks that the SQL-written bulk is what `evolve` folds: a dry run must find nothing to change. */
 export async function dryRunCheck(env: ServiceEnv): Promise<Record<string, number>> {
   const out = await runCli(env, ['projections', 'rebuild', '--dry-run']);

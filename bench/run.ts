@@ -9,8 +9,8 @@ import { embeddedBench } from './embedded.js';
 import { load, type HttpResult } from './http-load.js';
 import { createBenchDatabase } from './lib/pg.js';
 import { ROOT, startService, type ServiceEnv } from './lib/service.js';
-import { sizesFor } from './lib/sizes.js';
-import { cliRebuild, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
+import { REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js';
+import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
 import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
 
@@ -30,6 +30,12 @@ interface Round {
   pg: Record<number, PgbenchResult>;
   rest: Record<number, HttpResult>;
   gql: Record<number, HttpResult>;
+  /** REST on two service instances of one database, half the connections each (summed) */
+  rest2: Record<number, HttpResult>;
+  /** REST rescore at 8 connections right before, and during, a CLI rebuild */
+  quiet8?: HttpResult;
+  duringRebuild8?: HttpResult;
+  rebuildUnderLoad?: RebuildResult;
   long8?: HttpResult;
   fresh8?: HttpResult;
   history?: HttpResult;
@@ -65,7 +71,7 @@ async function main() {
   const logFile = join(outDir, 'service.log');
   const env0 = machine();
   log(`bench ${sizes.quick ? 'QUICK' : 'FULL'} → ${outDir}`);
-  const db = await createBenchDatabase(SERVER_URL);
+  const db = await createBenchDatabase(SERVER_URL, process.env.BENCH_DB_NAME);
   log(`database ${db.name}`);
   const env: ServiceEnv = {
     databaseUrl: db.url,
@@ -100,17 +106,29 @@ async function main() {
       },
     });
     stops.push(unverified.stop);
+    const second = await startService({ ...env, logFile: join(outDir, 'service-2.log') });
+    stops.push(second.stop);
 
     const scripts: Record<number, string> = {};
     for (const c of [1, 8, 32]) scripts[c] = await writeScript(db, outDir, sizes.tensions, c);
     const pool = poolIds(sizes);
     const long = longIds(sizes);
     const T = sizes.seconds;
-    const rescore = async (url: string, kind: 'rescore-rest' | 'rescore-graphql', ids: string[], c: number) =>
-      load(url, agent.key, { kind, ids, scores: await poolScores(db, ids) }, c, T);
+    const rescore = async (url: string, kind: 'rescore-rest' | 'rescore-graphql', ids: string[], c: number, seconds = T) =>
+      load(url, agent.key, { kind, ids, scores: await poolScores(db, ids) }, c, seconds);
+    /** Two instances of the service on one database, each with half the connections and half the tensions. */
+    const twoInstances = async (a: string, b: string, ids: string[], c: number): Promise<HttpResult> => {
+      const half = Math.floor(ids.length / 2);
+      const [x, y] = await Promise.all([rescore(a, 'rescore-rest', ids.slice(0, half), c / 2), rescore(b, 'rescore-rest', ids.slice(half), c / 2)]);
+      return {
+        connections: c, rps: x.rps + y.rps, p50: Math.max(x.p50, y.p50), p99: Math.max(x.p99, y.p99),
+        requests: x.requests + y.requests, non2xx: x.non2xx + y.non2xx, errors: x.errors + y.errors,
+      };
+    };
+    const rebuildSet: [string, string] = [tensionId(REBUILD_BASE), tensionId(REBUILD_BASE + sizes.rebuildStreams - 1)];
 
     for (let r = 1; r <= sizes.rounds; r++) {
-      const round: Round = { pg: {}, rest: {}, gql: {} };
+      const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {} };
       rounds.push(round);
       if (want('rescore')) {
         round.pg[1] = await pgbench(db.url, scripts[1], 1, T);
@@ -118,9 +136,11 @@ async function main() {
           round.pg[c] = await pgbench(db.url, scripts[c], c, T);
           round.rest[c] = await rescore(svc.url, 'rescore-rest', pool, c);
           round.gql[c] = await rescore(svc.url, 'rescore-graphql', pool, c);
+          round.rest2[c] = await twoInstances(svc.url, second.url, pool, c);
         }
         log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps; ` +
-          `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)} req/s`);
+          `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)}; ` +
+          `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)} req/s`);
       }
       if (want('streams')) {
         round.long8 = await rescore(svc.url, 'rescore-rest', long, sizes.longStreams);
@@ -141,6 +161,13 @@ async function main() {
         round.rebuildCeiling = await sqlCeiling(db);
         log(`round ${r} rebuild: cli ${Math.round(round.rebuild.eventsPerSecond)} ev/s (${round.rebuild.events} events, ${round.rebuild.ms} ms); ` +
           `sql ${Math.round(round.rebuildCeiling.eventsPerSecond)} ev/s (${Math.round(round.rebuildCeiling.ms)} ms)`);
+        // Rescore at 8 connections without, then during, a rebuild that inserts the rebuild set's rows.
+        round.quiet8 = await rescore(svc.url, 'rescore-rest', pool, 8);
+        const under = await cliRebuildUnderLoad(db, env, rebuildSet, () => rescore(svc.url, 'rescore-rest', pool, 8));
+        round.duringRebuild8 = under.load;
+        round.rebuildUnderLoad = under.rebuild;
+        log(`round ${r} rescore during rebuild: p99 ${round.duringRebuild8.p99} ms (quiet ${round.quiet8.p99} ms), ` +
+          `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
       }
     }
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -152,7 +179,7 @@ async function main() {
   }
 
   const figures = buildFigures(rounds, embedded);
-  const table = renderTable(figures);
+  const table = `${renderTable(figures)}\n\n${sideBySide(rounds)}`;
   const conditions = `${sizes.quick ? 'QUICK' : 'FULL'} run: ${sizes.tensions} tensions, ${sizes.seconds} s per measurement, ${sizes.rounds} rounds`;
   console.log(`\n${conditions}; ${env0.cpus} × ${env0.cpuModel}, ${env0.memoryGiB} GiB, Node ${env0.node}, PostgreSQL ${env0.postgres}\n`);
   console.log(table);
@@ -183,6 +210,23 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
       f.push({ name: `  GraphQL ${c} conns p50 / p99`, value: `${median(gql.map((x) => x.p50))} / ${median(gql.map((x) => x.p99))} ms` });
     }
   }
+  if (rounds[0]?.rest2[8]) {
+    for (const c of [8, 32]) {
+      const two = pick((r) => r.rest2[c]);
+      http.push(...two);
+      f.push({ ...ratioFigure(`REST rescore, 2 instances, ${c} conns vs 1 instance`, two.map((x) => x.rps), pick((r) => r.rest[c]?.rps), ' req/s', '>=', 0), target: undefined, pass: undefined });
+      f.push({ name: `  2 instances ${c} conns p50 / p99`, value: `${median(two.map((x) => x.p50))} / ${median(two.map((x) => x.p99))} ms` });
+    }
+  }
+  if (rounds[0]?.pg[8]) {
+    // No collapse under concurrency: 32 connections carry at least what 8 do.
+    const scaling = (name: string, at: (r: Round, c: number) => number | undefined) =>
+      ratioFigure(`${name}: 32 conns vs 8`, pick((r) => at(r, 32)), pick((r) => at(r, 8)), '/s', '>=', 1);
+    f.push(scaling('SQL ceiling', (r, c) => r.pg[c]?.tps));
+    f.push(scaling('REST rescore', (r, c) => r.rest[c]?.rps));
+    f.push(scaling('GraphQL rescore', (r, c) => r.gql[c]?.rps));
+    if (rounds[0]?.rest2[8]) f.push({ ...scaling('REST rescore, 2 instances', (r, c) => r.rest2[c]?.rps), target: undefined, pass: undefined });
+  }
   if (rounds[0]?.long8) {
     const long = pick((r) => r.long8);
     const fresh = pick((r) => r.fresh8);
@@ -198,6 +242,14 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const cli = pick((r) => r.rebuild);
     const sql = pick((r) => r.rebuildCeiling);
     f.push(ratioFigure(`rebuild (CLI, ${cli[0].events} events / ${cli[0].streams} streams) vs SQL`, cli.map((x) => x.eventsPerSecond), sql.map((x) => x.eventsPerSecond), ' ev/s', '>=', 0.25));
+    const during = pick((r) => r.duringRebuild8);
+    const quiet = pick((r) => r.quiet8);
+    http.push(...during, ...quiet);
+    f.push(ratioFigure('rescore p99 during a rebuild vs without (8 conns)', during.map((x) => x.p99), quiet.map((x) => x.p99), ' ms', '<=', 3));
+    f.push({ name: '  during / without req/s', value: `${fmt(median(during.map((x) => x.rps)))} / ${fmt(median(quiet.map((x) => x.rps)))}` });
+    f.push({ name: '  rebuild under load (CLI durationMs)', value: fmt(median(pick((r) => r.rebuildUnderLoad?.ms)), ' ms') });
+    const failed = during.reduce((n, h) => n + h.non2xx + h.errors, 0);
+    f.push({ name: '  failed rescores during the rebuild', value: String(failed), target: '= 0', pass: failed === 0 });
   }
   if (rounds[0]?.keyed8) {
     const keyed = pick((r) => r.keyed8);
@@ -214,6 +266,23 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
   const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
   f.push({ name: 'non-2xx responses and errors, all HTTP loads', value: String(bad), target: '= 0', pass: bad === 0 });
   return f;
+}
+
+/** Throughput at 8 and 32 connections side by side (medians over the rounds). */
+function sideBySide(rounds: Round[]): string {
+  if (!rounds[0]?.pg[8]) return '';
+  const med = (get: (r: Round) => number | undefined) => median(rounds.map(get).filter((x): x is number => x !== undefined));
+  const rows: [string, (r: Round, c: number) => number | undefined][] = [
+    ['SQL ceiling (pgbench, tx/s)', (r, c) => r.pg[c]?.tps],
+    ['REST rescore, 1 instance (req/s)', (r, c) => r.rest[c]?.rps],
+    ['REST rescore, 2 instances (req/s)', (r, c) => r.rest2[c]?.rps],
+    ['GraphQL rescore (req/s)', (r, c) => r.gql[c]?.rps],
+  ];
+  const lines = rows.map(([name, at]) => {
+    const [a, b] = [med((r) => at(r, 8)), med((r) => at(r, 32))];
+    return `| ${name} | ${fmt(a)} | ${fmt(b)} | ${fmt(b / a, '', 2)} |`;
+  });
+  return ['| throughput | 8 conns | 32 conns | 32 / 8 |', '|---|---|---|---|', ...lines].join('\n');
 }
 
 main().catch((err) => {

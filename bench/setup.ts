@@ -44,7 +44,7 @@ const scoreAt = (v: string) => `((4 + ${v} - 1) % 10 + 1)`;
 
 /**
  * Appends `count` streams of `events` events (TensionSensed, then TensionRescored…) from the API sample's
- * data and metadata, with gap-free positions from the head row, and their projection rows as `evolve`
+ * data and metadata, with positions from the sequence, and their projection rows as `evolve`
  * folds them. Chunks keep each transaction bounded.
  */
 export async function bulkStreams(db: BenchDatabase, base: number, count: number, events: number, log: (s: string) => void) {
@@ -53,22 +53,21 @@ export async function bulkStreams(db: BenchDatabase, base: number, count: number
     const n = Math.min(chunk, base + count - from);
     await db.query('begin');
     try {
-      const [head] = await db.query<{ position: string }>('select position::text from domain_event_head for update');
+      // positions from the sequence (the column default), in (stream, version) order
       await db.query(
         `with s as (select data, metadata from domain_events where type = 'TensionSensed' order by position limit 1),
               r as (select metadata from domain_events where type = 'TensionRescored' order by position limit 1)
-         insert into domain_events (position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-         select $4::bigint + (g.n - $1) * $3 + v.v, gen_random_uuid(), 'tension', ${uuidOf('g.n')}::uuid, v.v,
+         insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+         select gen_random_uuid(), 'tension', ${uuidOf('g.n')}::uuid, v.v,
            case when v.v = 1 then 'TensionSensed' else 'TensionRescored' end, 1,
            case when v.v = 1 then s.data || jsonb_build_object('id', ${uuidOf('g.n')}, 'name', 'Bench tension ' || g.n, 'score', 5)
                 else jsonb_build_object('score', ${scoreAt('v.v')}, 'previousScore', ${scoreAt('(v.v - 1)')}) end,
            (case when v.v = 1 then s.metadata else r.metadata end) || jsonb_build_object('requestId', 'bench-setup'),
            date_trunc('second', now()) - interval '1 day' + v.v * interval '1 millisecond'
          from generate_series($1::int, $1 + $2 - 1) g(n) cross join generate_series(1, $3::int) v(v), s, r
-         order by 1`,
-        [from, n, events, head.position],
+         order by g.n, v.v`,
+        [from, n, events],
       );
-      await db.query('update domain_event_head set position = position + $1', [n * events]);
       await db.query(
         `with s as (select data from domain_events where type = 'TensionSensed' order by position limit 1)
          insert into tensions (id, name, current_context, potential_future, score, state, actor_id, lead_user_id, version, created_at, updated_at)

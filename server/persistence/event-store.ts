@@ -83,10 +83,16 @@ export async function streamHeadVersion(em: EntityManager, stream: StreamRef): P
  * Appends `events` to `stream` if its head is `expectedVersion` (0 = the stream must not exist yet);
  * otherwise throws VersionConflictError and the caller's transaction rolls back.
  *
- * Must run inside the caller's transaction (`tx`). Positions come from the one-row head table, whose
- * row lock is held until commit: positions are gap-free and in commit order, and once the lock is ours
- * every earlier append is visible, so the version check below cannot miss a concurrent writer. The
- * unique (stream_type, stream_id, version) constraint stays as the backstop.
+ * Must run inside the caller's transaction (`tx`). Nothing here is shared by every append: positions
+ * come from a sequence and each row records its transaction's id (column defaults), so writers of
+ * different streams never wait on each other. Writers of one stream do: the version check below sees
+ * every append committed before this statement, and a writer that is still in flight at the same
+ * version meets the unique (stream_type, stream_id, version) index, which makes this insert wait for it
+ * and then skip the row (`on conflict do nothing`), so the conflict is reported as one, not as an error.
+ * Tension commands lock their projection row first, so for them the first check already decides.
+ *
+ * Positions have gaps (a rolled-back append burns its numbers) and are not in commit order; readers of
+ * the global order use `readAll`, which never passes a transaction still in flight.
  */
 export async function appendToStream(
   tx: EntityManager,
@@ -97,27 +103,69 @@ export async function appendToStream(
   opts: AppendOptions,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const [head] = await tx.execute(
-    'update domain_event_head set position = position + ? returning position::text as position',
-    [events.length],
-  );
-  const first = Number(head.position) - events.length + 1;
   const values: unknown[] = [];
   const tuples = events.map((e, i) => {
-    values.push(first + i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
-    return '(?::bigint, ?::uuid, ?, ?::uuid, ?::int, ?, ?::int, ?::jsonb, ?::jsonb, ?::timestamptz)';
+    values.push(i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
+    return '(?::int, ?::uuid, ?, ?::uuid, ?::int, ?, ?::int, ?::jsonb, ?::jsonb, ?::timestamptz)';
   });
+  // `order by v.n`: the sequence numbers the rows in version order.
   const rows: EventRow[] = await tx.execute(
-    `insert into domain_events (position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-     select * from (values ${tuples.join(', ')}) v
+    `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+     select v.id, v.stream_type, v.stream_id, v.version, v.type, v.schema_version, v.data, v.metadata, v.occurred_at
+     from (values ${tuples.join(', ')}) v (n, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
      where (select coalesce(max(version), 0) from domain_events where stream_type = ? and stream_id = ?) = ?
+     order by v.n
+     on conflict (stream_type, stream_id, version) do nothing
      returning *`,
     [...values, stream.type, stream.id, expectedVersion],
   );
-  if (rows.length === 0) {
+  if (rows.length < events.length) {
     throw new VersionConflictError(stream.id, await streamHeadVersion(tx, stream), expectedVersion);
   }
   return rows.map(toStoredEvent);
+}
+
+/**
+ * A point in the global order: the writing transaction's id (xid8, as decimal text) and the position.
+ * Events are ordered by (transactionId, position); `readAll` answers the events after the cursor.
+ * The start of the store is `FEED_START`. Events written before the move to this scheme carry
+ * transaction id 0 and keep their position order, ahead of everything written since.
+ */
+export interface FeedCursor {
+  transactionId: string;
+  position: number;
+}
+
+export const FEED_START: FeedCursor = { transactionId: '0', position: 0 };
+
+export interface FeedPage {
+  events: (StoredEvent & { transactionId: string })[];
+  /** where to resume: the last event's cursor, or `after` unchanged when nothing new is visible */
+  next: FeedCursor;
+}
+
+/**
+ * The global feed: up to `limit` events after `after`, in (transaction id, position) order, taking
+ * only events whose transaction id is below the oldest transaction still in flight
+ * (`pg_snapshot_xmin(pg_current_snapshot())`). Every transaction below that horizon has ended, so no
+ * event can later appear behind a cursor a reader already holds: a reader that keeps following `next`
+ * sees every committed event exactly once, a late commit included, and each stream in version order.
+ * The price is that one long write transaction anywhere in the cluster holds the feed back until it ends.
+ */
+export async function readAll(em: EntityManager, after: FeedCursor, limit: number): Promise<FeedPage> {
+  const rows: (EventRow & { transaction_id: string })[] = await em.execute(
+    `select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
+            transaction_id::text as transaction_id
+     from domain_events
+     where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       and (transaction_id, position) > (?::text::xid8, ?::bigint)
+     order by transaction_id, position
+     limit ?`,
+    [after.transactionId, after.position, limit],
+  );
+  const events = rows.map((r) => ({ ...toStoredEvent(r), transactionId: r.transaction_id }));
+  const last = events[events.length - 1];
+  return { events, next: last ? { transactionId: last.transactionId, position: last.position } : after };
 }
 
 export interface ReadStreamOptions {
@@ -138,4 +186,40 @@ export async function readStream(em: EntityManager, stream: StreamRef, opts: Rea
     [stream.type, stream.id, opts.after ?? 0, opts.before ?? 2_147_483_647, opts.limit ?? 1_000_000],
   );
   return rows.map(toStoredEvent);
+}
+
+/** An event as a replay needs it (no metadata). */
+export interface ReplayedEvent {
+  streamId: string;
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/** Up to `limit` events of every stream of `streamType` after (streamId, version), in (stream, version) order. */
+export async function readStreamsInOrder(
+  em: EntityManager,
+  streamType: string,
+  after: { streamId: string; version: number },
+  limit: number,
+): Promise<ReplayedEvent[]> {
+  const rows: { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string }[] = await em.execute(
+    `select stream_id, version, type, data, occurred_at from domain_events
+     where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
+     order by stream_id, version limit ?`,
+    [streamType, after.streamId, after.version, limit],
+  );
+  return rows.map((r) => ({ streamId: r.stream_id, version: r.version, type: r.type, data: r.data, occurredAt: new Date(r.occurred_at) }));
+}
+
+/** Of the streams given with the last version a reader has of each, those with an event after it (one index probe each). */
+export async function streamsMovedOn(em: EntityManager, streamType: string, lastSeen: Map<string, number>): Promise<string[]> {
+  if (lastSeen.size === 0) return [];
+  const rows: { stream_id: string }[] = await em.execute(
+    `select e.stream_id from unnest(?::uuid[], ?::int[]) as n(id, v)
+     join domain_events e on e.stream_type = ? and e.stream_id = n.id and e.version = n.v`,
+    [`{${[...lastSeen.keys()].join(',')}}`, `{${[...lastSeen.values()].map((v) => v + 1).join(',')}}`, streamType],
+  );
+  return rows.map((r) => r.stream_id);
 }

@@ -74,24 +74,24 @@ function stateValues(s: TensionState): unknown[] {
   return [s.id, s.name, s.currentContext, s.potentialFuture, s.score, s.state, s.actorId, s.leadUserId, s.version, s.createdAt, s.updatedAt];
 }
 
+const SET_ALL = `name = ?, current_context = ?, potential_future = ?, score = ?, state = ?, actor_id = ?::uuid,
+  lead_user_id = ?::uuid, version = ?, created_at = ?::timestamptz, updated_at = ?::timestamptz`;
+
 /**
- * Writes the folded state if the row is still at `expectedVersion` (0: it must not exist yet) and
- * answers it in the read shape, in one round trip; null when another writer got there first. The row
- * lock this takes is what concurrent commands on the same tension queue on.
+ * Writes the folded state and answers it in the read shape, in one round trip; null when another writer
+ * got there first. `expectedVersion` 0 creates the row (null if it exists); any other updates the row
+ * only while it is still at that version. An update never inserts: a row that a committed discard or
+ * actor deletion removed stays removed (an upsert here would resurrect it). The row lock this takes is
+ * what concurrent commands on the same tension queue on.
  */
 export async function saveTensionState(tx: EntityManager, s: TensionState, expectedVersion: number): Promise<TensionRow | null> {
-  const rows: TensionRow[] = await tx.execute(
-    `with t as (
-       insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
-       on conflict (id) do update set name = excluded.name, current_context = excluded.current_context,
-         potential_future = excluded.potential_future, score = excluded.score, state = excluded.state,
-         actor_id = excluded.actor_id, lead_user_id = excluded.lead_user_id, version = excluded.version,
-         created_at = excluded.created_at, updated_at = excluded.updated_at
-       where tensions.version = ?
-       returning *)
-     ${TENSION_SELECT} from t ${TENSION_FROM}`,
-    [...stateValues(s), expectedVersion],
-  );
+  const [id, ...rest] = stateValues(s);
+  const write =
+    expectedVersion === 0
+      ? { sql: `insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
+                on conflict (id) do nothing returning *`, params: [id, ...rest] }
+      : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? returning *`, params: [...rest, id, expectedVersion] };
+  const rows: TensionRow[] = await tx.execute(`with t as (${write.sql}) ${TENSION_SELECT} from t ${TENSION_FROM}`, write.params);
   return rows[0] ?? null;
 }
 
@@ -107,27 +107,81 @@ export async function currentTensionVersion(tx: EntityManager, id: string): Prom
   return row ? Number(row.version) : 0;
 }
 
-/** Upserts many folded states at once (the rebuild). */
-export async function saveTensionStates(tx: EntityManager, states: TensionState[]): Promise<void> {
+const RECORDSET = `jsonb_to_recordset(?::jsonb) as r(id uuid, name text, current_context text, potential_future text, score smallint,
+  state text, actor_id uuid, lead_user_id uuid, version int, created_at timestamptz, updated_at timestamptz)`;
+
+function recordset(states: TensionState[]): string {
+  return JSON.stringify(
+    states.map((s) => ({
+      id: s.id, name: s.name, current_context: s.currentContext, potential_future: s.potentialFuture, score: s.score,
+      state: s.state, actor_id: s.actorId, lead_user_id: s.leadUserId, version: s.version,
+      created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+    })),
+  );
+}
+
+/**
+ * Inserts many folded states whose rows are missing (the rebuild). A row that appeared meanwhile (a
+ * concurrent rebuild wrote it, and a command may already have moved it on) is left as it is.
+ */
+export async function insertTensionStates(tx: EntityManager, states: TensionState[]): Promise<void> {
   if (states.length === 0) return;
   await tx.execute(
     `insert into tensions (${COLUMNS})
      select r.id, r.name, r.current_context, r.potential_future, r.score, r.state, r.actor_id, r.lead_user_id, r.version,
             r.created_at, r.updated_at
-     from jsonb_to_recordset(?::jsonb) as r(id uuid, name text, current_context text, potential_future text, score smallint,
-            state text, actor_id uuid, lead_user_id uuid, version int, created_at timestamptz, updated_at timestamptz)
-     on conflict (id) do update set name = excluded.name, current_context = excluded.current_context,
-       potential_future = excluded.potential_future, score = excluded.score, state = excluded.state,
-       actor_id = excluded.actor_id, lead_user_id = excluded.lead_user_id, version = excluded.version,
-       created_at = excluded.created_at, updated_at = excluded.updated_at`,
-    [
-      JSON.stringify(
-        states.map((s) => ({
-          id: s.id, name: s.name, current_context: s.currentContext, potential_future: s.potentialFuture, score: s.score,
-          state: s.state, actor_id: s.actorId, lead_user_id: s.leadUserId, version: s.version,
-          created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
-        })),
-      ),
-    ],
+     from ${RECORDSET} order by r.id
+     on conflict (id) do nothing`,
+    [recordset(states)],
   );
+}
+
+/** Overwrites many rows with their folded states (the rebuild, holding those rows' locks). */
+export async function updateTensionStates(tx: EntityManager, states: TensionState[]): Promise<void> {
+  if (states.length === 0) return;
+  await tx.execute(
+    `update tensions t set name = r.name, current_context = r.current_context, potential_future = r.potential_future,
+       score = r.score, state = r.state, actor_id = r.actor_id, lead_user_id = r.lead_user_id, version = r.version,
+       created_at = r.created_at, updated_at = r.updated_at
+     from ${RECORDSET} where t.id = r.id`,
+    [recordset(states)],
+  );
+}
+
+const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+
+/** The rows of `ids` as states (missing ones absent); `lock`: `for update`, taken in id order. */
+export async function loadTensionStates(tx: EntityManager, ids: string[], opts: { lock: boolean }): Promise<Map<string, TensionState>> {
+  if (ids.length === 0) return new Map();
+  const rows: TensionRow[] = await tx.execute(
+    `select t.*, null as actor_name, null as actor_type, null as lead_name, null as lead_type from tensions t
+     where t.id = any(?::uuid[]) order by t.id ${opts.lock ? 'for update' : ''}`,
+    [uuidArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, rowToState(r)]));
+}
+
+/** Locks actors `for key share` in id order (what a row referencing them takes), so none is deleted meanwhile. */
+export async function keyShareActors(tx: EntityManager, actorIds: string[]): Promise<void> {
+  if (actorIds.length) await tx.execute('select id from actors where id = any(?::uuid[]) order by id for key share', [uuidArray([...actorIds].sort())]);
+}
+
+export async function deleteTensionRows(tx: EntityManager, ids: string[]): Promise<void> {
+  if (ids.length) await tx.execute('delete from tensions where id = any(?::uuid[])', [uuidArray(ids)]);
+}
+
+/** Rows with no stream of `streamType` behind them at all; deletes them unless `dryRun`. Answers how many. */
+export async function deleteOrphanTensionRows(em: EntityManager, streamType: string, dryRun: boolean): Promise<number> {
+  const orphans: { id: string }[] = await em.execute(
+    `select t.id from tensions t where not exists
+       (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
+    [streamType],
+  );
+  if (dryRun || orphans.length === 0) return orphans.length;
+  await em.execute(
+    `delete from tensions t where t.id = any(?::uuid[])
+       and not exists (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
+    [uuidArray(orphans.map((o) => o.id)), streamType],
+  );
+  return orphans.length;
 }

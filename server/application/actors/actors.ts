@@ -107,8 +107,9 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
 /**
  * Discards every tension of the actor through the tension command path, then deletes the actor:
  * one transaction, all or nothing. Locks the actor (no tension can be sensed on or moved to it
- * meanwhile), then its tensions' rows, before the first append takes the event head: the order every
- * command takes them in (actor → tension row → head), so it cannot deadlock with them.
+ * meanwhile), then its tensions' rows in id order: the order every command and the rebuild take them in
+ * (actor → tension row), so it cannot deadlock with them. A command that read one of these rows before
+ * this commits finds it gone and answers 404.
  */
 export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'actors.delete');

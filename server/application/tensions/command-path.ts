@@ -64,21 +64,22 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
 
   // Project first, conditional on the version we read: the tension's row lock is what a concurrent
-  // command on it queues on (and then finds the version moved), and the event head's lock, which every
-  // append in the database shares, is held only for the append itself and the commit.
+  // command on it queues on (and then finds the version moved, or the row gone). Nothing else is shared
+  // with commands on other tensions.
   const at = command.value.at;
   const next = decision.events.reduce<TensionState | null>(
     (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at } as RecordedTensionEvent),
     state,
   );
   let tension = null;
-  if (next) {
-    const saved = await saveTensionState(tx, next, head);
-    if (!saved) throw new VersionConflictError(req.id, await currentTensionVersion(tx, req.id), head);
-    tension = rowToView(saved);
-  } else if (!(await deleteTensionRow(tx, req.id, head))) {
-    throw new VersionConflictError(req.id, await currentTensionVersion(tx, req.id), head);
+  const written = next ? await saveTensionState(tx, next, head) : (await deleteTensionRow(tx, req.id, head)) ? 'deleted' : null;
+  if (!written) {
+    // Nothing written yet. Gone since we read it (discarded, or its actor deleted): 404 like any discarded tension.
+    const current = await currentTensionVersion(tx, req.id);
+    if (current === 0 && !req.creates) return notFound(req.id);
+    throw new VersionConflictError(req.id, current, head);
   }
+  if (written !== 'deleted') tension = rowToView(written);
   const stored = await appendToStream(tx, { type: TENSION_STREAM, id: req.id }, head, decision.events, eventMetadata(ctx), {
     newId: deps.newId,
     occurredAt: at,
@@ -105,7 +106,9 @@ export async function lookupActor(tx: EntityManager, actorId: string): Promise<R
 }
 
 export async function lookupLead(tx: EntityManager, userId: string): Promise<Result<{ id: string; name: string }>> {
-  const [user] = await tx.execute('select id, name, status from users where id = ?', [userId]);
+  // share: a deactivation (which locks and updates the row) either commits before this read, which then
+  // sees it, or waits until this transaction commits; no assignment decided on a status already changed.
+  const [user] = await tx.execute('select id, name, status from users where id = ? for share', [userId]);
   if (!user) return refuse('user_not_found', `No user ${userId}.`);
   if (user.status !== 'active') return refuse('not_applicable', `User ${userId} is deactivated and cannot lead a tension.`);
   return ok({ id: user.id, name: user.name });

@@ -1,10 +1,19 @@
-// Rebuilds the `tensions` projection from the tension streams with the same `evolve` the commands use.
+// Rebuilds the `tensions` projection from the tension streams with the same `evolve` the commands use,
+// batch by batch, never stopping writers.
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, type Result } from '../../domain/errors.js';
 import { evolve } from '../../domain/tension.evolve.js';
 import type { RecordedTensionEvent, TensionState } from '../../domain/tension.types.js';
-import { rowToState, saveTensionStates, type TensionRow } from '../../persistence/tension-projection.js';
+import { readStream, readStreamsInOrder, streamsMovedOn } from '../../persistence/event-store.js';
+import {
+  deleteOrphanTensionRows,
+  deleteTensionRows,
+  insertTensionStates,
+  keyShareActors,
+  loadTensionStates,
+  updateTensionStates,
+} from '../../persistence/tension-projection.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { parseInput } from '../validate.js';
@@ -12,6 +21,7 @@ import { TENSION_STREAM } from './command-path.js';
 import { rebuildInput, type RebuildReport } from './tension.inputs.js';
 
 const BATCH = 5_000;
+const NIL = '00000000-0000-0000-0000-000000000000';
 
 export interface RebuildOptions {
   /** called after every batch (the CLI prints it to stderr) */
@@ -26,42 +36,113 @@ function sameState(a: TensionState, b: TensionState): boolean {
   );
 }
 
-interface Tally {
-  streams: number;
-  events: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
+type Tally = Omit<RebuildReport, 'durationMs' | 'dryRun'>;
+const emptyTally = (): Tally => ({ streams: 0, events: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
+const add = (t: Tally, d: Tally) => (Object.keys(t) as (keyof Tally)[]).forEach((k) => (t[k] += d[k]));
+
+/** A stream folded so far: its state (null = never sensed or discarded) and the last version folded. */
+interface Folded {
+  state: TensionState | null;
+  version: number;
 }
 
-/** Compares folded streams with their rows and writes the difference (unless dry run). */
-async function reconcile(tx: EntityManager, folded: Map<string, TensionState | null>, tally: Tally, dryRun: boolean) {
-  if (folded.size === 0) return;
-  const ids = [...folded.keys()];
-  const rows: TensionRow[] = await tx.execute(
-    `select t.*, null as actor_name, null as actor_type, null as lead_name, null as lead_type from tensions t where t.id = any(?::uuid[])`,
-    [`{${ids.join(',')}}`],
-  );
-  const existing = new Map(rows.map((r) => [r.id, rowToState(r)]));
-  const upserts: TensionState[] = [];
+const recorded = (e: { type: string; data: Record<string, unknown>; version: number; occurredAt: Date }) => e as RecordedTensionEvent;
+
+/**
+ * Reads every tension stream in (stream_id, version) order, `BATCH` events at a time, and hands each
+ * batch's complete streams to `settle` (the last stream of a batch may continue in the next one).
+ */
+async function foldStreams(em: EntityManager, settle: (streams: Map<string, Folded>, events: number) => Promise<void>) {
+  let pending = new Map<string, Folded>();
+  let current = null as { id: string; folded: Folded } | null;
+  let after = { streamId: NIL, version: 0 };
+  let events = 0;
+  for (;;) {
+    const batch = await readStreamsInOrder(em, TENSION_STREAM, after, BATCH);
+    for (const e of batch) {
+      if (current?.id !== e.streamId) {
+        if (current) pending.set(current.id, current.folded);
+        current = { id: e.streamId, folded: { state: null, version: 0 } };
+      }
+      current.folded.state = evolve(current.folded.state, recorded(e));
+      current.folded.version = e.version;
+      events++;
+    }
+    const last = batch.length < BATCH;
+    const open = current as { id: string; folded: Folded } | null;
+    if (last && open) pending.set(open.id, open.folded);
+    await settle(pending, events);
+    pending = new Map();
+    events = 0;
+    if (last) return;
+    const tail = batch[batch.length - 1];
+    after = { streamId: tail.streamId, version: tail.version };
+  }
+}
+
+/** Compares folded streams with their rows; what a write would change, by kind. */
+function diff(folded: Map<string, Folded>, rows: Map<string, TensionState>) {
+  const inserts: TensionState[] = [];
+  const updates: TensionState[] = [];
   const deletes: string[] = [];
-  for (const [id, state] of folded) {
-    const row = existing.get(id);
+  let unchanged = 0;
+  for (const [id, { state }] of folded) {
+    const row = rows.get(id);
     if (state === null) {
       if (row) deletes.push(id);
-    } else if (!row) {
-      tally.inserted++;
-      upserts.push(state);
-    } else if (!sameState(row, state)) {
-      tally.updated++;
-      upserts.push(state);
-    } else tally.unchanged++;
+    } else if (!row) inserts.push(state);
+    else if (!sameState(row, state)) updates.push(state);
+    else unchanged++;
   }
-  tally.deleted += deletes.length;
-  if (dryRun) return;
-  await saveTensionStates(tx, upserts);
-  if (deletes.length) await tx.execute('delete from tensions where id = any(?::uuid[])', [`{${deletes.join(',')}}`]);
+  return { inserts, updates, deletes, unchanged };
+}
+
+/**
+ * Brings the rows of `folded` (streams read outside any lock) to their streams' heads, in one short
+ * transaction that locks only those rows, so commands on every other tension go on meanwhile.
+ *
+ * Under the row locks no command can append to these streams (each append updates or deletes its row
+ * in the same transaction, after locking it), so what is read here is final until commit: streams that
+ * moved on since they were read (an event after the last one folded exists) are folded further. A row
+ * that does not exist cannot be appended to (a command on it is 404), so inserting it is safe too.
+ * Locks are taken in the commands' order (actor, then tension row) and in id order, so a rebuild
+ * deadlocks with neither.
+ */
+async function settleBatch(em: EntityManager, folded: Map<string, Folded>): Promise<Tally> {
+  const ids = [...folded.keys()].sort();
+  return em.transactional(async (tx) => {
+    await keyShareActors(tx, [...new Set([...folded.values()].flatMap((f) => (f.state ? [f.state.actorId] : [])))]);
+    const rows = await loadTensionStates(tx, ids, { lock: true });
+    const moved = await streamsMovedOn(tx, TENSION_STREAM, new Map(ids.map((id) => [id, folded.get(id)!.version])));
+    let events = 0;
+    for (const id of moved) {
+      const f = folded.get(id)!;
+      for (const e of await readStream(tx, { type: TENSION_STREAM, id }, { after: f.version })) {
+        f.state = evolve(f.state, recorded(e));
+        f.version = e.version;
+        events++;
+      }
+    }
+    const d = diff(folded, rows);
+    await insertTensionStates(tx, d.inserts);
+    await updateTensionStates(tx, d.updates);
+    await deleteTensionRows(tx, d.deletes);
+    return { streams: folded.size, events, inserted: d.inserts.length, updated: d.updates.length, deleted: d.deletes.length, unchanged: d.unchanged };
+  });
+}
+
+const DEADLOCK = '40P01';
+
+/** A batch that lost a deadlock (a foreign-key lock taken after a catch-up) is simply settled again. */
+async function settleWithRetry(em: EntityManager, folded: Map<string, Folded>): Promise<Tally> {
+  const snapshot = new Map([...folded].map(([id, f]) => [id, { ...f }]));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await settleBatch(em, new Map([...snapshot].map(([id, f]) => [id, { ...f }])));
+    } catch (err) {
+      if (attempt >= 5 || (err as { code?: string }).code !== DEADLOCK) throw err;
+    }
+  }
 }
 
 export async function rebuildTensionProjection(
@@ -77,61 +158,30 @@ export async function rebuildTensionProjection(
   const { dryRun } = parsed.value;
   const started = performance.now();
   const em = deps.orm.em.fork() as EntityManager;
+  const t = emptyTally();
+  const progress = () => opts.onProgress?.({ streams: t.streams, events: t.events });
 
-  const tally = await em.transactional(
-    async (tx) => {
-      if (!dryRun) {
-        // Keep writers out of the table (readers go on seeing the old rows until we commit), then freeze
-        // appends: the order commands take them in (tension row → head), so neither waits on the other.
-        await tx.execute('lock table tensions in exclusive mode');
-        await tx.execute('select position from domain_event_head for update');
-      }
-      const t: Tally = { streams: 0, events: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
-      let folded = new Map<string, TensionState | null>();
-      let current = null as { id: string; state: TensionState | null } | null;
-      let after = { streamId: '00000000-0000-0000-0000-000000000000', version: 0 };
-      for (;;) {
-        const batch: { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string }[] =
-          await tx.execute(
-            `select stream_id, version, type, data, occurred_at from domain_events
-             where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
-             order by stream_id, version limit ?`,
-            [TENSION_STREAM, after.streamId, after.version, BATCH],
-          );
-        for (const e of batch) {
-          if (current?.id !== e.stream_id) {
-            if (current) folded.set(current.id, current.state);
-            current = { id: e.stream_id, state: null };
-            t.streams++;
-          }
-          const event = { type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) } as RecordedTensionEvent;
-          current.state = evolve(current.state, event);
-          t.events++;
-        }
-        // Everything but the last (possibly unfinished) stream is complete: reconcile it now.
-        await reconcile(tx, folded, t, dryRun);
-        folded = new Map();
-        opts.onProgress?.({ streams: t.streams, events: t.events });
-        if (batch.length < BATCH) break;
-        const last = batch[batch.length - 1];
-        after = { streamId: last.stream_id, version: last.version };
-      }
-      const lastStream = current as { id: string; state: TensionState | null } | null;
-      if (lastStream) await reconcile(tx, new Map([[lastStream.id, lastStream.state]]), t, dryRun);
-      // Rows with no stream behind them at all.
-      const orphans: { id: string }[] = await tx.execute(
-        `select t.id from tensions t where not exists
-           (select 1 from domain_events e where e.stream_type = ? and e.stream_id = t.id)`,
-        [TENSION_STREAM],
-      );
-      t.deleted += orphans.length;
-      if (!dryRun && orphans.length) {
-        await tx.execute('delete from tensions where id = any(?::uuid[])', [`{${orphans.map((o) => o.id).join(',')}}`]);
-      }
-      return t;
-    },
-    // A dry run writes nothing and locks nothing: one consistent snapshot is enough.
-    dryRun ? { isolationLevel: IsolationLevel.REPEATABLE_READ } : {},
-  );
-  return ok({ ...tally, durationMs: Math.round(performance.now() - started), dryRun });
+  if (dryRun) {
+    // Writes nothing and locks nothing: one consistent snapshot of streams and rows is enough.
+    await em.transactional(
+      async (tx) => {
+        await foldStreams(tx, async (folded, events) => {
+          const d = diff(folded, await loadTensionStates(tx, [...folded.keys()], { lock: false }));
+          add(t, { streams: folded.size, events, inserted: d.inserts.length, updated: d.updates.length, deleted: d.deletes.length, unchanged: d.unchanged });
+          progress();
+        });
+        // Rows with no stream at all: none can gain one (a command on such a row conflicts at its append).
+        t.deleted += await deleteOrphanTensionRows(tx, TENSION_STREAM, true);
+      },
+      { isolationLevel: IsolationLevel.REPEATABLE_READ },
+    );
+  } else {
+    await foldStreams(em, async (folded, events) => {
+      if (folded.size) add(t, await settleWithRetry(em, folded));
+      t.events += events;
+      progress();
+    });
+    t.deleted += await deleteOrphanTensionRows(em, TENSION_STREAM, false);
+  }
+  return ok({ ...t, durationMs: Math.round(performance.now() - started), dryRun });
 }
