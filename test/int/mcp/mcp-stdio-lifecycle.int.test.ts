@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { client, seedDeps, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import type { Deps } from '../../../server/application/context.js';
 import { onPostgres } from '../../support/database.js';
 import { mcpStdioClient } from '../../support/mcp.js';
 import { runTensionLifecycle, type LifecycleIds, type LifecycleOutcome } from '../../support/mcp-lifecycle.js';
@@ -25,8 +26,8 @@ async function seedActor(em: EntityManager, name: string): Promise<string> {
   return id;
 }
 
-async function seed(em: () => EntityManager): Promise<void> {
-  const seedOn = { em } as unknown as TestApp;
+async function seed(deps: Deps, em: () => EntityManager): Promise<void> {
+  const seedOn = { deps };
   agent = await seedUserWithKey(seedOn, { type: 'agent', grants: ['tensions:*', 'actors:read'], name: 'Stdio bot' });
   const lead = await seedUserWithKey(seedOn, { type: 'human', grants: [], name: 'Bea' });
   ids = { actorA: await seedActor(em(), 'Org A'), actorB: await seedActor(em(), 'Org B'), leadUserId: lead.userId };
@@ -36,14 +37,14 @@ beforeAll(async () => {
   let env: Record<string, string>;
   if (onPostgres) {
     app = await startTestApp();
-    await seed(app.em);
+    await seed(app.deps, app.em);
     env = { DATABASE_URL: app.db.url! };
   } else {
     // The embedded database belongs to one process: the stdio server gets the data folder first, the app after.
     dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
     const db = await openDatabase({ dataDir, poolMax: 2 });
     await migrate(db.orm);
-    await seed(() => db.orm.em.fork() as EntityManager);
+    await seed(seedDeps(db.orm), () => db.orm.em.fork() as EntityManager);
     await db.close();
     env = { DATA_DIR: dataDir };
   }
