@@ -2,15 +2,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import helmet from 'helmet';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
-import { BODY_LIMIT_BYTES, restErrors, restRouter } from './rest/router.js';
+import { restErrors, restRouter } from './rest/router.js';
+import { cors } from './http/cors.js';
+import { securityHeaders } from './http/security-headers.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
+import { httpMetrics, metricsEndpoint } from './metrics.js';
 
 /** The admin web build, wherever this module runs from (sources under tsx, or dist/). */
 function adminWebDist(): string | null {
@@ -33,42 +35,44 @@ function serviceVersion(): string {
   return 'unknown';
 }
 
+/** What /readyz reports beyond the database answering; the running service provides it. */
+export interface Health {
+  /** true once shutdown has begun */
+  draining(): boolean;
+  /** false while migrations this build ships are pending (MIGRATE_ON_START=false) */
+  schemaCurrent(): Promise<boolean>;
+}
+
 export interface AppOptions {
   /** Who is calling; default bearer key or session cookie. Only the bench swaps it (to price verification). */
   authenticate?: RequestHandler;
+  health?: Health;
 }
 
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Which proxies may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): SPEC §6.
+  app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
-  // Security headers everywhere; GraphiQL's offline page inlines its script and styles, so only
-  // /graphql may run inline code. No CORS middleware: cross-origin browser calls are refused by default.
-  const strict = helmet({
-    contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] } },
+  app.use(httpMetrics(deps.metrics));
+  // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
+  app.use((_req, res, next) => {
+    if (opts.health?.draining()) res.setHeader('Connection', 'close');
+    next();
   });
-  const graphiql = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        'script-src': ["'self'", "'unsafe-inline'", 'blob:'],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:'],
-        'font-src': ["'self'", 'data:'],
-        'worker-src': ["'self'", 'blob:'],
-        'connect-src': ["'self'"],
-      },
-    },
-  });
-  app.use((req, res, next) => (req.path === '/graphql' ? graphiql : strict)(req, res, next));
+  app.use(cors(deps));
+  app.use(securityHeaders());
 
   const version = serviceVersion();
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', version });
   });
   app.get('/readyz', async (req, res) => {
+    if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });
     try {
       await (deps.orm.em.fork() as EntityManager).execute('select 1');
+      if (opts.health && !(await opts.health.schemaCurrent())) return void res.status(503).json({ status: 'migrations_pending' });
       res.json({ status: 'ready' });
     } catch (err) {
       req.log.warn({ err }, 'readiness check failed');
@@ -76,17 +80,20 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     }
   });
 
+  // Before authentication: its bearer token is METRICS_TOKEN, not an API key.
+  if (deps.config.metrics) app.get('/metrics', metricsEndpoint(deps.metrics, deps.config.metricsToken));
+
   app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));
   app.use('/api/v1', restRouter(deps));
-  app.use('/graphql', graphqlHandler(deps));
-  app.use('/mcp', express.json({ limit: BODY_LIMIT_BYTES }), mcpHandler(deps));
+  app.use('/graphql', ...graphqlHandler(deps));
+  app.use('/mcp', ...mcpHandler(deps));
 
   const web = adminWebDist();
   if (web) {
     app.use(express.static(web, { index: false, maxAge: '1h' }));
     // Client-side routes: browsers asking for a page get the app; API clients get a 404 problem.
-    app.get(/^\/(?!api\/|graphql|mcp).*/, (req, res, next) => {
+    app.get(/^\/(?!api\/|graphql|mcp|metrics).*/, (req, res, next) => {
       if (req.accepts(['text/html', 'application/json']) !== 'text/html') return next();
       res.sendFile(join(web, 'index.html'));
     });

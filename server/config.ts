@@ -1,5 +1,57 @@
 // The only reader of process.env: parsed once, every problem reported at once.
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** An origin exactly as browsers send it: scheme, host and optional port, nothing else. */
+function asOrigin(entry: string): string | null {
+  try {
+    const u = new URL(entry);
+    const bare = u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !entry.endsWith('/');
+    if (!['http:', 'https:'].includes(u.protocol) || !bare || entry.includes('*')) return null;
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Express's proxy-addr presets, or an IP address with an optional CIDR prefix. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [ip, bits, ...rest] = entry.split('/');
+  const family = isIP(ip);
+  if (!family || rest.length) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+const corsOrigins = z.string().transform((v, c) => {
+  const origins: string[] = [];
+  for (const entry of list(v)) {
+    const origin = asOrigin(entry);
+    if (origin) origins.push(origin);
+    else c.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://admin.example.com (no wildcard, path or trailing slash)` });
+  }
+  return origins;
+});
+
+/** A hop count (0 = trust no proxy), `false`, or a comma list of addresses/CIDRs (Express `trust proxy`). */
+const trustProxy = z.string().transform((v, c): number | string[] => {
+  const t = v.trim();
+  if (t === 'false') return 0;
+  if (/^\d+$/.test(t)) {
+    const hops = Number(t);
+    if (hops <= 32) return hops;
+  }
+  const entries = list(t);
+  const bad = entries.filter((e) => !isProxyAddress(e));
+  if (entries.length && !bad.length) return entries;
+  c.addIssue({
+    code: 'custom',
+    message: `must be a hop count (0–32), false, or a comma list of addresses/CIDRs (or loopback, linklocal, uniquelocal); not ${bad.map((b) => `"${b}"`).join(', ') || `"${t}"`}`,
+  });
+  return z.NEVER;
+});
 
 const schema = z
   .object({
@@ -17,6 +69,14 @@ const schema = z
     GRAPHIQL: z.enum(['true', 'false']).optional(),
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
+    MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+    METRICS: z.enum(['true', 'false']).default('true'),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
+    CORS_ORIGINS: corsOrigins.optional(),
+    TRUST_PROXY: trustProxy.optional(),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -43,6 +103,20 @@ export interface Config {
   introspection: boolean;
   /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
   rateLimitPerMinute: number;
+  /** the server's per-connection limits (the CLI's long commands run without them); 0 = none */
+  dbStatementTimeoutMs: number;
+  dbLockTimeoutMs: number;
+  /** GET /metrics served (METRICS=false turns it off), behind this bearer token when set */
+  metrics: boolean;
+  metricsToken: string | undefined;
+  /** false: start without migrating; /readyz answers 503 until `market-service migrate` has run */
+  migrateOnStart: boolean;
+  /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
+  shutdownGraceMs: number;
+  /** origins allowed cross-origin access (with credentials), exact match; empty = none */
+  corsOrigins: string[];
+  /** Express `trust proxy`: hops to trust, or the proxies' addresses/CIDRs */
+  trustProxy: number | string[];
 }
 
 export class ConfigError extends Error {
@@ -76,5 +150,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: e.GRAPHIQL ? e.GRAPHIQL === 'true' : !prod,
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    migrateOnStart: e.MIGRATE_ON_START === 'true',
+    metrics: e.METRICS === 'true',
+    metricsToken: e.METRICS_TOKEN,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
+    // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    trustProxy: e.TRUST_PROXY ?? ['loopback'],
   };
 }

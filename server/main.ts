@@ -2,15 +2,27 @@
 import type { Server } from 'node:http';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-import { buildApp, type AppOptions } from './app.js';
+import { buildApp, type AppOptions, type Health } from './app.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from './runtime.js';
 import { bootstrap } from './persistence/bootstrap.js';
+import { migrationStatus } from './persistence/database.js';
+import { deleteExpired } from './persistence/housekeeping.js';
+import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 
 export interface RunningService {
   url: string;
+  /** Graceful stop: /readyz 503 at once, the grace period, then in-flight requests finish and the database closes. */
   close(): Promise<void>;
 }
+
+/** Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle sockets. */
+const KEEP_ALIVE_MS = 65_000;
+/** After the grace period, how long in-flight requests may take before their sockets are cut. */
+const DRAIN_LIMIT_MS = 30_000;
+/** How often expired sessions and stale login attempts are deleted (each instance; the deletes are idempotent). */
+const HOUSEKEEPING_MS = 10 * 60_000;
 
 export async function startService(
   config: Config,
@@ -19,15 +31,17 @@ export async function startService(
   embedded?: Promise<EmbeddedDatabase>,
 ): Promise<RunningService> {
   const sessionSecret = await resolveSessionSecret(config);
-  const db = await openServiceDatabase(config, logger, embedded);
+  const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart, timeouts: true });
   const deps = makeDeps(config, logger, db, sessionSecret);
-  const boot = await bootstrap(db.orm, {
-    adminEmail: config.adminEmail,
-    adminPassword: config.adminPassword,
-    newId: deps.newId,
-    clock: deps.clock,
-  });
-  if (boot.adminCreated) {
+
+  const firstStart = async () => {
+    const boot = await bootstrap(db.orm, {
+      adminEmail: config.adminEmail,
+      adminPassword: config.adminPassword,
+      newId: deps.newId,
+      clock: deps.clock,
+    });
+    if (!boot.adminCreated) return;
     logger.info({ email: boot.email }, 'first start: admin user created');
     if (boot.generatedPassword) {
       // Printed once, to the terminal only (never through the logger).
@@ -35,13 +49,45 @@ export async function startService(
         `\n  First start: an admin was created.\n    email:    ${boot.email}\n    password: ${boot.generatedPassword}\n  Keep it now: it is not shown again.\n\n`,
       );
     }
-  }
+  };
 
-  const app = buildApp(deps, appOptions);
+  // With MIGRATE_ON_START=false the schema may lag this build: serve /readyz 503 (and nothing else is
+  // promised) until `market-service migrate` has run, then bootstrap once and report ready.
+  let schemaReady: Promise<boolean> | undefined;
+  const schemaCurrent = async (): Promise<boolean> => {
+    const attempt = (schemaReady ??= (async () => {
+      if ((await migrationStatus(db.orm)).pending.length) return false;
+      await firstStart();
+      return true;
+    })());
+    const current = await attempt.catch(() => false);
+    if (!current) schemaReady = undefined; // ask again on the next probe
+    return current;
+  };
+  if (!(await schemaCurrent())) logger.warn('migrations are pending: /readyz answers 503 until `market-service migrate` runs');
+
+  const housekeeping = async () => {
+    if (!(await schemaCurrent())) return;
+    try {
+      const gone = await deleteExpired(db.orm.em.fork() as EntityManager, deps.clock(), LOGIN_WINDOW_MS);
+      if (gone.sessions || gone.loginAttempts) logger.info(gone, 'housekeeping: expired rows deleted');
+    } catch (err) {
+      logger.warn({ err }, 'housekeeping failed; retried at the next interval');
+    }
+  };
+  void housekeeping();
+  const sweeper = setInterval(() => void housekeeping(), HOUSEKEEPING_MS);
+  sweeper.unref();
+
+  let draining = false;
+  const health: Health = { draining: () => draining, schemaCurrent };
+  const app = buildApp(deps, { ...appOptions, health });
   const server: Server = await new Promise((resolveListen, reject) => {
     const s = app.listen(config.port, config.host, () => resolveListen(s));
     s.once('error', reject);
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -52,11 +98,21 @@ export async function startService(
     url,
     close: () =>
       (closing ??= (async () => {
-        // Stop accepting, let in-flight requests finish, then close the pool and the database.
-        await new Promise<void>((r) => {
-          server.close(() => r());
-          server.closeIdleConnections();
-        });
+        draining = true;
+        clearInterval(sweeper);
+        if (config.shutdownGraceMs > 0) {
+          logger.info({ graceMs: config.shutdownGraceMs }, 'draining: /readyz answers 503 while requests are still served');
+          await new Promise((r) => setTimeout(r, config.shutdownGraceMs));
+        }
+        // Stop accepting; keep-alive sockets close as soon as they are idle (a request that began before
+        // the signal finishes first); sockets still busy after the limit are cut.
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server.closeAllConnections(), DRAIN_LIMIT_MS);
+        await closed;
+        clearInterval(sweep);
+        clearTimeout(cut);
         await db.close();
       })()),
   };

@@ -5,8 +5,9 @@ import { join, resolve } from 'node:path';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { Deps } from './application/context.js';
-import { migrate, openDatabase, type Database } from './persistence/database.js';
+import { applyTimeouts, migrate, openDatabase, type Database } from './persistence/database.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
+import { createMetrics } from './metrics.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
 export async function resolveSessionSecret(config: Config): Promise<string> {
@@ -25,7 +26,13 @@ export async function resolveSessionSecret(config: Config): Promise<string> {
   return secret;
 }
 
-export async function openServiceDatabase(config: Config, logger: Logger, embedded?: Promise<EmbeddedDatabase>): Promise<Database> {
+/** Opens the configured database and migrates it, unless `migrate` is false (MIGRATE_ON_START=false). */
+export async function openServiceDatabase(
+  config: Config,
+  logger: Logger,
+  embedded?: Promise<EmbeddedDatabase>,
+  opts: { migrate?: boolean; timeouts?: boolean } = {},
+): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
@@ -34,7 +41,16 @@ export async function openServiceDatabase(config: Config, logger: Logger, embedd
     embedded,
   });
   try {
-    await migrate(db.orm, logger);
+    // Migrations run without the limits: one may rewrite a large table, or wait for a running instance's locks.
+    if (opts.migrate ?? true) await migrate(db.orm, logger);
+    if (opts.timeouts) {
+      await applyTimeouts(db, config.dbPoolMax, {
+        statementMs: config.dbStatementTimeoutMs,
+        lockMs: config.dbLockTimeoutMs,
+        // a transaction left open by a stuck client holds its row locks; end it well after any statement could
+        idleInTransactionMs: config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
+      });
+    }
     return db;
   } catch (err) {
     await db.close();
@@ -43,5 +59,5 @@ export async function openServiceDatabase(config: Config, logger: Logger, embedd
 }
 
 export function makeDeps(config: Config, logger: Logger, db: Database, sessionSecret: string): Deps {
-  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret };
+  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret, metrics: createMetrics(db.orm) };
 }

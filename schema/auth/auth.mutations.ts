@@ -36,7 +36,7 @@ builder.mutationFields((t) => ({
     authScopes: { operation: 'me.changePassword' },
     args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
     resolve: async (_r, args, context) => {
-      unwrap(await changePassword(context.deps, gqlCtx(context), args.input));
+      unwrap(await changePassword(context.deps, gqlCtx(context), args.input, clientAddress(context.req)));
       return true;
     },
   }),

@@ -2,6 +2,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 
 export type Via = 'graphql' | 'rest' | 'mcp' | 'cli';
 
@@ -31,6 +32,7 @@ export interface Deps {
   clock: () => Date;
   newId: () => string;
   sessionSecret: string;
+  metrics: Metrics;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

@@ -1,60 +1,112 @@
-// List paging shared by every list (SPEC §5): `limit` 1–100 (default 20) and an opaque keyset cursor,
-// which is base64url JSON of the last row's sort key that the client hands back unchanged.
+// List paging shared by every list (SPEC §5, §7): `limit` 1–100 (default 20) and an opaque keyset cursor.
+// A cursor is base64url JSON of the last row's sort key, then `.` and an HMAC of the list's name and that
+// payload, keyed from the session secret: the server recognises its own cursors, and anything else (forged,
+// altered, another list's) is 400 `validation_failed` before any query. The decoded key is checked again
+// against the list's strict schema, so even a cursor signed by an older release cannot reach SQL malformed.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { UUID_RE } from '../domain/ids.js';
-import { validationFailed, type Refusal } from '../domain/errors.js';
+import { ok, validationFailed, type Result } from '../domain/errors.js';
+import type { Deps } from './context.js';
 
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
 
-export function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+/** Every list that pages; a cursor is valid for the list that issued it only. */
+export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys';
+
+/** Room for the longest genuine key (a 200-character name of escaped characters) with its signature. */
+const MAX_CURSOR_LENGTH = 2048;
+const SIGNATURE_BYTES = 16;
+
+type CursorDeps = Pick<Deps, 'sessionSecret'>;
+
+/** The signing key: an HMAC of a fixed label under the session secret, so the secret itself never signs cursors. */
+function cursorKey(deps: CursorDeps): Buffer {
+  return createHmac('sha256', deps.sessionSecret).update('market-service list cursor v1').digest();
 }
 
-function decodeCursorValue(cursor: string): unknown {
+function signature(deps: CursorDeps, list: ListName, payload: string): Buffer {
+  return createHmac('sha256', cursorKey(deps)).update(`${list}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES);
+}
+
+export function encodeCursor(deps: CursorDeps, list: ListName, key: unknown): string {
+  const payload = Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+  return `${payload}.${signature(deps, list, payload).toString('base64url')}`;
+}
+
+const notOurs = () => validationFailed([{ path: 'cursor', message: 'is not a cursor this list issued' }], 'The cursor is not one this list issued; start again without it.');
+
+/** The cursor's key, checked by `schema`, or the 400 refusal when the server did not issue it for `list`. */
+export function decodeCursor<S extends z.ZodType>(deps: CursorDeps, list: ListName, cursor: string, schema: S): Result<z.output<S>> {
+  if (cursor.length > MAX_CURSOR_LENGTH) return notOurs();
+  const dot = cursor.indexOf('.');
+  if (dot < 1) return notOurs();
+  const payload = cursor.slice(0, dot);
+  // Compared as text: base64url decoding skips stray characters, so decoded bytes could match an altered cursor.
+  const given = Buffer.from(cursor.slice(dot + 1), 'utf8');
+  const expected = Buffer.from(signature(deps, list, payload).toString('base64url'), 'utf8');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return notOurs();
+  let key: unknown;
   try {
-    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    key = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    return undefined;
+    return notOurs();
   }
-}
-
-/** The decoded cursor, or the 400 refusal when it is not one we issued for this query. */
-export function decodeCursor<T>(cursor: string, check: (v: any) => v is T): { ok: true; value: T } | Refusal {
-  const value = decodeCursorValue(cursor);
-  if (check(value)) return { ok: true, value };
-  return validationFailed([{ path: 'cursor', message: 'is not a cursor this list issued' }]);
+  const parsed = schema.safeParse(key);
+  return parsed.success ? ok(parsed.data) : notOurs();
 }
 
 const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
 
 export const limitSchema = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(20));
 
-/** A cursor whose sort key is a list of strings (identity lists), validated as part of the input. */
-export const cursorSchema = z.preprocess(
-  blankToUndefined,
-  z
-    .string()
-    .max(512)
-    .transform((s, ctx) => {
-      const parts = decodeCursorValue(s);
-      if (Array.isArray(parts) && parts.every((p) => typeof p === 'string')) return parts as string[];
-      ctx.addIssue({ code: 'custom', message: 'is not a cursor this service issued' });
-      return z.NEVER;
-    })
-    .optional(),
-);
+/** The opaque cursor as a list input takes it; `decodeCursor` reads it in the use case. */
+export const cursorParam = z.string().max(MAX_CURSOR_LENGTH);
+
+/** `cursorParam` for inputs where a blank or null cursor means the first page. */
+export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional());
 
 /** Rows were fetched with `limit + 1`: trims and builds the next cursor from the last row kept. */
-export function toPage<R, T>(rows: R[], limit: number, key: (row: R) => string[], view: (row: R) => T): Page<T> {
+export function toPage<R, T>(deps: CursorDeps, list: ListName, rows: R[], limit: number, key: (row: R) => unknown, view: (row: R) => T): Page<T> {
   const kept = rows.slice(0, limit);
   const more = rows.length > limit;
-  return { data: kept.map(view), nextCursor: more && kept.length ? encodeCursor(key(kept[kept.length - 1])) : null };
+  return { data: kept.map(view), nextCursor: more && kept.length ? encodeCursor(deps, list, key(kept[kept.length - 1])) : null };
 }
 
 export const uuidSchema = z.string().regex(UUID_RE, 'must be a UUID').transform((s) => s.toLowerCase());
+
+// ---- the values a cursor key may hold: each exactly what PostgreSQL accepts for its column ----------
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::?(\d{2}))?)$/;
+
+/** A timestamp as PostgreSQL prints it (`::text`) or as `toISOString` does: a real calendar date, years 1–9999. */
+export const instantKey = z.string().refine((s) => {
+  const m = INSTANT.exec(s);
+  if (!m) return false;
+  const [y, mo, d, h, mi, sec, oh, om] = m.slice(1).map((p) => (p === undefined ? 0 : Number(p)));
+  const date = new Date(Date.UTC(2000, mo - 1, d));
+  return y >= 1 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h <= 23 && mi <= 59 && sec <= 59 && oh <= 15 && om <= 59
+    && (mo !== 2 || d !== 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)));
+});
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text PostgreSQL can compare: bounded, no NUL, no unpaired surrogate. */
+export const textKey = z
+  .string()
+  .max(1000)
+  .refine((s) => !s.includes('\u0000') && !UNPAIRED_SURROGATE.test(s));
+
+export const uuidKey = z.string().regex(UUID_RE);
+
+/** An `int4` column's value as text (a score's `::text`). */
+export const intTextKey = z.string().regex(/^-?\d{1,9}$/);
+
+/** Identity lists page by `(created_at, id)`. */
+export const createdAtIdKey = z.tuple([instantKey, uuidKey]);
 
 /** `%text%` for ILIKE, with the wildcards the user typed matched literally (backslash is the default escape). */
 export function likePattern(text: string): string {

@@ -30,4 +30,16 @@ export const commands: CliCommand[] = [
     summary: 'serve the MCP tools over stdio (key from MARKET_API_KEY)',
     load: async () => (await import('../mcp/stdio.js')).runMcp,
   },
+  {
+    name: 'export',
+    usage: 'export [--out FILE]',
+    summary: 'write a portable NDJSON dump (users, keys, roles, actors, every event) to FILE or stdout',
+    load: async () => (await import('./dump.command.js')).runExport,
+  },
+  {
+    name: 'import',
+    usage: 'import FILE',
+    summary: 'load a dump into an empty database and rebuild the projection',
+    load: async () => (await import('./dump.command.js')).runImport,
+  },
 ];

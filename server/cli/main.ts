@@ -1,5 +1,6 @@
-// The `market-service` command: start, migrate (later issues add projections, users, mcp).
+// The `market-service` command: start, migrate [status], and the areas' subcommands (commands.ts).
 import { resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { createLogger, pinoStderr } from '../logger.js';
 import { commands as extraCommands } from './commands.js';
@@ -9,6 +10,7 @@ const USAGE = `Usage: market-service <command>
 Commands:
   start                         run the HTTP server (GraphQL, REST, MCP, admin web)
   migrate                       apply pending database migrations and exit
+  migrate status                list applied and pending migrations (changes nothing)
 ${extraCommands.map((c) => `  ${c.usage.padEnd(30)}${c.summary}`).join('\n')}
 
 Configuration comes from the environment; see README.md.`;
@@ -23,12 +25,36 @@ function bootEmbeddedEarly(config: Config) {
   return booting;
 }
 
+/** Usage on stderr and exit code 2: the conventional answer to a command line we do not understand. */
+function usageError(problem: string): number {
+  console.error(`${problem}\n\n${USAGE}`);
+  return 2;
+}
+
+/** `args` must match exactly: these positionals, no flags. null when they do; the refusal's exit code otherwise. */
+function strictArgs(command: string, args: string[], positionals: string[][]): number | null {
+  try {
+    const parsed = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+    if (positionals.some((p) => p.length === parsed.positionals.length && p.every((v, i) => v === parsed.positionals[i]))) return null;
+    return usageError(`market-service ${command}: unexpected arguments: ${args.join(' ')}`);
+  } catch (err) {
+    return usageError(`market-service ${command}: ${(err as Error).message}`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE);
-    return command ? 0 : 1;
+    return 0;
   }
+  if (!command) return usageError('market-service: a command is required.');
+  const extra = extraCommands.find((c) => c.name === command);
+  if (!extra && command !== 'start' && command !== 'migrate') return usageError(`Unknown command: ${command}`);
+  const refused =
+    command === 'start' ? strictArgs(command, rest, [[]]) : command === 'migrate' ? strictArgs(command, rest, [[], ['status']]) : null;
+  if (refused !== null) return refused;
+
   const config = loadConfig();
   const logger = createLogger(config.logLevel, command === 'mcp' ? pinoStderr() : undefined);
 
@@ -43,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
-      const force = setTimeout(() => process.exit(1), 10_000);
+      // A last resort past the grace period and the drain limit (startService bounds both).
+      const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 45_000);
       force.unref();
       service.close().then(
         () => process.exit(0),
@@ -59,15 +86,24 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'migrate') {
     const { openServiceDatabase } = await import('../runtime.js');
-    const db = await openServiceDatabase(config, logger);
-    await db.close();
-    console.log('Database is up to date.');
-    return 0;
+    const { migrationStatus } = await import('../persistence/database.js');
+    const status = rest[0] === 'status';
+    const db = await openServiceDatabase(config, logger, undefined, { migrate: !status });
+    try {
+      const { applied, pending } = await migrationStatus(db.orm);
+      if (!status) {
+        console.log('Database is up to date.');
+        return 0;
+      }
+      for (const name of applied) console.log(`applied  ${name}`);
+      for (const name of pending) console.log(`pending  ${name}`);
+      console.log(`${applied.length} applied, ${pending.length} pending`);
+      return 0;
+    } finally {
+      await db.close();
+    }
   }
-  const extra = extraCommands.find((c) => c.name === command);
-  if (extra) return (await extra.load())(rest, { config, logger });
-  console.error(`Unknown command: ${command}\n\n${USAGE}`);
-  return 2;
+  return (await extra!.load())(rest, { config, logger });
 }
 
 main(process.argv.slice(2)).then(

@@ -32,13 +32,15 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
     const created = await em.transactional(async (tx) => {
       const [taken] = await tx.execute('select 1 from users where email = ?', [email.data]);
       if (taken) return false;
-      // The same system role the first start seeds (bootstrap.ts), in case this runs before it.
+      // The same system role the first start seeds (bootstrap.ts), in case this runs before it. Found by its
+      // flag, not its code, so a database whose role was renamed before codes became immutable still works.
       await tx.execute(
         `insert into roles (id, code, name, permissions, system, created_at, updated_at)
-         values (?, 'admin', 'Administrator', '{*}', true, ?, ?) on conflict (code) do nothing`,
+         select ?, 'admin', 'Administrator', '{*}', true, ?, ? where not exists (select 1 from roles where system)
+         on conflict (code) do nothing`,
         [randomUUID(), now, now],
       );
-      const [role] = await tx.execute<{ id: string }[]>(`select id from roles where code = 'admin' and system`);
+      const [role] = await tx.execute<{ id: string }[]>('select id from roles where system order by created_at, id limit 1');
       const id = randomUUID();
       await tx.execute(
         `insert into users (id, type, email, name, password_hash, status, created_at, updated_at)

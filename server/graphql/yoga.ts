@@ -1,5 +1,5 @@
 // Serves the Pothos schema with graphql-yoga at /graphql, GraphiQL rendered offline.
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createYoga, maskError as defaultMaskError } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
@@ -8,6 +8,8 @@ import { schema } from '../../schema/index.js';
 import type { GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
+import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
+import { ERROR_STATUS } from '../domain/errors.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
 function isGraphQLError(e: unknown): e is GraphQLError {
@@ -21,13 +23,16 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
 
 /**
  * Parse, validation, variable and armor errors come without a code; every GraphQL error carries one
- * (SPEC §7), so they get the contract's: the body is not JSON, or the request is not valid.
+ * (SPEC §7), so they get the contract's: the body is not JSON, or the request is not valid. An internal
+ * error carries the request id, the one thing an operator needs to find it in the logs.
  */
-function codeRequestErrors(result: unknown): void {
+function codeRequestErrors(result: unknown, requestId: string | undefined): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
+      if (e.extensions?.code === 'INTERNAL') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
       if (e.extensions?.code) continue;
-      const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : 'VALIDATION_FAILED';
+      // yoga's CSRF prevention (a request without a preflight-forcing header) is the contract's csrf_required.
+      const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : /CSRF/.test(e.message) ? 'CSRF_REQUIRED' : 'VALIDATION_FAILED';
       (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code };
     }
   }
@@ -48,6 +53,8 @@ export function graphqlHandler(deps: Deps) {
   const yoga = createYoga<{ req: Request; res: Response }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
+    // yoga's default CORS reflects any Origin with credentials; server/http/cors.ts decides for every path.
+    cors: false,
     logging: false,
     landingPage: false,
     graphiql: deps.config.graphiql ? { title: 'Market service GraphiQL', headers: JSON.stringify({ 'X-CSRF-Protection': '1' }) } : false,
@@ -69,7 +76,10 @@ export function graphqlHandler(deps: Deps) {
     },
     plugins: [
       ...armor.protect().plugins,
-      { onResultProcess: ({ result }: { result: unknown }) => codeRequestErrors(result) },
+      {
+        onResultProcess: ({ result, serverContext }: { result: unknown; serverContext: { req?: Request } }) =>
+          codeRequestErrors(result, serverContext.req?.requestId),
+      },
       ...(deps.config.introspection
         ? []
         : [{ onValidate: ({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) => addValidationRule(NoSchemaIntrospectionCustomRule) }]),
@@ -78,7 +88,7 @@ export function graphqlHandler(deps: Deps) {
     ],
   });
 
-  return async (req: Request, res: Response, next: NextFunction) => {
+  const serve = async (req: Request, res: Response, next: NextFunction) => {
     if (req.authRefusal) return graphqlRefusal(res, 401, 'UNAUTHENTICATED', req.authRefusal.detail);
     if (needsCsrfHeader(req)) {
       return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send `X-CSRF-Protection: 1`.');
@@ -89,4 +99,14 @@ export function graphqlHandler(deps: Deps) {
       next(err);
     }
   };
+  const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const refusal = bodyRefusal(err);
+    if (refusal) return graphqlRefusal(res, ERROR_STATUS[refusal.code], refusal.code.toUpperCase(), refusal.detail);
+    req.log.error({ err }, 'graphql request failed');
+    res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });
+  };
+  // The body is read here, whatever its type, so the limit holds for chunked bodies too; yoga then
+  // parses the bytes as it would have read them (compressed bodies are refused: 415).
+  const readBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+  return [readBody, serve, errors] as [RequestHandler, RequestHandler, (err: unknown, req: Request, res: Response, next: NextFunction) => void];
 }

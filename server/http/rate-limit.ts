@@ -28,6 +28,7 @@ export function rateLimit(deps: Deps) {
       windows.set(bucket, w);
     }
     if (++w.count <= limit) return next();
+    deps.metrics.rateLimited('request');
     const retryAfter = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
     res.setHeader('Retry-After', String(retryAfter));
     const detail = `Too many requests: at most ${limit} a minute. Try again in ${retryAfter} seconds.`;

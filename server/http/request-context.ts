@@ -6,6 +6,7 @@ import type { Caller, Deps } from '../application/context.js';
 import type { Refusal } from '../domain/errors.js';
 import { authenticateApiKey, authenticateSession, bearerToken, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { SESSION_COOKIE } from '../auth/session-token.js';
+import { clientAddress } from './session-cookie.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -31,7 +32,13 @@ export function requestContext(deps: Deps) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       req.log.info(
-        { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          client: clientAddress(req),
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
         'request',
       );
     });

@@ -15,7 +15,7 @@ export function clearSessionCookie(deps: Deps, req: Request, res: Response): voi
   res.clearCookie(SESSION_COOKIE, options(deps, req));
 }
 
-/** The throttle's notion of a client: the peer address (proxies only trusted on loopback, see app.ts). */
+/** The client for throttles, logs and the audit trail: the peer, or what a proxy trusted by TRUST_PROXY forwarded. */
 export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

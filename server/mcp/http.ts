@@ -1,18 +1,36 @@
 // MCP over Streamable HTTP at /mcp: stateless, one server per request, bearer API keys only.
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
+import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
+import { isForeignOrigin } from '../http/cors.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
 const loadSdk = () => (sdk ??= Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
+/** A JSON-RPC error outside any request (id null), its contract code in `data.code`. */
+function jsonRpcError(res: Response, status: number, rpcCode: number, message: string, data: Record<string, unknown>) {
+  res.status(status).json({ jsonrpc: '2.0', error: { code: rpcCode, message, data }, id: null });
+}
+
+function refusal(res: Response, code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
+  const rpcCode = code === 'invalid_json' ? -32700 : code === 'unauthenticated' ? -32001 : -32000;
+  jsonRpcError(res, ERROR_STATUS[code], rpcCode, message, { code, ...extra });
+}
+
 function unauthenticated(res: Response, message: string) {
   res.setHeader('WWW-Authenticate', 'Bearer');
-  res.status(401).json({ jsonrpc: '2.0', error: { code: -32001, message, data: { code: 'unauthenticated' } }, id: null });
+  refusal(res, 'unauthenticated', message);
 }
 
 export function mcpHandler(deps: Deps) {
-  return async (req: Request, res: Response, next: NextFunction) => {
+  // SPEC §8, and the MCP specification against DNS rebinding: a browser page of another origin gets nothing.
+  const sameOrigin = (req: Request, res: Response, next: NextFunction) => {
+    if (!isForeignOrigin(deps, req)) return next();
+    refusal(res, 'forbidden', 'This Origin may not call /mcp: only the service itself and the origins in CORS_ORIGINS may.');
+  };
+  const serve = async (req: Request, res: Response, next: NextFunction) => {
     if (req.authRefusal) return unauthenticated(res, req.authRefusal.detail);
     // A cookie is not enough here: MCP clients are agents and scripts, which carry keys.
     if (!req.caller || req.caller.authenticatedBy !== 'api_key') {
@@ -20,7 +38,7 @@ export function mcpHandler(deps: Deps) {
     }
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      return res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, use POST.' }, id: null });
+      return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless, use POST.', {});
     }
     try {
       const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
@@ -37,4 +55,19 @@ export function mcpHandler(deps: Deps) {
       next(err);
     }
   };
+  // Body failures and bugs as JSON-RPC errors; a bug's message never leaves the server.
+  const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const refused = bodyRefusal(err);
+    if (refused) return refusal(res, refused.code, refused.detail);
+    req.log.error({ err }, 'mcp request failed');
+    if (res.headersSent) return res.end();
+    jsonRpcError(res, 500, -32603, 'Internal error', { code: 'internal_error', requestId: req.requestId });
+  };
+  const readBody = express.json({ limit: BODY_LIMIT_BYTES });
+  return [sameOrigin, readBody, serve, errors] as [
+    RequestHandler,
+    RequestHandler,
+    RequestHandler,
+    (err: unknown, req: Request, res: Response, next: NextFunction) => void,
+  ];
 }

@@ -17,9 +17,15 @@ function allowed(ctx: Ctx, tool: ToolDef): boolean {
 }
 
 function errorResult(refusal: Refusal): CallToolResult {
-  const body = { code: refusal.code, detail: refusal.detail, ...refusal.extensions };
+  return toolError({ code: refusal.code, detail: refusal.detail, ...refusal.extensions });
+}
+
+function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
+
+/** SPEC §7: a tool that fails internally answers `internal_error` and the request id, nothing of the failure. */
+const INTERNAL_ERROR = 'internal_error';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
@@ -29,7 +35,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
 
 /** The structuredContent of an error result: `{code, detail, ...extensions}` (SPEC §7). */
 const ERROR_CONTENT = jsonSchema(
-  z.looseObject({ code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]), detail: z.string() }),
+  z.looseObject({ code: z.enum([...(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]), INTERNAL_ERROR]), detail: z.string() }),
   'output',
 );
 
@@ -55,36 +61,56 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       'On version_conflict, reload the tension and decide again; the server never retries for you.',
   });
 
+  /** A bug logged whole; the client learns only that it happened and the id to report. */
+  const internal = (err: unknown, requestId: string) => {
+    deps.logger.error({ err, requestId }, 'mcp handler failed');
+    return { code: INTERNAL_ERROR, detail: 'Internal error: the request failed on the server. Report the requestId.', requestId };
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const ctx = await resolveCtx();
-    if ('ok' in ctx) throw new McpError(ErrorCode.InvalidRequest, ctx.detail, { code: ctx.code });
-    return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: jsonSchema(t.input, 'input'),
-      outputSchema: outputSchema(t),
-      annotations: { title: t.title, ...t.annotations },
-    })) };
+    let requestId: string = deps.newId();
+    try {
+      const ctx = await resolveCtx();
+      if ('ok' in ctx) throw new McpError(ErrorCode.InvalidRequest, ctx.detail, { code: ctx.code });
+      requestId = ctx.requestId;
+      return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: jsonSchema(t.input, 'input'),
+        outputSchema: outputSchema(t),
+        annotations: { title: t.title, ...t.annotations },
+      })) };
+    } catch (err) {
+      // Protocol-level errors never echo an exception's message (it may hold SQL or a driver's words).
+      if (err instanceof McpError) throw err;
+      throw new McpError(ErrorCode.InternalError, 'Internal error', internal(err, requestId));
+    }
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const ctx = await resolveCtx();
-    if ('ok' in ctx) return errorResult(ctx);
-    const tool = TOOLS.find((t) => t.name === request.params.name);
-    if (!tool) return errorResult(refuse('not_found', `No tool named ${request.params.name}.`));
-    if (tool.operation) {
-      const denied = authorize(ctx, tool.operation);
-      if (denied) return errorResult(denied);
+    let requestId: string = deps.newId();
+    try {
+      const ctx = await resolveCtx();
+      if ('ok' in ctx) return errorResult(ctx);
+      requestId = ctx.requestId;
+      const tool = TOOLS.find((t) => t.name === request.params.name);
+      if (!tool) return errorResult(refuse('not_found', `No tool named ${request.params.name}.`));
+      if (tool.operation) {
+        const denied = authorize(ctx, tool.operation);
+        if (denied) return errorResult(denied);
+      }
+      const args = parseInput(tool.input, request.params.arguments ?? {});
+      if (!args.ok) return errorResult(args);
+      const result = await tool.run(deps, ctx, args.value);
+      if (!result.ok) return errorResult(result);
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result.value) }],
+        structuredContent: result.value as Record<string, unknown>,
+      };
+    } catch (err) {
+      return toolError(internal(err, requestId));
     }
-    const args = parseInput(tool.input, request.params.arguments ?? {});
-    if (!args.ok) return errorResult(args);
-    const result = await tool.run(deps, ctx, args.value);
-    if (!result.ok) return errorResult(result);
-    return {
-      content: [{ type: 'text', text: JSON.stringify(result.value) }],
-      structuredContent: result.value as Record<string, unknown>,
-    };
   });
   return server;
 }

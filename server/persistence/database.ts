@@ -19,6 +19,25 @@ export interface DatabaseOptions {
   embedded?: Promise<EmbeddedDatabase>;
   poolMax: number;
   logger?: Logger;
+  /** per-connection limits, so one stuck statement or lock cannot stall every writer; 0 = none */
+  timeouts?: DatabaseTimeouts;
+}
+
+export interface DatabaseTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+}
+
+/** Each pooled connection starts with the limits set (`SET` lasts for the connection's session). */
+export function poolWithTimeouts(pool: Record<string, unknown>, t: DatabaseTimeouts | undefined) {
+  if (!t) return pool;
+  const sql = `set statement_timeout = ${t.statementMs}; set lock_timeout = ${t.lockMs}; set idle_in_transaction_session_timeout = ${t.idleInTransactionMs}`;
+  return {
+    ...pool,
+    afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) =>
+      conn.query(sql, (err) => done(err, conn)),
+  };
 }
 
 export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
@@ -41,8 +60,20 @@ export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
   };
 }
 
+const basePool = (max: number) => ({ min: 0, max, idleTimeoutMillis: 30_000 });
+
+/**
+ * From now on every new connection carries the limits: the pool is replaced, so no connection opened
+ * before (by a migration, which must run without them) stays in use.
+ */
+export async function applyTimeouts(db: Database, poolMax: number, timeouts: DatabaseTimeouts): Promise<void> {
+  db.orm.config.set('pool', poolWithTimeouts(basePool(poolMax), timeouts));
+  await db.orm.close(true);
+  await db.orm.connect();
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  const pool = { min: 0, max: opts.poolMax, idleTimeoutMillis: 30_000 };
+  const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool }, opts.logger));
     return { orm, kind: 'postgres', close: () => orm.close(true) };
@@ -72,24 +103,68 @@ async function shippedMigrations(): Promise<string[]> {
   return files.filter((f) => /^Migration\w+\.(js|ts)$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.(js|ts)$/, ''));
 }
 
-/**
- * Applies pending migrations. The migrator (and the migration classes) load only when something is
- * pending: on an up-to-date database a start costs one query instead of ~0.3 s of imports.
- */
-export async function migrate(orm: MikroORM, logger?: Logger): Promise<string[]> {
+async function appliedMigrations(orm: MikroORM): Promise<Set<string>> {
   const em = orm.em.fork();
   const [{ exists }] = await em.execute(`select to_regclass('mikro_orm_migrations') is not null as exists`);
-  const done = new Set<string>(
-    exists ? (await em.execute<{ name: string }[]>('select name from mikro_orm_migrations')).map((r) => r.name) : [],
-  );
-  if ((await shippedMigrations()).every((name) => done.has(name))) return [];
-  const [{ Migrator }, { migrationsList }] = await Promise.all([
-    import('@mikro-orm/migrations'),
-    import('../../migrations/index.js'),
-  ]);
-  orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList });
-  Migrator.register(orm);
-  const applied = await orm.getMigrator().up();
-  if (applied.length) logger?.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
-  return applied.map((m) => m.name);
+  if (!exists) return new Set();
+  return new Set((await em.execute<{ name: string }[]>('select name from mikro_orm_migrations')).map((r) => r.name));
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+/** What this build ships against what the database has applied (read only: never migrates). */
+export async function migrationStatus(orm: MikroORM): Promise<MigrationStatus> {
+  const [shipped, done] = await Promise.all([shippedMigrations(), appliedMigrations(orm)]);
+  shipped.sort();
+  return { applied: shipped.filter((n) => done.has(n)), pending: shipped.filter((n) => !done.has(n)) };
+}
+
+/** One key for every instance of the service: `hashtext` is stable across PostgreSQL versions. */
+const MIGRATION_LOCK = `hashtext('market-service:migrations')`;
+
+/**
+ * Holds a database-wide advisory lock for the duration of `work`, on a connection of its own. A session
+ * lock rather than a transaction lock: MikroORM's migrator creates its bookkeeping table outside the
+ * migration transaction, and that creation must be serialised too (two instances creating it at once
+ * collide on `pg_type_typname_nsp_index`). A crashed holder's session ends, and its lock with it.
+ */
+async function withMigrationLock<T>(orm: MikroORM, work: () => Promise<T>): Promise<T> {
+  const knex = orm.em.getConnection().getKnex();
+  // Outside the pool, which may have a single connection (the migration itself needs one).
+  const conn = await knex.client.acquireRawConnection();
+  try {
+    await conn.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
+    try {
+      return await work();
+    } finally {
+      await conn.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
+    }
+  } finally {
+    await knex.client.destroyRawConnection(conn);
+  }
+}
+
+/**
+ * Applies pending migrations under the database-wide lock, so instances that start together migrate
+ * once and all come up. The migrator (and the migration classes) load only when something is pending:
+ * on an up-to-date database a start costs one query instead of ~0.3 s of imports.
+ */
+export async function migrate(orm: MikroORM, logger?: Logger): Promise<string[]> {
+  if ((await migrationStatus(orm)).pending.length === 0) return [];
+  return withMigrationLock(orm, async () => {
+    // Another instance may have migrated while this one waited for the lock.
+    if ((await migrationStatus(orm)).pending.length === 0) return [];
+    const [{ Migrator }, { migrationsList }] = await Promise.all([
+      import('@mikro-orm/migrations'),
+      import('../../migrations/index.js'),
+    ]);
+    orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList });
+    Migrator.register(orm);
+    const applied = await orm.getMigrator().up();
+    if (applied.length) logger?.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+    return applied.map((m) => m.name);
+  });
 }

@@ -67,10 +67,11 @@ export async function wouldCycle(em: EntityManager, roleId: string, inherits: re
   return Boolean(row?.cycle);
 }
 
-/** How many active users effectively hold `*`. */
-export async function countStarHolders(em: EntityManager): Promise<number> {
+/** How many active humans effectively hold `*` (agents never count: no agent can hold an admin session). */
+export async function countHumanStarHolders(em: EntityManager): Promise<number> {
   const [row] = await em.execute(
-    `select count(*)::int as n from users u where u.status = 'active' and ${userGrantsSql('u.id')} @> array['*']::text[]`,
+    `select count(*)::int as n from users u
+     where u.type = 'human' and u.status = 'active' and ${userGrantsSql('u.id')} @> array['*']::text[]`,
   );
   return row?.n ?? 0;
 }

@@ -11,8 +11,7 @@ import { rolesRoutes } from './roles.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
-
-export const BODY_LIMIT_BYTES = 102_400;
+import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 
 function hasBody(req: Request): boolean {
   const length = req.get('content-length');
@@ -53,25 +52,11 @@ export function restRouter(deps: Deps): Router {
   return router;
 }
 
-type BodyParserError = Error & { type?: string; status?: number };
-
 /** Maps body-parser failures to their codes; anything else is a 500 that carries only the request id. */
 export function restErrors(_deps: Deps) {
-  return (err: BodyParserError, req: Request, res: Response, _next: NextFunction) => {
-    // A path segment that is not valid percent-encoded UTF-8 cannot name anything (SPEC §3: 404).
-    if (err instanceof URIError) return sendCode(res, 'not_found', 'No such resource.', req.requestId);
-    switch (err.type) {
-      case 'entity.parse.failed':
-        return sendCode(res, 'invalid_json', 'The body is not valid JSON.', req.requestId);
-      case 'entity.too.large':
-        return sendCode(res, 'payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`, req.requestId);
-      case 'encoding.unsupported':
-      case 'charset.unsupported':
-        return sendCode(res, 'unsupported_media_type', 'Send the body as UTF-8 JSON.', req.requestId);
-      case 'request.aborted':
-      case 'request.size.invalid':
-        return sendCode(res, 'invalid_json', 'The body could not be read.', req.requestId);
-    }
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const refusal = bodyRefusal(err);
+    if (refusal) return sendProblem(res, refusal, req.requestId);
     req.log.error({ err }, 'unhandled error');
     res.status(500).type('application/problem+json').send(
       JSON.stringify({ type: 'urn:market-service:problem:internal', title: 'Internal error', status: 500, code: 'internal', requestId: req.requestId }),

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import type { Deps } from '../../server/application/context.js';
 import { bootstrap } from '../../server/persistence/bootstrap.js';
+import { createMetrics } from '../../server/metrics.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const ADMIN = { email: 'admin@test.example', password: 'admin-password-123' };
@@ -31,6 +32,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     clock: () => new Date(),
     newId: randomUUID,
     sessionSecret: 'test-session-secret-that-is-long-enough-0123456789',
+    metrics: createMetrics(db.orm),
     ...deps,
   };
   await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPassword: ADMIN.password, newId: randomUUID, clock: fullDeps.clock });

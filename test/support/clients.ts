@@ -9,6 +9,7 @@ import { login } from '../../server/application/auth/auth.js';
 import { authenticateSession } from '../../server/auth/authenticate.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
+import { createMetrics } from '../../server/metrics.js';
 import type { Result } from '../../server/domain/errors.js';
 import type { TestApp } from './app.js';
 
@@ -34,7 +35,10 @@ export function unwrap<T>(result: Result<T>, what: string): T {
 /** Dependencies for seeding a database no app serves yet (the embedded one belongs to one process at a time). */
 export function seedDeps(orm: MikroORM): Deps {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-  return { orm, config, logger: createLogger('silent'), clock: () => new Date(), newId: randomUUID, sessionSecret: 'seed-session-secret-that-is-long-enough-0123456789' };
+  return {
+    orm, config, logger: createLogger('silent'), metrics: createMetrics(orm), clock: () => new Date(), newId: randomUUID,
+    sessionSecret: 'seed-session-secret-that-is-long-enough-0123456789',
+  };
 }
 
 /** The password seeded humans get, so they can also sign in. */

@@ -213,6 +213,22 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   },
 };
 
+/** Operations on one user that SPEC §2 leaves open to any caller with the permission ("Reading is not limited"). */
+export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get'];
+
+/**
+ * Every operation that acts on one existing user or its keys: those whose REST path starts `/users/:id`,
+ * but the open reads. Derived, so a new route under a user joins the escalation sweep by itself.
+ */
+export const USER_TARGET_OPERATIONS = (Object.keys(OPERATION_SURFACES) as Operation[]).filter(
+  (op) => /^\/users\/:id(\/|$)/.test(OPERATION_SURFACES[op].rest?.path ?? '') && !USER_READS_NOT_LIMITED.includes(op),
+);
+
+/** The user type an operation's target must have to succeed (the rest work on agents). */
+export function userTargetType(op: Operation): 'human' | 'agent' {
+  return op === 'users.resetPassword' ? 'human' : 'agent';
+}
+
 /** REST routes that belong to no permission-table entry, and why. */
 export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },

@@ -1,5 +1,6 @@
 // Zod schemas of actor inputs and outputs, shared by REST, GraphQL, MCP and the OpenAPI document.
 import { z } from 'zod';
+import { cursorParam } from '../paging.js';
 import { intParam } from '../tensions/tension.inputs.js';
 
 export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
@@ -16,7 +17,7 @@ export const listActorsQuery = z.strictObject({
   type: z.enum(ACTOR_TYPES).optional(),
   q: z.string().max(200).optional(),
   limit: intParam(1, 100).default(20),
-  cursor: z.string().max(1000).optional(),
+  cursor: cursorParam.optional(),
 });
 
 export const actorOutput = z.object({

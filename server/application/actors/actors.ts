@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
-import { decodeCursor, encodeCursor, likePattern } from '../paging.js';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor, likePattern, textKey, uuidKey } from '../paging.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
@@ -53,7 +54,7 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
     params.push(likePattern(q.q));
   }
   if (q.cursor) {
-    const cursor = decodeCursor(q.cursor, (v): v is { n: string; id: string } => typeof v?.n === 'string' && UUID_RE.test(v?.id ?? ''));
+    const cursor = decodeCursor(deps, 'actors', q.cursor, z.strictObject({ n: textKey, id: uuidKey }));
     if (!cursor.ok) return cursor;
     where.push('(lower(a.name), a.id) > (?, ?::uuid)');
     params.push(cursor.value.n, cursor.value.id);
@@ -66,7 +67,7 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
   const last = page[page.length - 1];
   return ok({
     data: page.map(toView),
-    nextCursor: rows.length > q.limit ? encodeCursor({ n: last.sort_name, id: last.id }) : null,
+    nextCursor: rows.length > q.limit ? encodeCursor(deps, 'actors', { n: last.sort_name, id: last.id }) : null,
   });
 }
 

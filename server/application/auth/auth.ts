@@ -14,7 +14,7 @@ import { passwordSchema } from '../users/users.js';
 import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
 import { roleOutput, type RoleView } from '../roles/role.read.js';
 import { transact } from '../users/transact.js';
-import { loginThrottle, recordLoginFailure } from './throttle.js';
+import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 
 export const loginInput = z.object({
   // Deliberately loose: any malformed email is just another wrong credential.
@@ -44,8 +44,11 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const parsed = parseInput(loginInput, input);
   if (!parsed.ok) return parsed;
   const { email, password } = parsed.value;
-  const throttled = await loginThrottle(deps, email, actx.client);
-  if (throttled) return throttled;
+  const throttled = await reservePasswordAttempt(deps, email, actx.client);
+  if (throttled) {
+    deps.metrics.rateLimited('login');
+    return throttled;
+  }
 
   const em = deps.orm.em.fork() as EntityManager;
   const [user] = await em.execute<{ id: string; type: string; status: string; password_hash: string | null }[]>(
@@ -55,8 +58,9 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const eligible = user && user.type === 'human' && user.status === 'active' && user.password_hash;
   // Verify against a real hash either way, outside any transaction, so every refusal costs the same.
   const verified = await verifyPassword(eligible ? user.password_hash! : await dummyHash(), password);
+  // A refusal keeps the reserved attempt as the failure it was.
   if (!eligible || !verified) {
-    await recordLoginFailure(deps, email, actx.client);
+    deps.metrics.loginFailure();
     return INVALID();
   }
 
@@ -64,7 +68,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const sessionId = deps.newId();
   const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
   return transact(deps, async (tx) => {
-    await tx.execute('delete from login_attempts where email = ?', [email]);
+    await clearPasswordAttempts(tx, email);
     await tx.execute('insert into sessions (id, user_id, created_at, expires_at) values (?, ?, ?, ?)', [sessionId, user.id, now, expiresAt]);
     const view = (await loadUser(tx, user.id))!;
     const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
@@ -116,8 +120,12 @@ export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   });
 }
 
-/** `POST /me/password`: verifies the current password, rehashes, revokes the user's OTHER sessions. */
-export async function changePassword(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<null>> {
+/**
+ * `POST /me/password`: verifies the current password, rehashes, revokes the user's OTHER sessions. A wrong
+ * current password counts as a failed sign-in for the user's email and the client (one throttle for every
+ * way of guessing a password), so a stolen session cannot guess without limit.
+ */
+export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, client: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'me.changePassword') ?? requirePasswordSession(ctx);
   if (denied) return denied;
   const parsed = parseInput(changePasswordInput, input);
@@ -125,15 +133,19 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown): Prom
   const { currentPassword, newPassword } = parsed.value;
   const userId = ctx.caller.userId!;
   const em = deps.orm.em.fork() as EntityManager;
-  const [row] = await em.execute<{ password_hash: string | null }[]>('select password_hash from users where id = ?', [userId]);
+  const [row] = await em.execute<{ email: string; password_hash: string | null }[]>('select email, password_hash from users where id = ?', [userId]);
+  if (!row) return refuse('unauthenticated', 'No user is signed in.');
+  const throttled = await reservePasswordAttempt(deps, row.email, client);
+  if (throttled) return throttled;
   // Slow work outside the transaction.
-  if (!row?.password_hash || !(await verifyPassword(row.password_hash, currentPassword))) {
+  if (!row.password_hash || !(await verifyPassword(row.password_hash, currentPassword))) {
     return validationFailed([{ path: 'currentPassword', message: 'is not the current password' }]);
   }
   const hash = await hashPassword(newPassword);
   const now = deps.clock();
   return transact(deps, async (tx) => {
     await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await clearPasswordAttempts(tx, row.email);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [
       now,
       userId,

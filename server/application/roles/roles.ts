@@ -6,7 +6,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from '../users/transact.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
@@ -42,9 +42,11 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   if (denied) return denied;
   const parsed = parseInput(listRolesInput, input);
   if (!parsed.ok) return parsed;
-  const { limit, cursor } = parsed.value;
-  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, cursor?.[0], limit + 1);
-  return ok(toPage(rows, limit, (r) => [r.code], (r) => r));
+  const { limit } = parsed.value;
+  const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
+  if (!after.ok) return after;
+  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, after.value?.[0], limit + 1);
+  return ok(toPage(deps, 'roles', rows, limit, (r) => [r.code], (r) => r));
 }
 
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {
@@ -121,8 +123,10 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
       if (!current) return notFound(id);
       const permissions = patch.permissions ?? current.permissions;
       const inherits = patch.inherits ?? current.inherits;
-      if (current.system && (!sameSet(permissions, current.permissions) || !sameSet(inherits, current.inherits))) {
-        return refuse('system_role', `The system role ${current.code} keeps its permissions.`);
+      // The code too: `users create-admin` and the first start find the role by it (issue 17, item 8).
+      const recoded = patch.code !== undefined && patch.code !== current.code;
+      if (current.system && (recoded || !sameSet(permissions, current.permissions) || !sameSet(inherits, current.inherits))) {
+        return refuse('system_role', `The system role ${current.code} keeps its code, permissions and inherits.`);
       }
       const unknown = await unknownInherits(tx, inherits);
       if (unknown) return unknown;

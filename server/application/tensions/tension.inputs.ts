@@ -1,5 +1,6 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
+import { cursorParam } from '../paging.js';
 
 const codePoints = (s: string) => [...s].length;
 
@@ -54,12 +55,12 @@ export const listTensionsQuery = z.strictObject({
   minScore: intParam(1, 10).optional(),
   sort: z.enum(TENSION_SORTS).default('-score'),
   limit: intParam(1, 100).default(20),
-  cursor: z.string().max(1000).optional(),
+  cursor: cursorParam.optional(),
 });
 
 export const historyQuery = z.strictObject({
   limit: intParam(1, 100).default(20),
-  cursor: z.string().max(1000).optional(),
+  cursor: cursorParam.optional(),
 });
 
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });

@@ -5,7 +5,8 @@ import { readStream } from '../../persistence/event-store.js';
 import { loadTensionRow, rowToView, TENSION_FROM, TENSION_SELECT, type TensionRow } from '../../persistence/tension-projection.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
-import { decodeCursor, encodeCursor, likePattern } from '../paging.js';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor, instantKey, intTextKey, likePattern, textKey, uuidKey } from '../paging.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
@@ -14,11 +15,10 @@ import { historyQuery, listTensionsQuery, type HistoryPage, type TensionPage, ty
 
 const SORT_COLUMN = { score: ['t.score', 'int'], updatedAt: ['t.updated_at', 'timestamptz'], createdAt: ['t.created_at', 'timestamptz'], name: ['t.name', 'text'] } as const;
 
-interface ListCursor {
-  s: string;
-  v: string;
-  id: string;
-}
+/** A list cursor's sort value, by the column's type: exactly what the keyset comparison below can cast. */
+const SORT_VALUE = { int: intTextKey, timestamptz: instantKey, text: textKey } as const;
+const listCursor = (sort: string, cast: keyof typeof SORT_VALUE) => z.strictObject({ s: z.literal(sort), v: SORT_VALUE[cast], id: uuidKey });
+const historyCursor = z.strictObject({ before: z.number().int().min(1).max(2_147_483_647) });
 
 export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<TensionPage>> {
   const denied = authorize(ctx, 'tensions.list');
@@ -41,10 +41,7 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     params.push(p, p, p);
   }
   if (q.cursor) {
-    const cursor = decodeCursor(
-      q.cursor,
-      (v): v is ListCursor => typeof v?.v === 'string' && typeof v?.id === 'string' && UUID_RE.test(v.id) && v.s === q.sort,
-    );
+    const cursor = decodeCursor(deps, 'tensions', q.cursor, listCursor(q.sort, cast));
     if (!cursor.ok) return cursor;
     where.push(`(${column}, t.id) ${desc ? '<' : '>'} (?::${cast}, ?::uuid)`);
     params.push(cursor.value.v, cursor.value.id);
@@ -60,7 +57,7 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   const last = page[page.length - 1];
   return ok({
     data: page.map(rowToView),
-    nextCursor: rows.length > q.limit ? encodeCursor({ s: q.sort, v: last.sort_value, id: last.id }) : null,
+    nextCursor: rows.length > q.limit ? encodeCursor(deps, 'tensions', { s: q.sort, v: last.sort_value, id: last.id }) : null,
   });
 }
 
@@ -80,7 +77,7 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query:
   if (!UUID_RE.test(id)) return notFound(id);
   let before: number | undefined;
   if (parsed.value.cursor) {
-    const cursor = decodeCursor(parsed.value.cursor, (v): v is { before: number } => Number.isInteger(v?.before) && v.before > 0);
+    const cursor = decodeCursor(deps, 'tensionHistory', parsed.value.cursor, historyCursor);
     if (!cursor.ok) return cursor;
     before = cursor.value.before;
   }
@@ -94,6 +91,6 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query:
   const page = events.slice(0, limit);
   return ok({
     data: page.map(toHistoryEntry),
-    nextCursor: events.length > limit ? encodeCursor({ before: page[page.length - 1].version }) : null,
+    nextCursor: events.length > limit ? encodeCursor(deps, 'tensionHistory', { before: page[page.length - 1].version }) : null,
   });
 }

@@ -7,8 +7,11 @@ import { ok, refuse, validationFailed, type Refusal, type Result } from '../../d
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
+import { mayActOnUser } from './act-on-user.js';
+import { transact } from './transact.js';
+import { lockIdentityChanges } from '../../persistence/role-graph.js';
 
 export interface ApiKeyMetadata {
   id: string;
@@ -74,47 +77,47 @@ export async function loadKeyMetadata(em: EntityManager, keyId: string): Promise
   return row ? keyMetadata(row) : null;
 }
 
-/** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
-async function mint(deps: Deps, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+/** The creation input, checked (an expiry must lie in the future). */
+function parseKeyInput(deps: Deps, input: unknown): Result<{ name: string; expiresAt: Date | null }> {
   const parsed = parseInput(createApiKeyInput, input);
   if (!parsed.ok) return parsed;
   const { name, expiresAt } = parsed.value;
-  const now = deps.clock();
-  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+  if (expiresAt && expiresAt.getTime() <= deps.clock().getTime()) {
     return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
   }
+  return ok({ name, expiresAt: expiresAt ?? null });
+}
+
+/** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
+async function mint(deps: Deps, em: EntityManager, userId: string, v: { name: string; expiresAt: Date | null }): Promise<CreatedApiKey> {
   const key = formatApiKey(randomBytes(32));
-  const id = deps.newId();
-  const em = deps.orm.em.fork() as EntityManager;
   const [row] = await em.execute<KeyRow[]>(
     `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)
      returning ${KEY_COLUMNS}`,
-    [id, userId, name, apiKeyPrefix(key), hashApiKey(key), now, expiresAt ?? null],
+    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt],
   );
-  return ok({ ...keyMetadata(row), key });
+  return { ...keyMetadata(row), key };
 }
 
-async function listFor(deps: Deps, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
+async function listFor(deps: Deps, em: EntityManager, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const parsed = parseInput(listApiKeysInput, input);
   if (!parsed.ok) return parsed;
-  const { limit, cursor } = parsed.value;
-  if (cursor && (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success)) {
-    return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
-  }
-  const em = deps.orm.em.fork() as EntityManager;
+  const { limit } = parsed.value;
+  const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'apiKeys', parsed.value.cursor, createdAtIdKey);
+  if (!after.ok) return after;
+  const cursor = after.value;
   const rows = await em.execute<KeyRow[]>(
     `select ${KEY_COLUMNS} from api_keys where user_id = ?
        and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?::uuid))
      order by created_at desc, id desc limit ?`,
     [userId, cursor?.[0] ?? null, cursor?.[0] ?? null, cursor?.[1] ?? null, limit + 1],
   );
-  return ok(toPage(rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
+  return ok(toPage(deps, 'apiKeys', rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
 }
 
-async function revokeFor(deps: Deps, userId: string, keyId: string): Promise<Result<null>> {
+async function revokeFor(deps: Deps, em: EntityManager, userId: string, keyId: string): Promise<Result<null>> {
   const id = userIdOf(keyId);
   if (!id) return refuse('not_found', `No API key ${keyId}.`);
-  const em = deps.orm.em.fork() as EntityManager;
   // Already revoked keeps its first revocation time: revoking is safe to retry.
   const rows = await em.execute(
     'update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and user_id = ? returning id',
@@ -123,12 +126,18 @@ async function revokeFor(deps: Deps, userId: string, keyId: string): Promise<Res
   return rows.length ? ok(null) : refuse('not_found', `No API key ${keyId} for this user.`);
 }
 
-async function agentTarget(deps: Deps, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
+/**
+ * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
+ * (listing included: a key list is the map to a stronger account; docs/identity.md). Provisioning also
+ * needs an active agent.
+ */
+async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
-  const em = deps.orm.em.fork() as EntityManager;
   const [user] = await em.execute<{ type: string; status: string }[]>('select type, status from users where id = ?', [userId]);
   if (!user) return userNotFound(id);
+  const escalation = await mayActOnUser(em, ctx.caller, userId);
+  if (escalation) return escalation;
   if (mustBeAgent && user.type !== 'agent') return refuse('not_an_agent', 'Keys are provisioned for agent users only; humans create their own.');
   if (mustBeAgent && user.status !== 'active') return refuse('not_applicable', 'The user is deactivated.');
   return userId;
@@ -137,25 +146,34 @@ async function agentTarget(deps: Deps, id: string, mustBeAgent: boolean): Promis
 export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
   const denied = authorize(ctx, 'users.provisionApiKey');
   if (denied) return denied;
-  const target = await agentTarget(deps, userId, true);
-  if (typeof target !== 'string') return target;
-  return mint(deps, target, input);
+  const parsed = parseKeyInput(deps, input);
+  if (!parsed.ok) return parsed;
+  return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const owner = await keyOwner(tx, ctx, userId, true);
+    if (typeof owner !== 'string') return owner;
+    return ok(await mint(deps, tx, owner, parsed.value));
+  });
 }
 
 export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'users.listApiKeys');
   if (denied) return denied;
-  const target = await agentTarget(deps, userId, false);
-  if (typeof target !== 'string') return target;
-  return listFor(deps, target, input);
+  const em = deps.orm.em.fork() as EntityManager;
+  const owner = await keyOwner(em, ctx, userId, false);
+  if (typeof owner !== 'string') return owner;
+  return listFor(deps, em, owner, input);
 }
 
 export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'users.revokeApiKey');
   if (denied) return denied;
-  const target = await agentTarget(deps, userId, false);
-  if (typeof target !== 'string') return target;
-  return revokeFor(deps, target, keyId);
+  return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const owner = await keyOwner(tx, ctx, userId, false);
+    if (typeof owner !== 'string') return owner;
+    return revokeFor(deps, tx, owner, keyId);
+  });
 }
 
 /** Self-service keys need a human's password session: a key cannot mint keys (SPEC §2). */
@@ -168,17 +186,19 @@ export function requirePasswordSession(ctx: Ctx): Refusal | null {
 export async function listMyApiKeys(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'me.listApiKeys') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return listFor(deps, ctx.caller.userId!, input);
+  return listFor(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, input);
 }
 
 export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<CreatedApiKey>> {
   const denied = authorize(ctx, 'me.createApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return mint(deps, ctx.caller.userId!, input);
+  const parsed = parseKeyInput(deps, input);
+  if (!parsed.ok) return parsed;
+  return ok(await mint(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, parsed.value));
 }
 
 export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return revokeFor(deps, ctx.caller.userId!, keyId);
+  return revokeFor(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, keyId);
 }

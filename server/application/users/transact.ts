@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { coversAll } from '../../domain/permissions.js';
 import { refuse, type Refusal, type Result } from '../../domain/errors.js';
 import type { Caller, Deps } from '../context.js';
-import { countStarHolders, lockIdentityChanges } from '../../persistence/role-graph.js';
+import { countHumanStarHolders, lockIdentityChanges } from '../../persistence/role-graph.js';
 
 class Rollback extends Error {
   constructor(readonly refusal: Refusal) {
@@ -36,15 +36,16 @@ export function escalationRefusal(caller: Caller, grants: Iterable<string>): Ref
 }
 
 /**
- * Applies `change` under the identity lock and refuses (rolling back) when it leaves no active holder
- * of `*` where there was one (SPEC §2: the last active holder of `*` cannot lose it).
+ * Applies `change` under the identity lock and refuses (rolling back) when it leaves no active human holder
+ * of `*` where there was one (SPEC §2: the last active human holder of `*` cannot lose it). Every change
+ * that can take `*` away takes the lock before reading anything, so concurrent demotions count in turn.
  */
 export async function guardLastAdmin(tx: EntityManager, change: () => Promise<void>): Promise<Refusal | null> {
   await lockIdentityChanges(tx);
-  const before = await countStarHolders(tx);
+  const before = await countHumanStarHolders(tx);
   await change();
-  if (before > 0 && (await countStarHolders(tx)) === 0) {
-    return refuse('last_admin', 'This change would leave no active user holding `*`.');
+  if (before > 0 && (await countHumanStarHolders(tx)) === 0) {
+    return refuse('last_admin', 'This change would leave no active human user holding `*`.');
   }
   return null;
 }

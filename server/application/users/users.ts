@@ -7,9 +7,10 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
-import { cursorSchema, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
 import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from './transact.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
+import { mayActOnUser } from './act-on-user.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
@@ -130,11 +131,10 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
     params.push(like, like);
   }
   if (cursor) {
-    if (cursor.length !== 2 || Number.isNaN(Date.parse(cursor[0])) || !uuidSchema.safeParse(cursor[1]).success) {
-      return validationFailed([{ path: 'cursor', message: 'is not a cursor this service issued' }]);
-    }
+    const after = decodeCursor(deps, 'users', cursor, createdAtIdKey);
+    if (!after.ok) return after;
     where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
-    params.push(cursor[0], cursor[1]);
+    params.push(...after.value);
   }
   const em = deps.orm.em.fork() as EntityManager;
   const rows = await em.execute<UserRow[]>(
@@ -142,7 +142,7 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
     [...params, limit + 1],
   );
   const views = await toUserViews(em, rows);
-  return ok(toPage(views, limit, (u) => [u.createdAt, u.id], (u) => u));
+  return ok(toPage(deps, 'users', views, limit, (u) => [u.createdAt, u.id], (u) => u));
 }
 
 export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
@@ -158,8 +158,11 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   const patch = parsed.value;
   try {
     return await transact(deps, async (tx) => {
+      await lockIdentityChanges(tx);
       const current = await loadUser(tx, userId);
       if (!current) return userNotFound(id);
+      const escalation = await mayActOnUser(tx, ctx.caller, userId);
+      if (escalation) return escalation;
       if (patch.linkedActorId !== undefined && patch.linkedActorId !== null && current.type !== 'agent') {
         return validationFailed([{ path: 'linkedActorId', message: 'only agent users can be linked to an actor' }]);
       }
@@ -197,6 +200,8 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
     await lockIdentityChanges(tx);
     const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
+    const escalation = await mayActOnUser(tx, ctx.caller, userId);
+    if (escalation) return escalation;
     const lastAdmin = await guardLastAdmin(tx, async () => {
       await tx.execute(`update users set status = 'deactivated', updated_at = ? where id = ? and status = 'active'`, [now, userId]);
       await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
@@ -207,7 +212,10 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
   });
 }
 
-/** Replaces the user's roles. Only roles being added are checked for escalation. */
+/**
+ * Replaces the user's roles. The caller must hold the user's current permissions (removing is acting on
+ * the user) and everything the added roles grant.
+ */
 export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.setRoles');
   if (denied) return denied;
@@ -220,6 +228,8 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
     await lockIdentityChanges(tx);
     const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
+    const actOn = await mayActOnUser(tx, ctx.caller, userId);
+    if (actOn) return actOn;
     const badRoles = await checkRoles(tx, roleIds);
     if (badRoles) return badRoles;
     const current = (await tx.execute<{ role_id: string }[]>('select role_id from user_roles where user_id = ?', [userId])).map((r) => r.role_id);
@@ -247,10 +257,16 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   const em = deps.orm.em.fork() as EntityManager;
   const [user] = await em.execute<{ type: string }[]>('select type from users where id = ?', [userId]);
   if (!user) return userNotFound(id);
+  // Checked before the slow hash, and again under the lock in case the target gained permissions meanwhile.
+  const early = await mayActOnUser(em, ctx.caller, userId);
+  if (early) return early;
   if (user.type !== 'human') return refuse('not_applicable', 'Agent users have no password; they use API keys.');
   const hash = await hashPassword(parsed.value.password);
   const now = deps.clock();
   return transact(deps, async (tx) => {
+    await lockIdentityChanges(tx);
+    const escalation = await mayActOnUser(tx, ctx.caller, userId);
+    if (escalation) return escalation;
     await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
     return ok(null);

@@ -1,5 +1,6 @@
 // Authorization sweep, generated from OPERATION_PERMISSIONS: on every face that serves an operation,
-// no credentials → 401, every permission but the needed one → 403 naming it, only the needed one → let in.
+// no credentials → 401, every permission but the needed one → 403 naming it, only the needed one → let in;
+// and for every operation acting on a user, a more privileged target → 403 escalation_denied, a peer → done.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isObjectType } from 'graphql';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +8,8 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { mcpHttpClient } from '../../support/mcp.js';
 import {
-  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, type OperationSurface,
+  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_TARGET_OPERATIONS,
+  userTargetType, type OperationSurface,
 } from '../../support/operations.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../../../server/application/permission-table.js';
 import { PERMISSION_CATALOGUE, type Permission } from '../../../server/domain/permissions.js';
@@ -43,8 +45,8 @@ function count(status: number) {
   if (status >= 500) tally.fiveHundreds++;
 }
 
-async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Record<string, string>) {
-  const res = await fetch(`${app.url}/api/v1${fillPath(surface.path)}`, {
+async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Record<string, string>, ids?: { id: string; keyId: string }) {
+  const res = await fetch(`${app.url}/api/v1${fillPath(surface.path, ids)}`, {
     method: surface.method,
     headers: { ...headers, ...(surface.body ? { 'content-type': 'application/json' } : {}) },
     body: surface.body ? JSON.stringify(surface.body) : undefined,
@@ -54,8 +56,9 @@ async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Rec
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-async function gql(surface: NonNullable<OperationSurface['graphql']>, key?: string) {
-  const res = await client(app, key).gql(surface.document, surface.variables);
+async function gql(surface: NonNullable<OperationSurface['graphql']>, key?: string, ids?: { id: string; keyId: string }) {
+  const variables = ids ? { ...surface.variables, id: ids.id, ...('keyId' in surface.variables ? { keyId: ids.keyId } : {}) } : surface.variables;
+  const res = await client(app, key).gql(surface.document, variables);
   count(res.status);
   return res;
 }
@@ -218,5 +221,80 @@ describe('MCP', () => {
     const allowed = await (await mcpAs(onlyThis.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
     tally.requests++;
     expect((allowed.structuredContent as { code?: string } | undefined)?.code).not.toBe('forbidden');
+  });
+});
+
+describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
+  // The caller holds what every user operation needs; the targets hold one permission more, or `*`.
+  const CALLER_GRANTS: Permission[] = ['users:read', 'users:write'];
+  const STRONGER = [
+    { label: 'one permission more', grants: [...CALLER_GRANTS, 'tensions:read'], missing: ['tensions:read'] },
+    { label: '*', grants: ['*'], missing: ['*'] },
+  ];
+  const PEERS = [
+    { label: 'the same permissions', grants: CALLER_GRANTS },
+    { label: 'fewer permissions', grants: ['users:read'] },
+  ];
+  let caller: SeededUser;
+  beforeAll(async () => {
+    caller = await seedUserWithKey(app, { grants: CALLER_GRANTS });
+  });
+
+  /** Everything an operation on a user could change: the row, its roles, its keys. */
+  async function snapshot(userId: string) {
+    const em = app.em();
+    const [user] = await em.execute('select email, name, status, password_hash, updated_at from users where id = ?', [userId]);
+    const roles = await em.execute('select role_id from user_roles where user_id = ? order by role_id', [userId]);
+    const keys = await em.execute('select id, name, revoked_at from api_keys where user_id = ? order by id', [userId]);
+    return { user, roles, keys };
+  }
+
+  it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
+    expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
+      'users.deactivate', 'users.listApiKeys', 'users.provisionApiKey', 'users.resetPassword', 'users.revokeApiKey',
+      'users.setRoles', 'users.update',
+    ]);
+    // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
+    expect(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].mcp)).toEqual([]);
+    for (const op of USER_TARGET_OPERATIONS) expect(CALLER_GRANTS).toContain(OPERATION_PERMISSIONS[op]);
+  });
+
+  describe.each(STRONGER)('a target holding $label', ({ grants, missing }) => {
+    it.each(USER_TARGET_OPERATIONS)('%s: REST → 403 escalation_denied, nothing changes', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const before = await snapshot(target.userId);
+      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
+      expect(res.status, op).toBe(403);
+      expect(res.body).toMatchObject({ code: 'escalation_denied', status: 403, missingPermissions: missing });
+      expect(await snapshot(target.userId)).toEqual(before);
+    });
+
+    it.each(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].graphql))('%s: GraphQL → ESCALATION_DENIED, nothing changes', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const before = await snapshot(target.userId);
+      const surface = OPERATION_SURFACES[op].graphql!;
+      const res = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
+      expect(res.body.errors?.[0]?.extensions, surface.field).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
+      expect(res.body.data?.[surface.field] ?? null).toBeNull();
+      expect(await snapshot(target.userId)).toEqual(before);
+    });
+  });
+
+  // Positive controls: the check is not vacuous, the same caller and request succeed on a peer.
+  describe.each(PEERS)('a target holding $label', ({ grants }) => {
+    it.each(USER_TARGET_OPERATIONS)('%s: REST → done', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
+      expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeGreaterThanOrEqual(200);
+      expect(res.status).toBeLessThan(300);
+    });
+
+    it.each(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].graphql))('%s: GraphQL → done', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const surface = OPERATION_SURFACES[op].graphql!;
+      const res = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
+      expect(res.body.errors, surface.field).toBeUndefined();
+      expect(res.body.data?.[surface.field]).toBeTruthy();
+    });
   });
 });

@@ -1,0 +1,24 @@
+// Request bodies on every face (SPEC §7): one size limit, and one reading of body-parser's failures.
+import { refuse, type Refusal } from '../domain/errors.js';
+
+/** The largest body any face accepts (REST, /graphql, /mcp), counted as received, chunked or not. */
+export const BODY_LIMIT_BYTES = 102_400;
+
+/** The refusal a body-parser failure stands for, or null when the error is not about the body (a bug). */
+export function bodyRefusal(err: unknown): Refusal | null {
+  // A path segment that is not valid percent-encoded UTF-8 cannot name anything (SPEC §3: 404).
+  if (err instanceof URIError) return refuse('not_found', 'No such resource.');
+  switch ((err as { type?: unknown } | null)?.type) {
+    case 'entity.parse.failed':
+      return refuse('invalid_json', 'The body is not valid JSON.');
+    case 'entity.too.large':
+      return refuse('payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return refuse('unsupported_media_type', 'Send the body as uncompressed UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return refuse('invalid_json', 'The body could not be read.');
+  }
+  return null;
+}

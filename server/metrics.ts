@@ -1,0 +1,117 @@
+// Prometheus metrics (SPEC §9): one registry per running app, passed in deps, served at GET /metrics.
+import { timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type CommandOutcome = 'appended' | 'noop' | 'refused';
+
+export interface Metrics {
+  registry: Registry;
+  /** a tension command's outcome; `code` is the refusal's (empty otherwise) */
+  tensionCommand(command: string, outcome: CommandOutcome, code?: string): void;
+  /** seconds the append + projection of one command took, inside its transaction */
+  eventAppend(seconds: number): void;
+  loginFailure(): void;
+  rateLimited(scope: 'request' | 'login'): void;
+}
+
+interface KnexPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+export function createMetrics(orm: MikroORM): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'market_' });
+  const commands = new Counter({
+    name: 'market_tension_commands_total',
+    help: 'Tension commands by command and outcome (appended, noop, refused with its code).',
+    labelNames: ['command', 'outcome', 'code'] as const,
+    registers: [registry],
+  });
+  const append = new Histogram({
+    name: 'market_event_append_duration_seconds',
+    help: 'Time to append a command’s events and update the projection, inside its transaction.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const loginFailures = new Counter({ name: 'market_login_failures_total', help: 'Failed password sign-ins.', registers: [registry] });
+  const rateLimited = new Counter({
+    name: 'market_rate_limited_total',
+    help: 'Requests answered 429: over the per-key/per-client request limit, or the login throttle.',
+    labelNames: ['scope'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'market_db_pool_connections',
+    help: 'Database pool connections by state (used, free, pending = requests waiting for one).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = (orm.em.getConnection().getKnex().client as { pool?: KnexPool }).pool;
+      if (!pool) return;
+      this.set({ state: 'used' }, pool.numUsed());
+      this.set({ state: 'free' }, pool.numFree());
+      this.set({ state: 'pending' }, pool.numPendingAcquires());
+    },
+  });
+  return {
+    registry,
+    tensionCommand: (command, outcome, code = '') => commands.inc({ command, outcome, code }),
+    eventAppend: (seconds) => append.observe(seconds),
+    loginFailure: () => loginFailures.inc(),
+    rateLimited: (scope) => rateLimited.inc({ scope }),
+  };
+}
+
+/** Route templates, never raw paths: a label per id would grow without bound. */
+function routeLabel(req: Request): string {
+  if (req.route?.path) return `${req.baseUrl}${String(req.route.path)}`;
+  for (const prefix of ['/graphql', '/mcp', '/api/v1', '/healthz', '/readyz', '/metrics']) {
+    if (req.originalUrl === prefix || req.originalUrl.startsWith(`${prefix}/`) || req.originalUrl.startsWith(`${prefix}?`)) return prefix;
+  }
+  return 'other';
+}
+
+/** Counts and times every request by method, route template and status. */
+export function httpMetrics(metrics: Metrics): RequestHandler {
+  const requests = new Counter({
+    name: 'market_http_requests_total',
+    help: 'HTTP requests by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [metrics.registry],
+  });
+  const latency = new Histogram({
+    name: 'market_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [metrics.registry],
+  });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const end = latency.startTimer();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      requests.inc(labels);
+      end(labels);
+    });
+    next();
+  };
+}
+
+/** GET /metrics: off with METRICS=false; behind `Authorization: Bearer <METRICS_TOKEN>` when that is set. */
+export function metricsEndpoint(metrics: Metrics, token: string | undefined): RequestHandler {
+  const expected = token ? Buffer.from(`Bearer ${token}`) : null;
+  return async (req: Request, res: Response) => {
+    if (expected) {
+      const got = Buffer.from(req.get('authorization') ?? '');
+      if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        return void res.status(401).type('text/plain').send('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+      }
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  };
+}

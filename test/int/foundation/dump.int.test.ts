@@ -1,0 +1,127 @@
+// Moving a service (SPEC §9): export from the embedded database, import into a fresh database (PostgreSQL
+// when DATABASE_URL is set), and the service answers exactly as before; logins and keys still work.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase, type Database } from '../../../server/persistence/database.js';
+import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey } from '../../support/clients.js';
+import { newActor, newTension } from '../../support/tensions.js';
+import { onPostgres } from '../../support/database.js';
+import { emptyPostgresDatabase, runCli } from '../../support/cli.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'market-dump-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** An app on an embedded database kept in `dataDir`, so a CLI process can open it once the app is closed. */
+async function embeddedApp(dataDir: string): Promise<TestApp> {
+  const db: Database = await openDatabase({ dataDir, poolMax: 4 });
+  await migrate(db.orm);
+  return startTestApp({}, {}, db);
+}
+
+async function login(app: TestApp) {
+  const res = await fetch(`${app.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
+  });
+  expect(res.status).toBe(200);
+  return res.headers.get('set-cookie')!.split(';')[0];
+}
+
+describe('export and import', () => {
+  it('moves every user, key, role, actor and event; the imported service answers the same reads, logins and keys', async () => {
+    const sourceDir = join(dir, 'source');
+    const source = await embeddedApp(sourceDir);
+    const agent = await seedUserWithKey(source, { grants: ['tensions:read', 'tensions:write', 'tensions:delete', 'actors:read', 'actors:write', 'users:read', 'roles:read'] });
+    const api = client(source, agent.key);
+    const actors = [await newActor(api, 'Org A'), await newActor(api, 'Org B')];
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const t = await newTension(api, { name: `Tension ${i}`, actorId: actors[i % 2], score: (i % 10) + 1 });
+      ids.push(t.id);
+      if (i % 3 === 0) expect((await api.post(`/tensions/${t.id}/rename`, { name: `Renamed ${i}` })).status).toBe(200);
+      if (i % 4 === 0) expect((await api.post(`/tensions/${t.id}/resolve`, {})).status).toBe(200);
+    }
+    expect((await api.del(`/tensions/${ids[5]}`)).status).toBe(204);
+    const reads = ['/tensions?limit=100', `/tensions/${ids[0]}`, `/tensions/${ids[5]}/history`, `/tensions/${ids[3]}/history?limit=1`, '/actors', '/users', '/roles', '/auth/me'];
+    const before = await Promise.all(reads.map(async (p) => ({ path: p, ...(await api.get(p)) })));
+    await source.close();
+
+    const dump = join(dir, 'dump.ndjson');
+    const exported = await runCli(['export', '--out', dump], { DATA_DIR: sourceDir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/exported \d+ rows/);
+
+    const target = onPostgres ? await emptyPostgresDatabase() : null;
+    const targetEnv: Record<string, string> = target ? { DATABASE_URL: target.url } : { DATA_DIR: join(dir, 'target') };
+    try {
+      const imported = await runCli(['import', dump], targetEnv);
+      expect(imported.code, imported.stderr).toBe(0);
+      const report = JSON.parse(imported.stdout);
+      expect(report.imported.domain_events).toBeGreaterThan(25);
+      expect(report.projection).toMatchObject({ inserted: 24, deleted: 0 });
+
+      const again = await runCli(['import', dump], targetEnv);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/needs an empty database/);
+
+      const db = await openDatabase(target ? { databaseUrl: target.url, poolMax: 4 } : { dataDir: join(dir, 'target'), poolMax: 4 });
+      const moved = await startTestApp({}, {}, db);
+      try {
+        const api2 = client(moved, agent.key);
+        for (const b of before) {
+          const after = await api2.get(b.path);
+          expect({ path: b.path, status: after.status, body: after.body }).toEqual({ path: b.path, status: b.status, body: b.body });
+        }
+        await login(moved);
+        // New commands continue the streams and the global order after the imported events.
+        expect((await api2.post(`/tensions/${ids[1]}/rescore`, { score: 2 })).status).toBe(200);
+        const fresh = await newTension(api2, { name: 'After the move', actorId: actors[0] });
+        const [{ ok }] = await moved.em().execute(
+          `select (select min(position) from domain_events where stream_id = ?) > (select max(position) from domain_events where stream_id <> ?) as ok`,
+          [fresh.id, fresh.id],
+        );
+        expect(ok).toBe(true);
+      } finally {
+        await moved.close();
+      }
+    } finally {
+      await target?.drop();
+    }
+  }, 300_000);
+
+  it('refuses a truncated dump, a file that is not a dump, and unknown flags, writing nothing', async () => {
+    const sourceDir = join(dir, 'small');
+    const source = await embeddedApp(sourceDir);
+    await source.close();
+    const dump = join(dir, 'small.ndjson');
+    expect((await runCli(['export', '--out', dump], { DATA_DIR: sourceDir })).code).toBe(0);
+    const lines = (await readFile(dump, 'utf8')).trim().split('\n');
+    await writeFile(join(dir, 'truncated.ndjson'), `${lines.slice(0, -1).join('\n')}\n`);
+    await writeFile(join(dir, 'garbage.ndjson'), 'hello\n');
+
+    expect((await runCli(['export', '--bogus'], { DATA_DIR: sourceDir })).code).toBe(2);
+    expect((await runCli(['import'], { DATA_DIR: sourceDir })).code).toBe(2);
+    for (const [file, message] of [['truncated.ndjson', /incomplete/], ['garbage.ndjson', /not JSON|not a market-service dump/]] as const) {
+      const targetDir = join(dir, `target-${file}`);
+      const run = await runCli(['import', join(dir, file)], { DATA_DIR: targetDir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      const db = await openDatabase({ dataDir: targetDir, poolMax: 2 });
+      try {
+        const [{ n }] = await db.orm.em.fork().execute('select count(*)::int as n from users');
+        expect(n).toBe(0);
+      } finally {
+        await db.close();
+      }
+    }
+  }, 300_000);
+});
