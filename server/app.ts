@@ -1,5 +1,5 @@
 // buildApp(deps): one Express app serving /healthz, /readyz, /api/v1, /graphql, /mcp and the admin web build.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -24,6 +24,16 @@ function adminWebDist(): string | null {
     dir = resolve(dir, '..');
   }
   return null;
+}
+
+/** package.json's version, for /healthz (SPEC §5), found the same way from sources and from dist/. */
+function serviceVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++, dir = resolve(dir, '..')) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
 }
 
 /** What /readyz reports beyond the database answering; the running service provides it. */
@@ -56,8 +66,9 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.use(cors(deps));
   app.use(securityHeaders());
 
+  const version = serviceVersion();
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok', version });
   });
   app.get('/readyz', async (req, res) => {
     if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });

@@ -1,6 +1,16 @@
 // Test clients: seed a user holding given grants with an API key, and call REST/GraphQL as it.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { formatApiKey, apiKeyPrefix, hashApiKey } from '../../server/domain/api-key.js';
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { systemCaller, type Ctx, type Deps } from '../../server/application/context.js';
+import { createRole } from '../../server/application/roles/roles.js';
+import { createUser } from '../../server/application/users/users.js';
+import { createMyApiKey, provisionApiKey } from '../../server/application/users/api-keys.js';
+import { login } from '../../server/application/auth/auth.js';
+import { authenticateSession } from '../../server/auth/authenticate.js';
+import { loadConfig } from '../../server/config.js';
+import { createLogger } from '../../server/logger.js';
+import { createMetrics } from '../../server/metrics.js';
+import type { Result } from '../../server/domain/errors.js';
 import type { TestApp } from './app.js';
 
 export interface SeededUser {
@@ -12,35 +22,55 @@ export interface SeededUser {
   keyId: string;
 }
 
-/** Inserts a role with `grants`, a user of `type` holding it, and an API key for that user (direct SQL). */
+/** Seeds go through the use cases as the CLI's system caller (every permission), so they obey every rule a client does. */
+export function systemCtx(): Ctx {
+  return { caller: systemCaller(), via: 'cli', requestId: randomUUID() };
+}
+
+export function unwrap<T>(result: Result<T>, what: string): T {
+  if (!result.ok) throw new Error(`${what}: ${result.code} ${result.detail} ${JSON.stringify(result.extensions ?? {})}`);
+  return result.value;
+}
+
+/** Dependencies for seeding a database no app serves yet (the embedded one belongs to one process at a time). */
+export function seedDeps(orm: MikroORM): Deps {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  return {
+    orm, config, logger: createLogger('silent'), metrics: createMetrics(orm), clock: () => new Date(), newId: randomUUID,
+    sessionSecret: 'seed-session-secret-that-is-long-enough-0123456789',
+  };
+}
+
+/** The password seeded humans get, so they can also sign in. */
+export const SEED_PASSWORD = 'correct-horse-battery';
+
+/**
+ * A role with `grants`, a user of `type` holding it, and an API key for that user, through the use cases:
+ * an agent's key is provisioned; a human's is self-service, minted from a session of its own.
+ */
 export async function seedUserWithKey(
-  app: TestApp,
+  app: Pick<TestApp, 'deps'>,
   opts: { type?: 'human' | 'agent'; grants: string[]; name?: string },
 ): Promise<SeededUser> {
-  const em = app.em();
-  const now = new Date();
-  const id = randomUUID();
-  const roleId = randomUUID();
-  const keyId = randomUUID();
-  const name = opts.name ?? `${opts.type ?? 'agent'}-${id.slice(0, 8)}`;
-  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${id.slice(0, 8)}@test.example`;
-  const key = formatApiKey(randomBytes(32));
-  await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into roles (id, code, name, permissions, system, created_at, updated_at) values (?, ?, ?, ?::text[], false, ?, ?)`,
-      [roleId, `test-${roleId.slice(0, 8)}`, `Test role ${roleId.slice(0, 8)}`, `{${opts.grants.join(',')}}`, now, now],
-    );
-    await tx.execute(
-      `insert into users (id, type, email, name, status, created_at, updated_at) values (?, ?, ?, ?, 'active', ?, ?)`,
-      [id, opts.type ?? 'agent', email, name, now, now],
-    );
-    await tx.execute(`insert into user_roles (user_id, role_id) values (?, ?)`, [id, roleId]);
-    await tx.execute(
-      `insert into api_keys (id, user_id, name, prefix, key_hash, created_at) values (?, ?, ?, ?, ?, ?)`,
-      [keyId, id, `${name} key`, apiKeyPrefix(key), hashApiKey(key), now],
-    );
-  });
-  return { userId: id, roleId, email, name, key, keyId };
+  const { deps } = app;
+  const type = opts.type ?? 'agent';
+  const tag = randomUUID().slice(0, 8);
+  const name = opts.name ?? `${type}-${tag}`;
+  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${tag}@test.example`;
+  const role = unwrap(await createRole(deps, systemCtx(), { code: `test-${tag}`, name: `Test role ${tag}`, permissions: opts.grants }), 'seed role');
+  const user = unwrap(
+    await createUser(deps, systemCtx(), { type, email, name, roleIds: [role.id], ...(type === 'human' ? { password: SEED_PASSWORD } : {}) }),
+    'seed user',
+  );
+  let created: { id: string; key: string };
+  if (type === 'agent') created = unwrap(await provisionApiKey(deps, systemCtx(), user.id, { name: `${name} key` }), 'seed key');
+  else {
+    const session = unwrap(await login(deps, { via: 'rest', requestId: randomUUID(), client: '127.0.0.1' }, { email, password: SEED_PASSWORD }), 'seed login');
+    const caller = await authenticateSession(deps, session.token);
+    if (!caller) throw new Error('seed: the new session does not authenticate');
+    created = unwrap(await createMyApiKey(deps, { caller, via: 'rest', requestId: randomUUID() }, { name: `${name} key` }), 'seed key');
+  }
+  return { userId: user.id, roleId: role.id, email, name, key: created.key, keyId: created.id };
 }
 
 export interface ApiResponse<T = any> {

@@ -64,3 +64,26 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     },
   };
 }
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one `market-service <args>` command (from sources) to its end; `timeoutMs` kills it and fails. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  if (code === null) throw new Error(`market-service ${args.join(' ')} was killed after ${timeoutMs} ms:\n${stdout}${stderr}`);
+  return { code, stdout, stderr };
+}

@@ -1,7 +1,9 @@
 // Session helpers: log in over REST, and call REST/GraphQL with the session cookie (and the CSRF header).
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../server/auth/password.js';
-import { client } from './clients.js';
+import { createRole } from '../../server/application/roles/roles.js';
+import { createUser } from '../../server/application/users/users.js';
+import { createActor } from '../../server/application/actors/actors.js';
+import { client, SEED_PASSWORD, systemCtx, unwrap } from './clients.js';
 import type { TestApp } from './app.js';
 
 export interface LoginResponse {
@@ -29,35 +31,19 @@ export function sessionClient(app: TestApp, token: string, opts: { csrf?: boolea
   return client(app, undefined, { cookie: `session=${token}`, ...(opts.csrf === false ? {} : { 'x-csrf-protection': '1' }) });
 }
 
-export const PASSWORD = 'correct-horse-battery';
+export const PASSWORD = SEED_PASSWORD;
 
-/** A human with a password holding a fresh role with `grants` (direct SQL), logged in. */
+/** A human with a password holding a fresh role with `grants` (through the use cases), logged in over REST. */
 export async function seedHuman(app: TestApp, grants: string[], name = `human-${randomUUID().slice(0, 8)}`) {
-  const em = app.em();
-  const id = randomUUID();
-  const roleId = randomUUID();
-  const email = `${name.toLowerCase()}-${id.slice(0, 6)}@test.example`;
-  const now = new Date();
-  const hash = await hashPassword(PASSWORD);
-  await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into roles (id, code, name, permissions, system, created_at, updated_at) values (?, ?, ?, ?::text[], false, ?, ?)`,
-      [roleId, `h-${roleId.slice(0, 8)}`, `Human role ${roleId.slice(0, 8)}`, `{${grants.join(',')}}`, now, now],
-    );
-    await tx.execute(
-      `insert into users (id, type, email, name, password_hash, status, created_at, updated_at) values (?, 'human', ?, ?, ?, 'active', ?, ?)`,
-      [id, email, name, hash, now, now],
-    );
-    await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, roleId]);
-  });
+  const tag = randomUUID().slice(0, 8);
+  const email = `${name.toLowerCase()}-${tag.slice(0, 6)}@test.example`;
+  const role = unwrap(await createRole(app.deps, systemCtx(), { code: `h-${tag}`, name: `Human role ${tag}`, permissions: grants }), 'seed role');
+  const user = unwrap(await createUser(app.deps, systemCtx(), { type: 'human', email, name, password: PASSWORD, roleIds: [role.id] }), 'seed human');
   const res = await login(app, email, PASSWORD);
   if (res.status !== 200 || !res.token) throw new Error(`seedHuman: login failed ${res.status}`);
-  return { userId: id, roleId, email, token: res.token };
+  return { userId: user.id, roleId: role.id, email, token: res.token };
 }
 
 export async function insertActor(app: TestApp, type: string, name = `Actor ${type}`): Promise<string> {
-  const id = randomUUID();
-  const now = new Date();
-  await app.em().execute('insert into actors (id, name, type, created_at, updated_at) values (?, ?, ?, ?, ?)', [id, name, type, now, now]);
-  return id;
+  return unwrap(await createActor(app.deps, systemCtx(), { name, type }), 'seed actor').id;
 }

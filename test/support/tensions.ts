@@ -1,20 +1,22 @@
-// Helpers for the tensions and actors tests: lead users by SQL, actors and tensions through REST.
+// Helpers for the tensions and actors tests: lead users through the use cases, actors and tensions through REST.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
-import type { client as makeClient } from './clients.js';
+import { SEED_PASSWORD, systemCtx, unwrap, type client as makeClient } from './clients.js';
+import { createUser, deactivateUser } from '../../server/application/users/users.js';
 
 type Client = ReturnType<typeof makeClient>;
 
-/** A user row to lead tensions (the users API is built elsewhere). */
+/** A user to lead tensions, through the use cases (a human gets the seed password; deactivated through deactivateUser). */
 export async function insertUser(app: TestApp, opts: { name: string; status?: 'active' | 'deactivated'; type?: 'human' | 'agent' }) {
-  const id = randomUUID();
-  const now = new Date();
-  await app.em().execute(
-    `insert into users (id, type, email, name, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)`,
-    [id, opts.type ?? 'human', `${id}@test.example`, opts.name, opts.status ?? 'active', now, now],
+  const type = opts.type ?? 'human';
+  const email = `${opts.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${randomUUID().slice(0, 8)}@test.example`;
+  const user = unwrap(
+    await createUser(app.deps, systemCtx(), { type, email, name: opts.name, ...(type === 'human' ? { password: SEED_PASSWORD } : {}) }),
+    'seed lead',
   );
-  return id;
+  if (opts.status === 'deactivated') unwrap(await deactivateUser(app.deps, systemCtx(), user.id), 'deactivate lead');
+  return user.id;
 }
 
 export async function newActor(c: Client, name: string, type = 'organization'): Promise<string> {

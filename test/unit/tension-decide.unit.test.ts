@@ -131,6 +131,11 @@ describe('property: folding what decide produced gives the state decide assumed'
         if (command.type === 'RescoreTension') command.score = 1 + Math.floor(rand() * 10);
         if (command.type === 'RenameTension') command.name = `n${Math.floor(rand() * 3)}`;
         if (command.type === 'AssignTensionLead' && rand() < 0.5) Object.assign(command, { leadUserId: null, leadName: null });
+        if (command.type === 'ReviseTensionContext') {
+          // each field: left out, cleared or one of two texts, so revisions change one, both or nothing
+          const field = () => [undefined, null, 'c0', 'c1'][Math.floor(rand() * 4)];
+          Object.assign(command, { currentContext: field(), potentialFuture: field() });
+        }
         const d = decide(command, state);
         if (d.kind !== 'events') continue;
         for (const e of d.events) {
@@ -149,7 +154,20 @@ describe('property: folding what decide produced gives the state decide assumed'
             case 'TensionLeadAssigned': expect(next!.leadUserId).toBe(e.data.leadUserId); break;
             case 'TensionLeadUnassigned': expect(next!.leadUserId).toBeNull(); break;
             case 'TensionReassigned': expect(next!.actorId).toBe(e.data.actorId); break;
-            case 'TensionContextRevised': break;
+            case 'TensionContextRevised': {
+              expect(Object.keys(e.data).length).toBeGreaterThan(0);
+              for (const [field, previous] of [['currentContext', 'previousCurrentContext'], ['potentialFuture', 'previousPotentialFuture']] as const) {
+                if (field in e.data) {
+                  expect(next![field]).toBe(e.data[field]);
+                  expect(state![field]).toBe(e.data[previous]);
+                  expect(e.data[field]).not.toBe(e.data[previous]);
+                } else {
+                  expect(previous in e.data).toBe(false);
+                  expect(next![field]).toBe(state![field]);
+                }
+              }
+              break;
+            }
           }
           if (next) expect(next.version).toBe(rec.version);
           state = next;

@@ -1,7 +1,8 @@
 // docs/agents.md runs as written: its sh blocks, in order, in one bash against a real server; its MCP snippets connect.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,11 +11,14 @@ import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
 import { mcpStdioClient } from '../../support/mcp.js';
+import { migrate, openDatabase } from '../../../server/persistence/database.js';
 
 const DOC = resolve('docs/agents.md');
 const blocksOf = (markdown: string, lang: string) => [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
 
 let app: TestApp;
+/** embedded only: the data folder the app's database lives in, so a child process can open it after the app */
+let dataDir: string | undefined;
 let markdown: string;
 /** stdout of each sh block, in order */
 let outputs: string[];
@@ -22,7 +26,13 @@ let outputs: string[];
 let vars: Record<string, string>;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  if (onPostgres) app = await startTestApp();
+  else {
+    dataDir = await mkdtemp(join(tmpdir(), 'agents-doc-'));
+    const db = await openDatabase({ dataDir, poolMax: 4 });
+    await migrate(db.orm);
+    app = await startTestApp({}, {}, db);
+  }
   markdown = await readFile(DOC, 'utf8');
   const blocks = blocksOf(markdown, 'sh');
   // One shell for all blocks, as a reader would type them; markers split the output per block.
@@ -40,8 +50,10 @@ beforeAll(async () => {
   expect(outputs).toHaveLength(blocks.length);
   vars = Object.fromEntries(after.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }, 120_000);
+let closed = false;
 afterAll(async () => {
-  await app?.close();
+  if (!closed) await app?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const outputOf = (marker: string) => {
@@ -122,12 +134,20 @@ describe('the MCP client snippets', () => {
     expect(stdio.args).toEqual(['/path/to/market-service/bin/market-service.js', 'mcp']);
     expect(Object.keys(stdio.env).sort()).toEqual(['DATABASE_URL', 'MARKET_API_KEY']);
     // The same settings against this server's database (sources instead of the build). The embedded
-    // test database lives inside this process, so only PostgreSQL can be shared with a child.
-    if (!onPostgres) return;
-    const mcp = await mcpStdioClient(vars.NEW_KEY, { DATABASE_URL: app.db.url! });
+    // database belongs to one process, so there the app hands its data folder over to the child first.
+    let env: Record<string, string>;
+    if (onPostgres) env = { DATABASE_URL: app.db.url! };
+    else {
+      await app.close();
+      closed = true;
+      env = { DATA_DIR: dataDir! };
+    }
+    const mcp = await mcpStdioClient(vars.NEW_KEY, env);
     try {
       const whoami = await mcp.callTool({ name: 'whoami', arguments: {} });
       expect(whoami.structuredContent).toMatchObject({ user: { id: vars.AGENT_ID, kind: 'agent' }, apiKey: { name: 'tension-bot #2' } });
+      const history = await mcp.callTool({ name: 'get_tension_history', arguments: { id: vars.TENSION_ID } });
+      expect((history.structuredContent as { data: unknown[] }).data).toHaveLength(3);
     } finally {
       await mcp.close();
     }

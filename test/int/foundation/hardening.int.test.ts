@@ -33,14 +33,81 @@ describe('HTTP hardening', () => {
 });
 
 describe('GraphQL limits', () => {
-  it('refuses documents with too many aliases or tokens', async () => {
-    const agent = await seedUserWithKey(app, { grants: [] });
-    const gql = client(app, agent.key).gql;
-    const aliases = Array.from({ length: GRAPHQL_LIMITS.maxAliases + 5 }, (_, i) => `a${i}: health`).join(' ');
-    const tooManyAliases = await gql(`{ ${aliases} }`);
-    expect(tooManyAliases.body.errors?.[0]?.message).toMatch(/alias/i);
-    const fine = await gql('{ a: health b: health }');
-    expect(fine.body).toEqual({ data: { a: 'ok', b: 'ok' } });
+  // Each limit of GRAPHQL_LIMITS with a document exactly at it (answered) and one just over it (refused,
+  // naming the limit). The documents are built so that only the limit under test comes near its bound.
+  const nest = (levels: number, inner: string, directive = '') => `${`... ${directive}{ `.repeat(levels)}${inner}${' }'.repeat(levels)}`;
+  /** graphql-armor's cost of `levels` nested inline fragments around `leaves` scalars (object 2, scalar 1, ×1.5 per level) */
+  const nestedCost = (levels: number, leaves: number) => Array.from({ length: levels }).reduce<number>((inner) => 2 + 1.5 * inner, leaves);
+  const leavesForCost = (levels: number, max: number) => {
+    let leaves = 1;
+    while (nestedCost(levels, leaves + 1) <= max) leaves++;
+    return leaves;
+  };
+
+  let key: string;
+  beforeAll(async () => {
+    key = (await seedUserWithKey(app, { grants: [] })).key;
+  });
+  async function post(query: string, operationName?: string) {
+    const res = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, ...(operationName ? { operationName } : {}) }),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  async function expectAnswered(document: string, operationName?: string) {
+    const res = await post(document, operationName);
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    expect(res.body.data).toMatchObject({ health: 'ok' });
+    return res.body.data;
+  }
+
+  /** `code`: the token limit trips in the parser, whose errors yoga codes GRAPHQL_PARSE_FAILED (not a contract code; reported on issue 19). */
+  async function expectRefused(document: string, limit: RegExp, operationName?: string, code: unknown = 'VALIDATION_FAILED') {
+    const res = await post(document, operationName);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.data ?? null).toBeNull();
+    expect(res.body.errors?.[0]?.message).toMatch(limit);
+    expect(res.body.errors[0].extensions.code).toEqual(code);
+  }
+
+  it(`depth: ${GRAPHQL_LIMITS.maxDepth} levels answered, one more refused`, async () => {
+    // every inline fragment is a level, so a flat schema can still be nested deep
+    await expectAnswered(`{ ${nest(GRAPHQL_LIMITS.maxDepth - 1, 'health')} }`);
+    await expectRefused(`{ ${nest(GRAPHQL_LIMITS.maxDepth, 'health')} }`, /depth limit/i);
+  });
+
+  it(`aliases: ${GRAPHQL_LIMITS.maxAliases} answered, one more refused`, async () => {
+    const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: health`).join(' ');
+    const data = await expectAnswered(`{ health ${aliases(GRAPHQL_LIMITS.maxAliases)} }`);
+    expect(Object.keys(data)).toHaveLength(GRAPHQL_LIMITS.maxAliases + 1);
+    await expectRefused(`{ health ${aliases(GRAPHQL_LIMITS.maxAliases + 1)} }`, /alias/i);
+  });
+
+  it(`cost: a document costing at most ${GRAPHQL_LIMITS.maxCost} answered, the next one up refused`, async () => {
+    const levels = 10;
+    const leaves = leavesForCost(levels, GRAPHQL_LIMITS.maxCost);
+    expect(nestedCost(levels, leaves + 1)).toBeGreaterThan(GRAPHQL_LIMITS.maxCost);
+    await expectAnswered(`{ ${nest(levels, 'health '.repeat(leaves))} }`);
+    await expectRefused(`{ ${nest(levels, 'health '.repeat(leaves + 1))} }`, /cost limit/i);
+  });
+
+  it(`tokens: a document of ${GRAPHQL_LIMITS.maxTokens} tokens answered, one more refused`, async () => {
+    // `query Qn { health }` is 5 tokens; many small operations keep every other limit far away
+    const operations = GRAPHQL_LIMITS.maxTokens / 5;
+    expect(Number.isInteger(operations)).toBe(true);
+    const document = (extra: string) =>
+      Array.from({ length: operations }, (_, i) => `query Q${i} { health${i === 0 ? extra : ''} }`).join('\n');
+    await expectAnswered(document(''), 'Q1');
+    await expectRefused(document(' health'), /token limit/i, 'Q1', expect.any(String));
+  });
+
+  it(`directives: ${GRAPHQL_LIMITS.maxDirectives} answered, one more refused`, async () => {
+    const directives = (n: number) => '... @include(if: true) { health } '.repeat(n);
+    await expectAnswered(`{ ${directives(GRAPHQL_LIMITS.maxDirectives)} }`);
+    await expectRefused(`{ ${directives(GRAPHQL_LIMITS.maxDirectives + 1)} }`, /directive/i);
   });
 
   it('refuses introspection when configured off for production', async () => {

@@ -1,13 +1,13 @@
 // The full tension lifecycle over stdio (`market-service mcp` as a child process), then checked through REST.
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { client, seedDeps, seedUserWithKey, systemCtx, unwrap, type SeededUser } from '../../support/clients.js';
+import { createActor } from '../../../server/application/actors/actors.js';
+import type { Deps } from '../../../server/application/context.js';
 import { onPostgres } from '../../support/database.js';
 import { mcpStdioClient } from '../../support/mcp.js';
 import { runTensionLifecycle, type LifecycleIds, type LifecycleOutcome } from '../../support/mcp-lifecycle.js';
@@ -19,31 +19,28 @@ let agent: SeededUser;
 let ids: LifecycleIds;
 let outcome: LifecycleOutcome;
 
-async function seedActor(em: EntityManager, name: string): Promise<string> {
-  const id = randomUUID();
-  await em.execute(`insert into actors (id, name, type, created_at, updated_at) values (?, ?, 'organization', now(), now())`, [id, name]);
-  return id;
+async function seedActor(deps: Deps, name: string): Promise<string> {
+  return unwrap(await createActor(deps, systemCtx(), { name, type: 'organization' }), 'seed actor').id;
 }
 
-async function seed(em: () => EntityManager): Promise<void> {
-  const seedOn = { em } as unknown as TestApp;
-  agent = await seedUserWithKey(seedOn, { type: 'agent', grants: ['tensions:*', 'actors:read'], name: 'Stdio bot' });
-  const lead = await seedUserWithKey(seedOn, { type: 'human', grants: [], name: 'Bea' });
-  ids = { actorA: await seedActor(em(), 'Org A'), actorB: await seedActor(em(), 'Org B'), leadUserId: lead.userId };
+async function seed(deps: Deps): Promise<void> {
+  agent = await seedUserWithKey({ deps }, { type: 'agent', grants: ['tensions:*', 'actors:read'], name: 'Stdio bot' });
+  const lead = await seedUserWithKey({ deps }, { type: 'human', grants: [], name: 'Bea' });
+  ids = { actorA: await seedActor(deps, 'Org A'), actorB: await seedActor(deps, 'Org B'), leadUserId: lead.userId };
 }
 
 beforeAll(async () => {
   let env: Record<string, string>;
   if (onPostgres) {
     app = await startTestApp();
-    await seed(app.em);
+    await seed(app.deps);
     env = { DATABASE_URL: app.db.url! };
   } else {
     // The embedded database belongs to one process: the stdio server gets the data folder first, the app after.
     dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
     const db = await openDatabase({ dataDir, poolMax: 2 });
     await migrate(db.orm);
-    await seed(() => db.orm.em.fork() as EntityManager);
+    await seed(seedDeps(db.orm));
     await db.close();
     env = { DATA_DIR: dataDir };
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { seedUserWithKey } from '../../support/clients.js';
+import { seedDeps, seedUserWithKey } from '../../support/clients.js';
 import { mcpHttpClient, mcpStdioClient } from '../../support/mcp.js';
 import { migrate, openDatabase } from '../../../server/persistence/database.js';
 import { onPostgres } from '../../support/database.js';
@@ -80,7 +80,7 @@ describe('MCP over stdio (market-service mcp)', () => {
       dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
       const db = await openDatabase({ dataDir, poolMax: 2 });
       await migrate(db.orm);
-      agentKey = (await seedUserWithKey({ em: () => db.orm.em.fork() } as unknown as TestApp, { type: 'agent', grants: ['tensions:read'] })).key;
+      agentKey = (await seedUserWithKey({ deps: seedDeps(db.orm) }, { type: 'agent', grants: ['tensions:read'] })).key;
       await db.close();
       env = { DATA_DIR: dataDir };
     }

@@ -3,6 +3,8 @@
 // 5xx, and a refused input writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { assertProperty } from '../../support/fuzz.js';
+import { ERROR_STATUS } from '../../../server/domain/errors.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { fillPath, OPERATION_SURFACES, type OperationSurface } from '../../support/operations.js';
@@ -169,7 +171,7 @@ describe('inputs the generators once found to crash the service, kept as fixed c
 describe('REST', () => {
   it.each(restTargets.filter(([, s]) => s.rest!.body))('%s: hostile JSON bodies', async (_op, surface) => {
     const { method, path, body } = surface.rest!;
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(hostileBody(body!), async (text) => {
         await writesNothingUnlessAccepted(async () => {
           const res = await send(method, `/api/v1${realPath(path)}`, text);
@@ -183,7 +185,7 @@ describe('REST', () => {
 
   it.each(restTargets)('%s: hostile path ids and query strings', async (_op, surface) => {
     const { method, path, body } = surface.rest!;
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(hostileString, hostileQuery, async (segment, query) => {
         const p = path.includes(':') ? path.replace(/:(keyId|id)/g, () => encodeSegment(segment)) : realPath(path);
         await writesNothingUnlessAccepted(async () => {
@@ -208,7 +210,7 @@ describe('REST', () => {
         fc.constant(`{"name":"${'é'.repeat(60_000)}"}`),
       ),
     });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(raw, async ({ route, contentType, body }) => {
         await writesNothingUnlessAccepted(async () => {
           const res = await send(route.method, `/api/v1${realPath(route.path)}`, body, { 'content-type': contentType });
@@ -278,7 +280,7 @@ describe('GraphQL', () => {
     const g = surface.graphql!;
     const real = structuredClone(g.variables);
     if ('id' in real) real.id = g.field.includes('Tension') || g.field.startsWith('tension') ? ids.tension : g.field.toLowerCase().includes('actor') ? ids.actor : g.field.toLowerCase().includes('role') ? ids.role : ids.user;
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(hostileVariables(real), async (variables) => {
         await writesNothingUnlessAccepted(async () => {
           const res = await post(JSON.stringify({ query: g.document, variables }));
@@ -308,7 +310,7 @@ describe('GraphQL', () => {
       fc.record({ query: fc.constant('query($id: ID!) { tension(id: $id) { id } }'), variables: hostileValue }).map((b) => JSON.stringify(b)),
       fc.constantFrom('{', '[]', '{"query":1}', '{"query":null}', '{"query":"{ health }","variables":"x"}', '{"query":"{ health }","operationName":{}}', `[${'{"query":"{ health }"},'.repeat(50)}{}]`),
     );
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(bodies, async (body) => {
         await writesNothingUnlessAccepted(async () => {
           const res = await post(body);
@@ -342,32 +344,48 @@ describe('MCP', () => {
     return { status: res.status, text, json };
   }
 
-  it.each(targets)('%s: hostile arguments → a coded error result, never a crash', async (_op, surface) => {
+  /** The refusals a hostile input may earn: every contract code except the internal one. */
+  const REFUSAL_CODES = Object.keys(ERROR_STATUS).filter((c) => !c.startsWith('internal'));
+
+  /** SPEC §7/§8: a tool call with bad arguments is a tool result with `isError` and a contract code, not a protocol error. */
+  function expectToolAnswer(res: { status: number; text: string; json: any }, what: string): { accepted: boolean } {
+    expect(res.status, what).toBe(200);
+    expect(res.json?.error, what).toBeUndefined();
+    const result = res.json?.result;
+    expect(result, what).toBeDefined();
+    if (result.isError) expect(REFUSAL_CODES, what).toContain(result.structuredContent?.code);
+    return { accepted: !result.isError };
+  }
+
+  it.each(targets)('%s: hostile arguments → a tool error result with a contract code', async (_op, surface) => {
     const { tool, args } = surface.mcp!;
     const real = { ...args, ...('id' in args ? { id: tool.includes('actor') ? ids.actor : ids.tension } : {}) };
-    const argsArb = fc.oneof(
-      { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...Object.keys(real), 'name', 'score', 'id', 'actorId', '__proto__', 'limit'), hostileValue, { minKeys: 1, maxKeys: 3 }).map((d) => ({ ...real, ...d })) },
-      hostileValue,
-    );
-    await fc.assert(
+    const argsArb = fc.dictionary(fc.constantFrom(...Object.keys(real), 'name', 'score', 'id', 'actorId', '__proto__', 'limit'), hostileValue, { minKeys: 1, maxKeys: 3 }).map((d) => ({ ...real, ...d }));
+    await assertProperty(
       fc.asyncProperty(argsArb, async (a) => {
         await writesNothingUnlessAccepted(async () => {
           const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: a } });
           const res = await rpc(body);
           const what = `${tool} ${body.slice(0, 200)} → ${res.text.slice(0, 300)}`;
-          expect(res.status, what).toBeLessThan(500);
-          if (res.json?.error) {
-            expect(res.json.error.code, what).toEqual(expect.any(Number));
-            return { accepted: false, describe: what };
-          }
-          const result = res.json?.result;
-          if (result?.isError) expect(result.structuredContent?.code, what).toEqual(expect.any(String));
-          expect(result?.structuredContent?.code).not.toBe('internal');
-          return { accepted: !result?.isError, describe: what };
+          return { ...expectToolAnswer(res, what), describe: what };
         });
       }),
       { numRuns: RUNS },
     );
+  });
+
+  // TODO(issue 19): the SDK checks `params.arguments` against its own request schema before our handler
+  // runs, so arguments that are not an object come back as JSON-RPC -32603 carrying zod's issue list,
+  // where SPEC §8 wants an error result with `validation_failed`. The fix is in server/mcp/server.ts
+  // (register tools/call with a schema that lets any `arguments` through to parseInput); flip this to
+  // `it` once it lands.
+  it.fails('arguments that are not an object → a validation_failed error result (server answers -32603 today)', async () => {
+    for (const a of ['"x"', '1', 'null', '[]', 'true']) {
+      const res = await rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_tension","arguments":${a}}}`);
+      const what = `arguments ${a} → ${res.text.slice(0, 300)}`;
+      expectToolAnswer(res, what);
+      expect(res.json.result.structuredContent.code, what).toBe('validation_failed');
+    }
   });
 
   it('malformed JSON-RPC → a JSON-RPC error or 4xx, never a 5xx', async () => {
@@ -376,7 +394,7 @@ describe('MCP', () => {
       hostileValue.map((v) => JSON.stringify(v) ?? 'null'),
       fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), hostileValue), id: hostileValue, method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'resources/list', 'prompts/get'), hostileString), params: hostileValue }).map((b) => JSON.stringify(b)),
     );
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(bodies, async (body) => {
         await writesNothingUnlessAccepted(async () => {
           const res = await rpc(body);

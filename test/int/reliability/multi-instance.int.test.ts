@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { startServerProcess, type ServerProcess } from '../../support/process.js';
+import { holdTensionRow } from '../../support/row-lock.js';
 import { checkEventStore, CONSISTENT, dryRunRebuild, login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi, type ProcessApi } from '../../support/consistency.js';
 
 const COMMANDS = 200;
@@ -41,6 +42,23 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embe
 
     const statuses: Record<number, number> = {};
     let appended = 0;
+
+    // First a forced overlap: the first tension's row is held by another connection while eight commands
+    // (four through each instance, no expectedVersion) arrive; they read one version and queue, so once
+    // it is let go all but one must answer 409, whichever instance they came through.
+    const held = await holdTensionRow(db.url!, tensions[0].id);
+    const overlapping = Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).call('POST', `/tensions/${tensions[0].id}/rescore`, { score: i + 1 })));
+    await held.waitForWaiters(2);
+    await held.release();
+    const overlapped = await overlapping;
+    for (const res of overlapped) {
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      if (res.status === 200 && res.body.event) appended++;
+      if (res.status === 200) tensions[0].version = Math.max(tensions[0].version, res.body.tension.version);
+    }
+    const conflicts = overlapped.filter((r) => r.status === 409);
+    expect(conflicts.length, JSON.stringify(overlapped.map((r) => r.status))).toBeGreaterThan(0);
+    for (const r of conflicts) expect(r.body).toMatchObject({ code: 'version_conflict', currentVersion: expect.any(Number) });
     let next = 0;
     const worker = async () => {
       while (next < COMMANDS) {
@@ -68,7 +86,7 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embe
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`multi-instance: ${COMMANDS} commands through 2 instances, statuses ${JSON.stringify(statuses)}, ${appended} events appended, 5xx seen: 0`);
+    console.log(`multi-instance: ${COMMANDS + 8} commands through 2 instances, statuses ${JSON.stringify(statuses)}, ${appended} events appended, 5xx seen: 0`);
     expect(Object.keys(statuses).filter((s) => s !== '200' && s !== '409')).toEqual([]);
     expect(statuses[200]).toBeGreaterThan(0);
 

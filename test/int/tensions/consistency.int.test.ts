@@ -6,6 +6,8 @@ import type { RecordedTensionEvent } from '../../../server/domain/tension.types.
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { insertUser, newActor, newTension, projectionRow, streamOf } from '../../support/tensions.js';
+import { onPostgres } from '../../support/database.js';
+import { holdTensionRow } from '../../support/row-lock.js';
 
 let app: TestApp;
 let c: ReturnType<typeof client>;
@@ -75,15 +77,20 @@ describe('projection = fold of the stream', () => {
 });
 
 describe('concurrent writers', () => {
-  it('20 writers on one tension: every answer 200 or 409, versions contiguous, final version = events appended', async () => {
+  it('20 writers on one tension stating versions 1–3: at most one wins per version, the rest 409, versions contiguous', async () => {
     const t = await newTension(c, { name: 'Hot', actorId: orgA });
+    const expected = (i: number) => 1 + (i % 3);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => c.post(`/tensions/${t.id}/rename`, { name: `writer ${i}`, expectedVersion: 1 + (i % 3) })),
+      Array.from({ length: 20 }, (_, i) => c.post(`/tensions/${t.id}/rename`, { name: `writer ${i}`, expectedVersion: expected(i) })),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toMatchObject({ code: 'version_conflict', currentVersion: expect.any(Number) });
+    // a writer that won appended right after the version it stated, so each stated version has at most one winner
+    answers.forEach((a, i) => a.status === 200 && expect(a.body.event.version, `writer ${i}`).toBe(expected(i) + 1));
     const appended = answers.filter((a) => a.status === 200 && a.body.event).length;
+    expect(appended).toBeGreaterThanOrEqual(1);
+    expect(appended).toBeLessThanOrEqual(3);
     const stream = await streamOf(app, t.id);
     expect(stream.map((e) => e.version)).toEqual(Array.from({ length: 1 + appended }, (_, i) => i + 1));
     const row = await projectionRow(app, t.id);
@@ -91,10 +98,25 @@ describe('concurrent writers', () => {
     expect(rowAsState(row)).toEqual(await foldOf(t.id));
   });
 
-  it('20 writers without expectedVersion: conflicts surface as 409, never lost updates', async () => {
+  it('20 writers without expectedVersion, overlapping: conflicts surface as 409, never lost updates', async () => {
     const t = await newTension(c, { name: 'Hot2', actorId: orgA });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => c.post(`/tensions/${t.id}/rescore`, { score: 1 + (i % 10) })));
+    // On PostgreSQL the row is held while the commands arrive, so they all read the same version and
+    // queue behind one another; then only the first can append, and the rest must answer 409 (the
+    // server does not silently retry). The embedded database runs one transaction at a time: no overlap.
+    const held = onPostgres ? await holdTensionRow(app.db.url!, t.id) : null;
+    const sent = Promise.all(Array.from({ length: 20 }, (_, i) => c.post(`/tensions/${t.id}/rescore`, { score: 1 + (i % 10) })));
+    if (held) {
+      await held.waitForWaiters(2);
+      await held.release();
+    }
+    const answers = await sent;
     expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    if (held) {
+      const conflicts = answers.filter((a) => a.status === 409);
+      expect(conflicts.length, 'writers that read the same version must conflict').toBeGreaterThan(0);
+      for (const a of conflicts) expect(a.body).toMatchObject({ code: 'version_conflict', currentVersion: expect.any(Number) });
+      expect(conflicts.every((a) => a.body.expectedVersion === undefined)).toBe(true);
+    }
     const appended = answers.filter((a) => a.status === 200 && a.body.event).length;
     expect((await streamOf(app, t.id)).length).toBe(1 + appended);
     expect(rowAsState(await projectionRow(app, t.id))).toEqual(await foldOf(t.id));
