@@ -14,6 +14,7 @@ import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
 import { httpMetrics, metricsEndpoint, routeLabel } from './metrics.js';
 import { httpTracing } from './tracing.js';
+import { serviceVersion } from './version.js';
 
 /** The admin web build, wherever this module runs from (sources under tsx, or dist/). */
 function adminWebDist(): string | null {
@@ -24,16 +25,6 @@ function adminWebDist(): string | null {
     dir = resolve(dir, '..');
   }
   return null;
-}
-
-/** package.json's version, for /healthz (SPEC §5), found the same way from sources and from dist/. */
-function serviceVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++, dir = resolve(dir, '..')) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return 'unknown';
 }
 
 /** What /readyz reports beyond the database answering; the running service provides it. */

@@ -14,6 +14,8 @@ export interface Metrics {
   eventAppend(seconds: number): void;
   loginFailure(): void;
   rateLimited(scope: 'request' | 'login'): void;
+  /** one answered HTTP request, by route template */
+  httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
 }
 
 interface KnexPool {
@@ -44,6 +46,19 @@ export function createMetrics(orm: MikroORM): Metrics {
     labelNames: ['scope'] as const,
     registers: [registry],
   });
+  const requests = new Counter({
+    name: 'market_http_requests_total',
+    help: 'HTTP requests by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'market_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
   new Gauge({
     name: 'market_db_pool_connections',
     help: 'Database pool connections by state (used, free, pending = requests waiting for one).',
@@ -63,6 +78,10 @@ export function createMetrics(orm: MikroORM): Metrics {
     eventAppend: (seconds) => append.observe(seconds),
     loginFailure: () => loginFailures.inc(),
     rateLimited: (scope) => rateLimited.inc({ scope }),
+    httpRequest: (labels, seconds) => {
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+    },
   };
 }
 
@@ -77,25 +96,11 @@ export function routeLabel(req: Request): string {
 
 /** Counts and times every request by method, route template and status. */
 export function httpMetrics(metrics: Metrics): RequestHandler {
-  const requests = new Counter({
-    name: 'market_http_requests_total',
-    help: 'HTTP requests by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [metrics.registry],
-  });
-  const latency = new Histogram({
-    name: 'market_http_request_duration_seconds',
-    help: 'HTTP request latency by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [metrics.registry],
-  });
   return (req: Request, res: Response, next: NextFunction) => {
-    const end = latency.startTimer();
+    const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
-      requests.inc(labels);
-      end(labels);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.httpRequest({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }, seconds);
     });
     next();
   };

@@ -1,31 +1,14 @@
-// Runs the `market-service` CLI (from sources) as a child process: exit code and output, or a server
-// that is not waited on (for starts that are meant not to become ready).
+// The `market-service` CLI (from sources) as a server that is not waited on (for starts meant not to
+// become ready), and empty PostgreSQL databases for it; `runCli` (run to the end) is in process.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env };
-}
-
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  const child = spawnCli(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  return { code, stdout, stderr };
+  return spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** A new, empty (unmigrated) PostgreSQL database next to DATABASE_URL's; `drop` removes it. */

@@ -8,6 +8,7 @@ import type { RecordedTensionEvent, TensionCommand, TensionState } from '../../d
 import { appendToStream, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, deleteTensionRow, loadTensionRow, rowToState, rowToView, saveTensionState, type TensionRow } from '../../persistence/tension-projection.js';
 import type { Ctx, Deps } from '../context.js';
+import { inSpan } from '../../tracing.js';
 import { toHistoryEntry } from './history-entry.js';
 import type { CommandResult } from './tension.inputs.js';
 
@@ -72,6 +73,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     state,
   );
   let tension = null;
+  const writeStarted = process.hrtime.bigint();
   const written = next ? await saveTensionState(tx, next, head) : (await deleteTensionRow(tx, req.id, head)) ? 'deleted' : null;
   if (!written) {
     // Nothing written yet. Gone since we read it (discarded, or its actor deleted): 404 like any discarded tension.
@@ -84,7 +86,23 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     newId: deps.newId,
     occurredAt: at,
   });
+  deps.metrics.eventAppend(Number(process.hrtime.bigint() - writeStarted) / 1e9);
   return ok({ tension, event: toHistoryEntry(stored[stored.length - 1]) });
+}
+
+/**
+ * A tension command as operators see it: a span (`tension.rescore`) around everything it does, from the
+ * permission check to the commit, and its outcome counted (appended, noop, or refused with the code).
+ */
+export function observedCommand(deps: Deps, op: string, run: () => Promise<Result<CommandResult>>): Promise<Result<CommandResult>> {
+  const name = op.replace(/^tensions\./, '');
+  return inSpan(`tension.${name}`, { 'market.command': name }, async (span) => {
+    const result = await run();
+    const outcome = !result.ok ? 'refused' : result.value.event ? 'appended' : 'noop';
+    span.setAttribute('market.outcome', result.ok ? outcome : `refused:${result.code}`);
+    deps.metrics.tensionCommand(name, outcome, result.ok ? '' : result.code);
+    return result;
+  });
 }
 
 /** One command, one transaction; a concurrent append surfaces as 409 `version_conflict`, never retried. */

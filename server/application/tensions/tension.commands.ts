@@ -7,7 +7,7 @@ import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import type { Operation } from '../permission-table.js';
 import { parseInput } from '../validate.js';
-import { executeTensionCommand, lookupActor, lookupLead, notFound, type BuildCommand } from './command-path.js';
+import { executeTensionCommand, lookupActor, lookupLead, notFound, observedCommand, type BuildCommand } from './command-path.js';
 import {
   lifecycleInput,
   reassignTensionInput,
@@ -29,12 +29,14 @@ async function command<S extends z.ZodType<{ expectedVersion?: number | undefine
   input: unknown,
   build: (value: z.output<S>) => BuildCommand,
 ): Promise<Result<CommandResult>> {
-  const denied = authorize(ctx, op);
-  if (denied) return denied;
-  const parsed = parseInput(schema, input);
-  if (!parsed.ok) return parsed;
-  if (!UUID_RE.test(id)) return notFound(id);
-  return executeTensionCommand(deps, ctx, { id, expectedVersion: parsed.value.expectedVersion, build: build(parsed.value) });
+  return observedCommand(deps, op, async () => {
+    const denied = authorize(ctx, op);
+    if (denied) return denied;
+    const parsed = parseInput(schema, input);
+    if (!parsed.ok) return parsed;
+    if (!UUID_RE.test(id)) return notFound(id);
+    return executeTensionCommand(deps, ctx, { id, expectedVersion: parsed.value.expectedVersion, build: build(parsed.value) });
+  });
 }
 
 const simple =
@@ -43,35 +45,37 @@ const simple =
     ok(make(deps.clock()));
 
 export async function senseTension(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<CommandResult>> {
-  const denied = authorize(ctx, 'tensions.sense');
-  if (denied) return denied;
-  const parsed = parseInput(senseTensionInput, input);
-  if (!parsed.ok) return parsed;
-  const v = parsed.value;
-  const id = deps.newId();
-  return executeTensionCommand(deps, ctx, {
-    id,
-    expectedVersion: v.expectedVersion,
-    creates: true,
-    build: async (tx) => {
-      const actor = await lookupActor(tx, v.actorId);
-      if (!actor.ok) return actor;
-      const lead = v.leadUserId ? await lookupLead(tx, v.leadUserId) : null;
-      if (lead && !lead.ok) return lead;
-      return ok({
-        type: 'SenseTension',
-        id,
-        at: deps.clock(),
-        name: v.name,
-        currentContext: v.currentContext ?? null,
-        potentialFuture: v.potentialFuture ?? null,
-        score: v.score ?? 5,
-        actorId: actor.value.id,
-        actorName: actor.value.name,
-        leadUserId: lead ? lead.value.id : null,
-        leadName: lead ? lead.value.name : null,
-      });
-    },
+  return observedCommand(deps, 'tensions.sense', async () => {
+    const denied = authorize(ctx, 'tensions.sense');
+    if (denied) return denied;
+    const parsed = parseInput(senseTensionInput, input);
+    if (!parsed.ok) return parsed;
+    const v = parsed.value;
+    const id = deps.newId();
+    return executeTensionCommand(deps, ctx, {
+      id,
+      expectedVersion: v.expectedVersion,
+      creates: true,
+      build: async (tx) => {
+        const actor = await lookupActor(tx, v.actorId);
+        if (!actor.ok) return actor;
+        const lead = v.leadUserId ? await lookupLead(tx, v.leadUserId) : null;
+        if (lead && !lead.ok) return lead;
+        return ok({
+          type: 'SenseTension',
+          id,
+          at: deps.clock(),
+          name: v.name,
+          currentContext: v.currentContext ?? null,
+          potentialFuture: v.potentialFuture ?? null,
+          score: v.score ?? 5,
+          actorId: actor.value.id,
+          actorName: actor.value.name,
+          leadUserId: lead ? lead.value.id : null,
+          leadName: lead ? lead.value.name : null,
+        });
+      },
+    });
   });
 }
 

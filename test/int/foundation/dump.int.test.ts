@@ -9,7 +9,8 @@ import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
 import { onPostgres } from '../../support/database.js';
-import { emptyPostgresDatabase, runCli } from '../../support/cli.js';
+import { emptyPostgresDatabase } from '../../support/cli.js';
+import { runCli } from '../../support/process.js';
 
 let dir: string;
 beforeAll(async () => {

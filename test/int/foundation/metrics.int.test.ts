@@ -21,7 +21,9 @@ describe('GET /metrics', () => {
     const agent = await seedUserWithKey(app, { grants: ['tensions:write', 'tensions:read', 'actors:write'] });
     const api = client(app, agent.key);
     const tension = await newTension(api, { name: 'Measured', actorId: await newActor(api, 'Org') });
-    for (const score of [7, 8]) expect((await api.post(`/tensions/${tension.id}/rescore`, { score })).status).toBe(200);
+    for (const score of [7, 8, 8]) expect((await api.post(`/tensions/${tension.id}/rescore`, { score })).status).toBe(200);
+    expect((await api.post(`/tensions/${tension.id}/reopen`, {})).status).toBe(200); // alive already: a no-op
+    expect((await api.post(`/tensions/${tension.id}/revive`, { expectedVersion: 1 })).status).toBe(409);
     const failed = await fetch(`${app.url}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -33,7 +35,13 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    expect(sample(text, 'market_http_requests_total{method="POST",route="/api/v1/tensions/:id/rescore",status="200"}')).toBe(2);
+    expect(sample(text, 'market_http_requests_total{method="POST",route="/api/v1/tensions/:id/rescore",status="200"}')).toBe(3);
+    expect(sample(text, 'market_tension_commands_total{command="rescore",outcome="appended",code=""}')).toBe(2);
+    expect(sample(text, 'market_tension_commands_total{command="rescore",outcome="noop",code=""}')).toBe(1);
+    expect(sample(text, 'market_tension_commands_total{command="sense",outcome="appended",code=""}')).toBe(1);
+    expect(sample(text, 'market_tension_commands_total{command="reopen",outcome="noop",code=""}')).toBe(1);
+    expect(sample(text, 'market_tension_commands_total{command="revive",outcome="refused",code="version_conflict"}')).toBe(1);
+    expect(sample(text, 'market_event_append_duration_seconds_count')).toBe(3);
     expect(text).not.toContain(tension.id);
     expect(sample(text, 'market_login_failures_total')).toBe(1);
     expect(sample(text, 'market_http_request_duration_seconds_count{method="POST",route="/api/v1/auth/login",status="401"}')).toBe(1);

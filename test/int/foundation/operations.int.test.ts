@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { startServerProcess } from '../../support/process.js';
-import { emptyPostgresDatabase, runCli, spawnCli } from '../../support/cli.js';
-import { freePort } from '../../support/process.js';
+import { emptyPostgresDatabase, spawnCli } from '../../support/cli.js';
+import { freePort, runCli } from '../../support/process.js';
 
 const ADMIN = { ADMIN_EMAIL: 'ops@test.example', ADMIN_PASSWORD: 'ops-password-1234', SESSION_SECRET: 'ops-test-secret-that-is-long-enough-0123456789' };
 

@@ -41,7 +41,7 @@ function lineage(spans: ReadableSpan[], span: ReadableSpan): string[] {
 }
 
 describe('tracing', () => {
-  it('a REST rescore is one trace: the server span, and its SQL statements beneath it; the access log carries the trace id', async () => {
+  it('a REST rescore is one trace: the server span, the command span, its SQL statements beneath them; the access log carries the trace id', async () => {
     const agent = await seedUserWithKey(app, { grants: ['tensions:read', 'tensions:write', 'actors:write'] });
     const api = client(app, agent.key);
     const tension = await newTension(api, { name: 'Traced', actorId: await newActor(api, 'Org') });
@@ -57,6 +57,11 @@ describe('tracing', () => {
     const sql = spans.filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId);
     expect(sql.length).toBeGreaterThan(1);
     expect(sql.map((s) => s.name)).toContain('sql insert domain_events');
+    const useCase = spans.find((s) => s.name === 'tension.rescore');
+    expect(useCase?.attributes['market.outcome']).toBe('appended');
+    expect(lineage(spans, useCase!)).toEqual(['tension.rescore', server!.name]);
+    const inCommand = sql.filter((s) => lineage(spans, s).includes('tension.rescore'));
+    expect(inCommand.map((s) => s.name)).toContain('sql insert domain_events');
     for (const s of sql) {
       expect(lineage(spans, s).at(-1)).toBe(server!.name);
       // never the statement's text, which carries the values bound to it
