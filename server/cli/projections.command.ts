@@ -1,13 +1,22 @@
 // `market-service projections rebuild [--dry-run]`: rebuilds the tensions projection from its streams.
+import { parseArgs } from 'node:util';
 import { systemCaller } from '../application/context.js';
 import { rebuildTensionProjection } from '../application/tensions/index.js';
 import { makeDeps, openServiceDatabase } from '../runtime.js';
 import type { CommandRun } from './commands.js';
 
+function parse(args: string[]): { dryRun: boolean } | null {
+  try {
+    const { values, positionals } = parseArgs({ args, options: { 'dry-run': { type: 'boolean' } }, strict: true, allowPositionals: true });
+    return positionals.length === 1 && positionals[0] === 'rebuild' ? { dryRun: values['dry-run'] ?? false } : null;
+  } catch {
+    return null;
+  }
+}
+
 export const runProjections: CommandRun = async (args, { config, logger }) => {
-  const [sub, ...flags] = args;
-  const unknown = flags.filter((f) => f !== '--dry-run');
-  if (sub !== 'rebuild' || unknown.length) {
+  const parsed = parse(args);
+  if (!parsed) {
     console.error('Usage: market-service projections rebuild [--dry-run]');
     return 2;
   }
@@ -16,7 +25,7 @@ export const runProjections: CommandRun = async (args, { config, logger }) => {
     // The rebuild never touches sessions, so it needs no session secret.
     const deps = makeDeps(config, logger, db, '');
     const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${deps.newId()}` };
-    const result = await rebuildTensionProjection(deps, ctx, { dryRun: flags.includes('--dry-run') }, {
+    const result = await rebuildTensionProjection(deps, ctx, { dryRun: parsed.dryRun }, {
       onProgress: ({ streams, events }) => process.stderr.write(`\rreplayed ${events} events of ${streams} streams`),
     });
     process.stderr.write('\n');

@@ -3,6 +3,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
@@ -22,6 +23,31 @@ function errorResult(refusal: Refusal): CallToolResult {
 
 function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/** Where `acceptAnyArguments` keeps a tools/call's original, non-object `arguments`. */
+const RAW_ARGUMENTS = Symbol('raw tools/call arguments');
+
+/**
+ * The SDK validates tools/call itself, before any handler, and answers a non-object `arguments` with a
+ * protocol error carrying zod's issue list; SPEC §8 wants the same `validation_failed` result as any
+ * other bad input. So, between the transport and the SDK, such arguments are set aside (a symbol key,
+ * which the SDK's schema ignores) and replaced by `{}`; the handler refuses them. Call after connect.
+ */
+export function acceptAnyArguments(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('acceptAnyArguments: connect the server to the transport first');
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: unknown; params?: Record<string | symbol, unknown> };
+    if (m.method === 'tools/call' && m.params && typeof m.params === 'object' && 'arguments' in m.params) {
+      const given = m.params.arguments;
+      if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
+        m.params[RAW_ARGUMENTS] = given;
+        m.params.arguments = {};
+      }
+    }
+    deliver.call(transport, message, extra);
+  };
 }
 
 /** SPEC §7: a tool that fails internally answers `internal_error` and the request id, nothing of the failure. */
@@ -99,6 +125,9 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       if (tool.operation) {
         const denied = authorize(ctx, tool.operation);
         if (denied) return errorResult(denied);
+      }
+      if (RAW_ARGUMENTS in request.params) {
+        return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
       }
       const args = parseInput(tool.input, request.params.arguments ?? {});
       if (!args.ok) return errorResult(args);

@@ -7,7 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from '../runtime.js';
-import { createMcpServer } from './server.js';
+import { acceptAnyArguments, createMcpServer } from './server.js';
 
 export const runMcp: CommandRun = async (args, { config, logger }) => {
   if (args.length) {
@@ -45,6 +45,7 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   }
   const transport = new StdioServerTransport();
   await server.connect(transport);
+  acceptAnyArguments(transport);
   logger.info({ user: first.userName }, 'MCP server on stdio');
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -281,10 +281,12 @@ describe('subcommands parse strictly too', () => {
     [['users', 'create-admin', '--email', 'a@test.example', '--bogus']],
     [['users', 'create-admin', 'extra', '--email', 'a@test.example']],
     [['users', 'remove-admin']],
+    [['projections', 'rebuild', '--dry-run=yes']],
+    [['projections', 'rebuild', 'now']],
   ])('refuses %j with the usage and exit code 2', async (args) => {
     const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/Usage: market-service users create-admin/);
+    expect(run.stderr).toMatch(/Usage: market-service (users create-admin|projections rebuild)/);
   }, 60_000);
 });
 

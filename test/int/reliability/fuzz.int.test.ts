@@ -374,12 +374,9 @@ describe('MCP', () => {
     );
   });
 
-  // TODO(issue 19): the SDK checks `params.arguments` against its own request schema before our handler
-  // runs, so arguments that are not an object come back as JSON-RPC -32603 carrying zod's issue list,
-  // where SPEC §8 wants an error result with `validation_failed`. The fix is in server/mcp/server.ts
-  // (register tools/call with a schema that lets any `arguments` through to parseInput); flip this to
-  // `it` once it lands.
-  it.fails('arguments that are not an object → a validation_failed error result (server answers -32603 today)', async () => {
+  // The SDK would refuse these before our handler with -32603 and zod's issue list; server/mcp/server.ts
+  // registers tools/call with any `arguments` so they reach the same validation as every other input.
+  it('arguments that are not an object → a validation_failed error result', async () => {
     for (const a of ['"x"', '1', 'null', '[]', 'true']) {
       const res = await rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_tension","arguments":${a}}}`);
       const what = `arguments ${a} → ${res.text.slice(0, 300)}`;
