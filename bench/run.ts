@@ -1,5 +1,7 @@
 // `npm run bench`: provisions a fresh database, alternates each pair of systems round by round, and
 // reports medians with their same-run ratios and targets. `--quick` for a small smoke run.
+import { createServer as createHttpServer } from 'node:http';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +44,12 @@ interface Round {
   get?: HttpResult;
   keyed8?: HttpResult;
   unverified8?: HttpResult;
+  /** REST rescore at 8 connections: metrics off, on (the default), and tracing exported over OTLP */
+  metricsOff8?: HttpResult;
+  metricsOn8?: HttpResult;
+  traced8?: HttpResult;
+  /** tracing on, spans dropped by a no-op exporter: the cost of making them */
+  spans8?: HttpResult;
   rebuild?: RebuildResult;
   rebuildCeiling?: RebuildResult;
 }
@@ -108,6 +116,31 @@ async function main() {
     stops.push(unverified.stop);
     const second = await startService({ ...env, logFile: join(outDir, 'service-2.log') });
     stops.push(second.stop);
+    // The price of observability: the same service with metrics off, and with traces exported over
+    // OTLP/HTTP to a local sink that accepts every batch (the exporter's whole cost, no collector's).
+    let noMetrics: Awaited<ReturnType<typeof startService>> | undefined;
+    let traced: Awaited<ReturnType<typeof startService>> | undefined;
+    let spansOnly: Awaited<ReturnType<typeof startService>> | undefined;
+    if (want('observability')) {
+      const sink = createHttpServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      });
+      sink.listen(0, '127.0.0.1');
+      await once(sink, 'listening');
+      stops.push(() => new Promise<void>((r) => sink.close(() => r())));
+      const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+      noMetrics = await startService({ ...env, logFile: join(outDir, 'service-no-metrics.log'), extraEnv: { METRICS: 'false' } });
+      stops.push(noMetrics.stop);
+      traced = await startService({ ...env, logFile: join(outDir, 'service-traced.log'), extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } });
+      stops.push(traced.stop);
+      spansOnly = await startService({
+        ...env,
+        logFile: join(outDir, 'service-spans.log'),
+        extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_EXPORTER: 'none' },
+      });
+      stops.push(spansOnly.stop);
+    }
 
     const scripts: Record<number, string> = {};
     for (const c of [1, 8, 32]) scripts[c] = await writeScript(db, outDir, sizes.tensions, c);
@@ -155,6 +188,14 @@ async function main() {
         round.keyed8 = await rescore(svc.url, 'rescore-rest', pool, 8);
         round.unverified8 = await rescore(unverified.url, 'rescore-rest', pool, 8);
         log(`round ${r} auth: key ${Math.round(round.keyed8.rps)} unverified ${Math.round(round.unverified8.rps)} req/s`);
+      }
+      if (want('observability') && noMetrics && traced && spansOnly) {
+        round.metricsOff8 = await rescore(noMetrics.url, 'rescore-rest', pool, 8);
+        round.metricsOn8 = await rescore(svc.url, 'rescore-rest', pool, 8);
+        round.spans8 = await rescore(spansOnly.url, 'rescore-rest', pool, 8);
+        round.traced8 = await rescore(traced.url, 'rescore-rest', pool, 8);
+        log(`round ${r} observability: metrics off ${Math.round(round.metricsOff8.rps)} on ${Math.round(round.metricsOn8.rps)}, ` +
+          `spans dropped ${Math.round(round.spans8.rps)}, exported ${Math.round(round.traced8.rps)} req/s`);
       }
       if (want('rebuild')) {
         round.rebuild = await cliRebuild(db, env);
@@ -256,6 +297,21 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const unverified = pick((r) => r.unverified8);
     http.push(...keyed, ...unverified);
     f.push(ratioFigure('bearer key vs verification short-circuited (rescore 8)', keyed.map((x) => x.rps), unverified.map((x) => x.rps), ' req/s', '>=', 0.9));
+  }
+  if (rounds[0]?.metricsOff8) {
+    const off = pick((r) => r.metricsOff8);
+    const on = pick((r) => r.metricsOn8);
+    const spans = pick((r) => r.spans8);
+    const traced = pick((r) => r.traced8);
+    http.push(...off, ...on, ...spans, ...traced);
+    // Costs as targets: metrics ≤ 5 % (ratio ≥ 0.95); tracing with a no-op exporter ≤ 15 % (≥ 0.85).
+    f.push(ratioFigure('metrics on vs off (REST rescore 8)', on.map((x) => x.rps), off.map((x) => x.rps), ' req/s', '>=', 0.95));
+    f.push(ratioFigure('tracing, no-op exporter vs off (REST rescore 8)', spans.map((x) => x.rps), on.map((x) => x.rps), ' req/s', '>=', 0.85));
+    f.push({
+      ...ratioFigure('  tracing exported over OTLP/HTTP vs off', traced.map((x) => x.rps), on.map((x) => x.rps), ' req/s', '>=', 0),
+      target: undefined,
+      pass: undefined,
+    });
   }
   if (embedded.length) {
     const ready = median(embedded.map((e) => e.readyMs));

@@ -71,6 +71,7 @@ const schema = z
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
     MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
     METRICS: z.enum(['true', 'false']).default('true'),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
@@ -112,6 +113,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** traces are exported over OTLP/HTTP when set (the exporter reads the other OTEL_* variables itself) */
   otlpEndpoint: string | undefined;
+  /** `none`: spans are made and dropped (to price tracing without a collector) */
+  tracesExporter: 'otlp' | 'none';
   /** false: start without migrating; /readyz answers 503 until `market-service migrate` has run */
   migrateOnStart: boolean;
   /** on SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes */
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     migrateOnStart: e.MIGRATE_ON_START === 'true',
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    tracesExporter: e.OTEL_TRACES_EXPORTER,
     metrics: e.METRICS === 'true',
     metricsToken: e.METRICS_TOKEN,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,

@@ -32,7 +32,7 @@ export async function startService(
   appOptions: AppOptions = {},
   embedded?: Promise<EmbeddedDatabase>,
 ): Promise<RunningService> {
-  const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: serviceVersion() }) : undefined;
+  const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: serviceVersion(), exporter: config.tracesExporter }) : undefined;
   const sessionSecret = await resolveSessionSecret(config);
   const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart, timeouts: true });
   const deps = makeDeps(config, logger, db, sessionSecret);

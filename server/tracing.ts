@@ -8,6 +8,9 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export const tracer = () => trace.getTracer('market-service');
 
+/** An exporter that drops every batch: spans are still made, sampled and batched, then forgotten. */
+const DROP = { export: (_spans: unknown, done: (r: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => undefined };
+
 /** The active span's trace id, for log lines; undefined outside a traced request. */
 export function activeTraceId(): string | undefined {
   const span = trace.getActiveSpan();
@@ -19,7 +22,7 @@ export function activeTraceId(): string | undefined {
  * spans go over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT, which the exporter reads from the environment
  * itself (with the other standard OTEL_* variables). Returns the shutdown that flushes pending spans.
  */
-export async function startTracing(opts: { serviceVersion: string; processors?: SpanProcessor[] }): Promise<() => Promise<void>> {
+export async function startTracing(opts: { serviceVersion: string; exporter?: 'otlp' | 'none'; processors?: SpanProcessor[] }): Promise<() => Promise<void>> {
   const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { OTLPTraceExporter }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/resources'),
@@ -27,7 +30,7 @@ export async function startTracing(opts: { serviceVersion: string; processors?: 
   ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'market-service', 'service.version': opts.serviceVersion }),
-    spanProcessors: opts.processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: opts.processors ?? [new BatchSpanProcessor(opts.exporter === 'none' ? DROP : new OTLPTraceExporter())],
   });
   provider.register();
   return () => provider.shutdown();
