@@ -76,6 +76,7 @@ describe('actor deletion', () => {
     await c.post(`/tensions/${mine[1].id}/resolve`);
     const theirs = await newTension(c, { name: 'o1', actorId: other });
     const agentId = (await seedUserWithKey(app, { type: 'agent', grants: [] })).userId;
+    // Linked by SQL: the test needs an agent with a key of its own (seeded) linked to an actor made here.
     await app.em().execute('update users set linked_actor_id = ? where id = ?', [doomed, agentId]);
 
     // actors:delete alone covers the discards it causes

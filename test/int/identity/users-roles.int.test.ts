@@ -45,7 +45,7 @@ describe('users', () => {
     expect(Object.keys(h.body).sort()).toEqual(['createdAt', 'email', 'id', 'linkedActor', 'linkedActorId', 'name', 'roles', 'status', 'type', 'updatedAt']);
     expect(await codes(human('MIXED.case@x.EXAMPLE'))).toEqual([409, 'email_taken']);
     // The actor's deletion unlinks the agent (FK ON DELETE SET NULL).
-    await app.em().execute('delete from actors where id = ?', [agentActor]);
+    expect((await admin.del(`/actors/${agentActor}`)).status).toBe(204);
     expect((await admin.get(`/users/${linked.body.id}`)).body.linkedActorId).toBeNull();
   });
 
@@ -126,9 +126,9 @@ describe('roles', () => {
     const child = (await admin.post('/roles', { code: 'child', name: 'Child', permissions: [], inherits: [base.id] })).body;
     expect((await admin.del(`/roles/${base.id}`)).body.code).toBe('role_in_use');
     const holder = await seedUserWithKey(app, { grants: [] });
-    await app.em().execute('insert into user_roles (user_id, role_id) values (?, ?)', [holder.userId, child.id]);
+    expect((await admin.put(`/users/${holder.userId}/roles`, { roleIds: [child.id] })).status).toBe(200);
     expect((await admin.del(`/roles/${child.id}`)).body.code).toBe('role_in_use');
-    await app.em().execute('delete from user_roles where role_id = ?', [child.id]);
+    expect((await admin.put(`/users/${holder.userId}/roles`, { roleIds: [] })).status).toBe(200);
     expect((await admin.del(`/roles/${child.id}`)).status).toBe(204);
     expect((await admin.del(`/roles/${base.id}`)).status).toBe(204);
   });

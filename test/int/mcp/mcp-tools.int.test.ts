@@ -195,7 +195,8 @@ describe('errors keep their codes', () => {
 
   it('not_found, actor_not_found, user_not_found and not_applicable', async () => {
     const gone = await seedUserWithKey(app, { type: 'human', grants: [], name: 'Gone' });
-    // Deactivated directly: what matters here is how the tools answer for such a user.
+    // Deactivated by SQL: the API's deactivation revokes the user's keys too, and what matters here is
+    // only how the tools answer for a user in that state.
     await app.em().execute(`update users set status = 'deactivated' where id = ?`, [gone.userId]);
     const unknown = '00000000-0000-4000-8000-000000000000';
     await withClient(writer.key, async (c) => {
