@@ -27,10 +27,16 @@ function graphqlRefusal(res: Response, status: number, code: string, message: st
  * (SPEC §7), so they get the contract's: the body is not JSON, or the request is not valid. An internal
  * error carries the request id, the one thing an operator needs to find it in the logs.
  */
+const YOGA_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+
 function codeRequestErrors(result: unknown, requestId: string | undefined): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
       if (e.extensions?.code === 'INTERNAL') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
+      // yoga's own codes for a document that does not parse (the token limit trips there) or validate.
+      if (typeof e.extensions?.code === 'string' && YOGA_REQUEST_CODES.has(e.extensions.code)) {
+        (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code: 'VALIDATION_FAILED' };
+      }
       if (e.extensions?.code) continue;
       // yoga's CSRF prevention (a request without a preflight-forcing header) is the contract's csrf_required.
       const code = /invalid JSON/i.test(e.message) ? 'INVALID_JSON' : /CSRF/.test(e.message) ? 'CSRF_REQUIRED' : 'VALIDATION_FAILED';
