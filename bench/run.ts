@@ -190,6 +190,9 @@ async function main() {
         log(`round ${r} auth: key ${Math.round(round.keyed8.rps)} unverified ${Math.round(round.unverified8.rps)} req/s`);
       }
       if (want('observability') && noMetrics && traced && spansOnly) {
+        // The paired services must be equally warm (JIT, pools): the main one has served every load
+        // before this point, the others none. Each gets the same unmeasured load first, every round.
+        for (const s of [noMetrics, svc, spansOnly, traced]) await rescore(s.url, 'rescore-rest', pool, 8, Math.max(2, Math.round(T / 2)));
         round.metricsOff8 = await rescore(noMetrics.url, 'rescore-rest', pool, 8);
         round.metricsOn8 = await rescore(svc.url, 'rescore-rest', pool, 8);
         round.spans8 = await rescore(spansOnly.url, 'rescore-rest', pool, 8);
