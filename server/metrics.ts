@@ -46,18 +46,13 @@ export function createMetrics(orm: MikroORM): Metrics {
     labelNames: ['scope'] as const,
     registers: [registry],
   });
-  const requests = new Counter({
-    name: 'market_http_requests_total',
-    help: 'HTTP requests by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
+  const http = { labelNames: ['method', 'route', 'status'] as const, registers: [registry] };
+  const requests = new Counter({ name: 'market_http_requests_total', help: 'HTTP requests by method, route template and status.', ...http });
   const latency = new Histogram({
     name: 'market_http_request_duration_seconds',
     help: 'HTTP request latency by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [registry],
+    ...http,
   });
   new Gauge({
     name: 'market_db_pool_connections',

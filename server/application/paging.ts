@@ -25,8 +25,16 @@ type CursorDeps = Pick<Deps, 'sessionSecret'>;
 
 /** The signing key: an HMAC of a fixed label under the session secret, so the secret itself never signs cursors. */
 function cursorKey(deps: CursorDeps): Buffer {
-  return createHmac('sha256', deps.sessionSecret).update('market-service list cursor v1').digest();
+  let key = cursorKeys.get(deps.sessionSecret);
+  if (!key) {
+    key = createHmac('sha256', deps.sessionSecret).update('market-service list cursor v1').digest();
+    cursorKeys.set(deps.sessionSecret, key);
+  }
+  return key;
 }
+
+/** Derived once per secret, not on every page (a process has one secret; tests a few). */
+const cursorKeys = new Map<string, Buffer>();
 
 function signature(deps: CursorDeps, list: ListName, payload: string): Buffer {
   return createHmac('sha256', cursorKey(deps)).update(`${list}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES);

@@ -9,9 +9,10 @@ import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
 import { ERROR_STATUS, refuse, type Refusal } from '../domain/errors.js';
 import { TOOLS } from './tools.js';
+import { serviceVersion } from '../version.js';
 import type { ToolDef } from './tool.js';
 
-export const MCP_SERVER_INFO = { name: 'market-service', version: '0.1.0' };
+export const MCP_SERVER_INFO = { name: 'market-service', version: serviceVersion() };
 
 function allowed(ctx: Ctx, tool: ToolDef): boolean {
   return tool.operation === null || mayPerform(ctx.caller, tool.operation);

@@ -1,7 +1,8 @@
 // `market-service mcp`: the same tools over stdio, authenticated by MARKET_API_KEY on every call.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { embeddedDataFolder } from '../persistence/embedded.js';
 import { migrationStatus } from '../persistence/database.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CommandRun } from '../cli/commands.js';
@@ -20,7 +21,7 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
     return 2;
   }
   // SPEC §8: the stdio server serves an existing database; it never creates or migrates one.
-  if (!config.databaseUrl && !existsSync(join(resolve(config.dataDir), 'pgdata'))) {
+  if (!config.databaseUrl && !existsSync(embeddedDataFolder(resolve(config.dataDir)))) {
     console.error(`market-service mcp: no database in ${resolve(config.dataDir)}: start the service once (npm start), or set DATABASE_URL.`);
     return 1;
   }

@@ -53,6 +53,9 @@ function nextMessage(worker: Worker): Promise<WorkerMessage> {
   });
 }
 
+/** Where PGlite keeps its files inside the data folder; it exists once a database was created there. */
+export const embeddedDataFolder = (dataDir: string) => join(dataDir, 'pgdata');
+
 /** `dataDir` undefined keeps everything in memory (tests). */
 export async function startEmbedded(opts: { dataDir?: string; maxConnections: number }): Promise<EmbeddedDatabase> {
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
@@ -64,7 +67,7 @@ export async function startEmbedded(opts: { dataDir?: string; maxConnections: nu
     workerData: {
       pgliteUrl: import.meta.resolve('@electric-sql/pglite'),
       socketUrl: import.meta.resolve('@electric-sql/pglite-socket'),
-      pgdata: opts.dataDir ? join(opts.dataDir, 'pgdata') : null,
+      pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),
       maxConnections: opts.maxConnections,
     },

@@ -11,14 +11,36 @@ export interface TestDatabase extends Database {
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+/** One statement on its own connection to `url` (default: DATABASE_URL's database, for admin work). */
+export async function queryOnce(sql: string, url = process.env.DATABASE_URL): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return await client.query(sql);
   } finally {
     await client.end();
   }
+}
+
+const adminQuery = (sql: string) => queryOnce(sql);
+
+/** A new database beside DATABASE_URL's: its name and URL. */
+async function newPostgresDatabase(prefix: string): Promise<{ name: string; url: string }> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`create database "${name}"`);
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+/** A new, empty (unmigrated) PostgreSQL database, for tests of what migrates it; `drop` removes it. */
+export async function emptyPostgresDatabase(): Promise<{ url: string; query: (sql: string) => Promise<pg.QueryResult>; drop(): Promise<void> }> {
+  const { name, url } = await newPostgresDatabase('t_empty');
+  return {
+    url,
+    query: (sql) => queryOnce(sql, url),
+    drop: async () => void (await adminQuery(`drop database if exists "${name}" with (force)`)),
+  };
 }
 
 export async function createTestDatabase(opts: { poolMax?: number } = {}): Promise<TestDatabase> {
@@ -28,15 +50,12 @@ export async function createTestDatabase(opts: { poolMax?: number } = {}): Promi
     await migrate(db.orm);
     return db;
   }
-  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database "${name}"`);
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), poolMax });
+  const { name, url } = await newPostgresDatabase('t');
+  const db = await openDatabase({ databaseUrl: url, poolMax });
   await migrate(db.orm);
   return {
     ...db,
-    url: url.toString(),
+    url,
     async close() {
       await db.close();
       await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);

@@ -71,12 +71,17 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs one `market-service <args>` command (from sources) to its end; `timeoutMs` kills it and fails. */
-export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+/** `market-service <args>` (from sources) as a child process, not waited on (e.g. a start meant not to become ready). */
+export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Runs one `market-service <args>` command (from sources) to its end; `timeoutMs` kills it and fails. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+  const child = spawnCli(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));

@@ -8,8 +8,7 @@ import { migrate, openDatabase, type Database } from '../../../server/persistenc
 import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
-import { onPostgres } from '../../support/database.js';
-import { emptyPostgresDatabase } from '../../support/cli.js';
+import { emptyPostgresDatabase, onPostgres } from '../../support/database.js';
 import { runCli } from '../../support/process.js';
 
 let dir: string;

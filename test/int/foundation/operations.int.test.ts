@@ -4,10 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { createTestDatabase, emptyPostgresDatabase, onPostgres, queryOnce, type TestDatabase } from '../../support/database.js';
 import { startServerProcess } from '../../support/process.js';
-import { emptyPostgresDatabase, spawnCli } from '../../support/cli.js';
-import { freePort, runCli } from '../../support/process.js';
+import { freePort, runCli, spawnCli } from '../../support/process.js';
 
 const ADMIN = { ADMIN_EMAIL: 'ops@test.example', ADMIN_PASSWORD: 'ops-password-1234', SESSION_SECRET: 'ops-test-secret-that-is-long-enough-0123456789' };
 
@@ -203,10 +202,7 @@ describe.skipIf(!onPostgres)('the service as a narrower database role (scripts/a
     } finally {
       await empty.drop();
       // Roles belong to the cluster, not the database.
-      const pg = (await import('pg')).default;
-      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await admin.connect();
-      await admin.query(`drop role if exists "${role}"`).finally(() => admin.end());
+      await queryOnce(`drop role if exists "${role}"`);
     }
   }, 240_000);
 });
