@@ -13,7 +13,7 @@ import { loadUser, userOutput, type UserView } from '../users/user.read.js';
 import { passwordSchema } from '../users/users.js';
 import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
 import { roleOutput, type RoleView } from '../roles/role.read.js';
-import { transact } from '../users/transact.js';
+import { transact } from '../../persistence/transaction.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 
 export const loginInput = z.object({
@@ -67,7 +67,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const now = deps.clock();
   const sessionId = deps.newId();
   const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await clearPasswordAttempts(tx, email);
     await tx.execute('insert into sessions (id, user_id, created_at, expires_at) values (?, ?, ?, ?)', [sessionId, user.id, now, expiresAt]);
     const view = (await loadUser(tx, user.id))!;
@@ -143,7 +143,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   }
   const hash = await hashPassword(newPassword);
   const now = deps.clock();
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
     await clearPasswordAttempts(tx, row.email);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [

@@ -7,7 +7,8 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, uuidSchema, type Page } from '../paging.js';
-import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from '../users/transact.js';
+import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
+import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 
@@ -83,7 +84,7 @@ export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<
   const id = deps.newId();
   const now = deps.clock();
   try {
-    return await transact(deps, async (tx) => {
+    return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
       const unknown = await unknownInherits(tx, inherits);
       if (unknown) return unknown;
@@ -117,7 +118,7 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
   const patch = parsed.value;
   const roleId = id.toLowerCase();
   try {
-    return await transact(deps, async (tx) => {
+    return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
       const current = await loadRole(tx, roleId);
       if (!current) return notFound(id);
@@ -167,7 +168,7 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
   if (denied) return denied;
   if (!uuidSchema.safeParse(id).success) return notFound(id);
   const roleId = id.toLowerCase();
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const [role] = await tx.execute<{ code: string; system: boolean }[]>('select code, system from roles where id = ?', [roleId]);
     if (!role) return notFound(id);

@@ -10,7 +10,7 @@ import type { Ctx, Deps } from '../context.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
 import { mayActOnUser } from './act-on-user.js';
-import { transact } from './transact.js';
+import { transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges } from '../../persistence/role-graph.js';
 
 export interface ApiKeyMetadata {
@@ -148,7 +148,7 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
   if (denied) return denied;
   const parsed = parseKeyInput(deps, input);
   if (!parsed.ok) return parsed;
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
@@ -168,7 +168,7 @@ export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, inpu
 export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'users.revokeApiKey');
   if (denied) return denied;
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, false);
     if (typeof owner !== 'string') return owner;

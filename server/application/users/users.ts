@@ -8,7 +8,8 @@ import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
-import { escalationRefusal, guardLastAdmin, isUniqueViolation, transact } from './transact.js';
+import { escalationRefusal, guardLastAdmin } from './transact.js';
+import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 import { mayActOnUser } from './act-on-user.js';
 
@@ -81,7 +82,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
   const id = deps.newId();
   const now = deps.clock();
   try {
-    return await transact(deps, async (tx) => {
+    return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
       const [taken] = await tx.execute('select 1 from users where email = ?', [v.email]);
       if (taken) return emailTaken(v.email);
@@ -157,7 +158,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   if (!userId) return userNotFound(id);
   const patch = parsed.value;
   try {
-    return await transact(deps, async (tx) => {
+    return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
       const current = await loadUser(tx, userId);
       if (!current) return userNotFound(id);
@@ -196,7 +197,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
   const now = deps.clock();
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
@@ -224,7 +225,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
   const { roleIds } = parsed.value;
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
@@ -263,7 +264,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   if (user.type !== 'human') return refuse('not_applicable', 'Agent users have no password; they use API keys.');
   const hash = await hashPassword(parsed.value.password);
   const now = deps.clock();
-  return transact(deps, async (tx) => {
+  return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
