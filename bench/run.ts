@@ -88,12 +88,16 @@ async function main() {
     nodeArgs: flag('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
   };
   const stops: (() => Promise<void>)[] = [];
+  const stopLater = <S extends { stop: () => Promise<void> }>(svc: S): S => {
+    stops.push(() => svc.stop());
+    return svc;
+  };
   const rounds: Round[] = [];
   let dryRun: Record<string, number> | undefined;
   let embedded: Awaited<ReturnType<typeof embeddedBench>> = [];
   try {
     const svc = await startService(env);
-    stops.push(svc.stop);
+    stops.push(() => svc.stop());
     const agent = await provisionAgent(svc.url);
     const sample = await senseSample(svc.url, agent.key, agent.actorId, sizes.sensedViaApi);
     log(`provisioned an agent key and sensed ${sample.length} tensions through the API`);
@@ -113,9 +117,9 @@ async function main() {
         }),
       },
     });
-    stops.push(unverified.stop);
+    stops.push(() => unverified.stop());
     const second = await startService({ ...env, logFile: join(outDir, 'service-2.log') });
-    stops.push(second.stop);
+    stops.push(() => second.stop());
     // The price of observability: the same service with metrics off, and with traces exported over
     // OTLP/HTTP to a local sink that accepts every batch (the exporter's whole cost, no collector's).
     let noMetrics: Awaited<ReturnType<typeof startService>> | undefined;
@@ -130,16 +134,13 @@ async function main() {
       await once(sink, 'listening');
       stops.push(() => new Promise<void>((r) => sink.close(() => r())));
       const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
-      noMetrics = await startService({ ...env, logFile: join(outDir, 'service-no-metrics.log'), extraEnv: { METRICS: 'false' } });
-      stops.push(noMetrics.stop);
-      traced = await startService({ ...env, logFile: join(outDir, 'service-traced.log'), extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } });
-      stops.push(traced.stop);
-      spansOnly = await startService({
+      noMetrics = stopLater(await startService({ ...env, logFile: join(outDir, 'service-no-metrics.log'), extraEnv: { METRICS: 'false' } }));
+      traced = stopLater(await startService({ ...env, logFile: join(outDir, 'service-traced.log'), extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } }));
+      spansOnly = stopLater(await startService({
         ...env,
         logFile: join(outDir, 'service-spans.log'),
         extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_EXPORTER: 'none' },
-      });
-      stops.push(spansOnly.stop);
+      }));
     }
 
     const scripts: Record<number, string> = {};

@@ -46,7 +46,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     url: `http://127.0.0.1:${port}`,
     deps: fullDeps,
     db,
-    em: () => db.orm.em.fork() as EntityManager,
+    em: () => db.orm.em.fork(),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -18,7 +18,7 @@ const sensed: TensionEvent = {
 };
 
 function given(...events: TensionEvent[]): TensionState | null {
-  return fold(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 }) as RecordedTensionEvent));
+  return fold(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 })));
 }
 
 const inState: Record<TensionStatus | 'discarded' | 'unsensed', () => TensionState | null> = {
@@ -127,7 +127,7 @@ describe('property: folding what decide produced gives the state decide assumed'
       for (let step = 0; step < 200; step++) {
         const name = names[Math.floor(rand() * names.length)];
         const base = commands[name];
-        const command = { ...base, at: new Date(AT.getTime() + step * 1000) } as TensionCommand;
+        const command = { ...base, at: new Date(AT.getTime() + step * 1000) };
         if (command.type === 'RescoreTension') command.score = 1 + Math.floor(rand() * 10);
         if (command.type === 'RenameTension') command.name = `n${Math.floor(rand() * 3)}`;
         if (command.type === 'AssignTensionLead' && rand() < 0.5) Object.assign(command, { leadUserId: null, leadName: null });
@@ -139,7 +139,7 @@ describe('property: folding what decide produced gives the state decide assumed'
         const d = decide(command, state);
         if (d.kind !== 'events') continue;
         for (const e of d.events) {
-          const rec = { ...e, version: history.length + 1, occurredAt: command.at } as RecordedTensionEvent;
+          const rec = { ...e, version: history.length + 1, occurredAt: command.at };
           history.push(rec);
           const next = evolve(state, rec);
           // what decide assumed

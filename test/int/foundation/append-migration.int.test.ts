@@ -2,7 +2,6 @@
 // nothing lost or reordered, new events after the old ones, the table still append-only.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { appendToStream, FEED_START, readAll, type EventMetadata } from '../../../server/persistence/event-store.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
@@ -13,7 +12,7 @@ const meta: EventMetadata = {
 };
 
 let db: TestDatabase;
-const em = () => db.orm.em.fork() as EntityManager;
+const em = () => db.orm.em.fork();
 const exists = async (name: string) => (await em().execute(`select to_regclass(?) is not null as e`, [name]))[0].e as boolean;
 
 beforeAll(async () => {
@@ -53,7 +52,7 @@ describe(MIGRATION, () => {
     expect(await exists('domain_event_head')).toBe(false);
     const after: { position: string; stream_id: string; version: number; transaction_id: string }[] = await em().execute(
       'select position::text, stream_id, version, transaction_id::text from domain_events order by position');
-    expect(after.map(({ transaction_id, ...rest }) => rest)).toEqual(before);
+    expect(after.map(({ transaction_id: _transactionId, ...rest }) => rest)).toEqual(before);
     expect(new Set(after.map((r) => r.transaction_id))).toEqual(new Set(['0']));
 
     // A new append continues after the old positions and reads after every old event.

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { appendToStream, FEED_START, readAll, readStream, type EventMetadata, type FeedCursor } from '../../../server/persistence/event-store.js';
 import { VersionConflictError } from '../../../server/domain/errors.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
@@ -12,7 +11,7 @@ const meta: EventMetadata = {
 const opts = () => ({ newId: randomUUID, occurredAt: new Date() });
 
 let db: TestDatabase;
-const em = () => db.orm.em.fork() as EntityManager;
+const em = () => db.orm.em.fork();
 
 beforeAll(async () => {
   db = await createTestDatabase();

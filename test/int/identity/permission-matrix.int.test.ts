@@ -76,7 +76,7 @@ type Client = ReturnType<typeof client>;
 async function checkRest(c: Client, grants: string[]) {
   for (const rc of REST) {
     const res = await (rc.method === 'get' || rc.method === 'del' ? c[rc.method](rc.path) : c[rc.method](rc.path, rc.body));
-    const label = `${rc.method.toUpperCase()} ${rc.path} with [${grants}]`;
+    const label = `${rc.method.toUpperCase()} ${rc.path} with [${grants.join(", ")}]`;
     if (covers(grants, rc.needs)) {
       expect(res.status, label).toBe(rc.allowed);
     } else {
@@ -91,7 +91,7 @@ async function checkGql(c: Client, grants: string[], kind: 'query' | 'mutation',
   for (const gc of cases) {
     const res = await c.gql(`${kind} { ${gc.q} }`);
     const errors: any[] = res.body.errors ?? [];
-    const label = `${kind} ${gc.field} with [${grants}]`;
+    const label = `${kind} ${gc.field} with [${grants.join(", ")}]`;
     // An error that names no field (a document the server could not run) proves nothing either way.
     expect(errors.filter((e) => e.path?.[0] !== gc.field), `${label}: ${JSON.stringify(errors)}`).toEqual([]);
     const err = errors[0];

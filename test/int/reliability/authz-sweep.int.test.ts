@@ -70,7 +70,7 @@ describe('the operation map covers every face', () => {
 
   it('maps every mounted REST route to an operation (or to the short list of operation-free routes)', () => {
     const mapped = new Set<string>([
-      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].rest ? [`${OPERATION_SURFACES[op].rest!.method} ${OPERATION_SURFACES[op].rest!.path}`] : [])),
+      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].rest ? [`${OPERATION_SURFACES[op].rest.method} ${OPERATION_SURFACES[op].rest.path}`] : [])),
       ...REST_ROUTES_WITHOUT_OPERATION.map((r) => `${r.method} ${r.path}`),
     ]);
     const mounted = mountedRoutes(restRouter(app.deps));
@@ -85,7 +85,7 @@ describe('the operation map covers every face', () => {
       ...Object.keys(schema.getMutationType()!.getFields()),
     ];
     const mapped = new Set<string>([
-      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].graphql ? [OPERATION_SURFACES[op].graphql!.field] : [])),
+      ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].graphql ? [OPERATION_SURFACES[op].graphql.field] : [])),
       ...GRAPHQL_FIELDS_WITHOUT_OPERATION,
     ]);
     expect(fields.filter((f) => !mapped.has(f))).toEqual([]);
@@ -107,7 +107,7 @@ describe('the operation map covers every face', () => {
       // whoami needs no permission; it stands for me.get on MCP
       expect(tool.operation ?? 'me.get').toBe(op);
     }
-    const mappedTools = OPERATIONS.flatMap((o) => (OPERATION_SURFACES[o].mcp ? [OPERATION_SURFACES[o].mcp!.tool] : []));
+    const mappedTools = OPERATIONS.flatMap((o) => (OPERATION_SURFACES[o].mcp ? [OPERATION_SURFACES[o].mcp.tool] : []));
     expect(mappedTools.sort()).toEqual(TOOLS.map((t) => t.name).sort());
   });
 });

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { startServerProcess, type ServerProcess } from '../../support/process.js';
-import { checkEventStore, CONSISTENT, dryRunRebuild, login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi, type ProcessApi } from '../../support/consistency.js';
+import { checkEventStore, CONSISTENT, dryRunRebuild, login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi } from '../../support/consistency.js';
 import { openDatabase } from '../../../server/persistence/database.js';
 
 const WORKERS = 8;
@@ -35,10 +35,10 @@ afterAll(async () => {
 
 /** Runs `fn` on the database the processes used, once no process holds it (the embedded one is single-process). */
 async function withDatabase<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (db) return fn(db.orm.em.fork() as EntityManager);
+  if (db) return fn(db.orm.em.fork());
   const embedded = await openDatabase({ dataDir, poolMax: 2 });
   try {
-    return await fn(embedded.orm.em.fork() as EntityManager);
+    return await fn(embedded.orm.em.fork());
   } finally {
     await embedded.close();
   }

@@ -90,7 +90,7 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embe
     expect(Object.keys(statuses).filter((s) => s !== '200' && s !== '409')).toEqual([]);
     expect(statuses[200]).toBeGreaterThan(0);
 
-    const store = await checkEventStore(db.orm.em.fork() as never);
+    const store = await checkEventStore(db.orm.em.fork());
     expect(store).toMatchObject(CONSISTENT);
     // every acknowledged event is stored once: 3 sensed + one per 200 that appended
     expect(store.events).toBe(3 + appended);
