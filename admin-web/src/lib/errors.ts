@@ -4,6 +4,9 @@ import type { CombinedError } from 'urql';
 export interface FieldError {
   path: string;
   message: string;
+  /** SPEC §7: stable code (`too_long`, `required`, …) and its figures (`{max: 200}`) */
+  code?: string;
+  params?: Record<string, unknown>;
 }
 
 export function errorCode(error: CombinedError | undefined | null): string | null {
