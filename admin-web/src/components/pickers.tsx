@@ -48,7 +48,8 @@ function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T
   useEffect(() => {
     if (!open) return;
     const mine = ++seq.current;
-    setState((s) => ({ ...s, fetching: true }));
+    // a new search: the old results go at once, so Enter cannot pick one of them
+    setState({ items: [], next: null, fetching: true });
     // typing: wait for a pause, so a word costs one request, not one per letter
     const timer = setTimeout(async () => {
       const page = await load(q, null);
@@ -86,7 +87,9 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
   const client = useClient();
   const [open, setOpen] = useState(false);
   const [q, setQ] = useState('');
-  const known = props.valueLabel ?? null;
+  // the option just chosen names itself: no lookup for it
+  const [chosen, setChosen] = useState<ComboOption | null>(null);
+  const known = props.valueLabel ?? (chosen?.id === props.value ? chosen.label : null);
   const [current] = useQuery({ query: PickActorDocument, variables: { id: props.value }, pause: !props.value || known !== null || !can('actors:read') });
   const search = useSearch(
     async (text, cursor) => (await client.query(PickActorsDocument, { q: text || null, type: type ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.actors,
@@ -99,7 +102,7 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('actors:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => props.onChange(id)} onOpenChange={setOpen} autoFocus={props.autoFocus} />
+          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id, option) => { setChosen(option); props.onChange(id); }} onOpenChange={setOpen} autoFocus={props.autoFocus} />
         ) : (
           <input {...p} name="actorId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
         )
@@ -115,8 +118,10 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
   const client = useClient();
   const [open, setOpen] = useState(false);
   const [q, setQ] = useState('');
-  // always looked up when set: the mark needs the status, which a tension's lead does not carry
-  const [current] = useQuery({ query: PickUserDocument, variables: { id: props.value }, pause: !props.value || !can('users:read') });
+  // looked up when set (the mark needs the status, which a tension's lead does not carry), unless just chosen here
+  const [chosen, setChosen] = useState<{ id: string; name: string; status: string } | null>(null);
+  const picked = chosen?.id === props.value ? chosen : null;
+  const [current] = useQuery({ query: PickUserDocument, variables: { id: props.value }, pause: !props.value || picked !== null || !can('users:read') });
   const search = useSearch(
     async (text, cursor) => (await client.query(PickUsersDocument, { q: text || null, status: status ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.users,
     open,
@@ -133,13 +138,13 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
       </>
     ),
   }));
-  const user = current.data?.user;
+  const user = picked ?? current.data?.user;
   const valueLabel = !props.value ? (props.noneLabel ?? '') : (user?.name ?? props.valueLabel ?? '');
   return (
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('users:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => props.onChange(id)} onOpenChange={setOpen} autoFocus={props.autoFocus} mark={props.value && user?.status === 'deactivated' ? deactivated : null} />
+          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => { const u = search.items.find((x) => x.id === id); setChosen(u ? { id: u.id, name: u.name, status: u.status } : null); props.onChange(id); }} onOpenChange={setOpen} autoFocus={props.autoFocus} mark={props.value && user?.status === 'deactivated' ? deactivated : null} />
         ) : (
           <input {...p} name="userId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
         )
