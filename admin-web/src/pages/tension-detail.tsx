@@ -9,6 +9,7 @@ import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
+import { UserName } from '../components/pickers.js';
 import { ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
@@ -127,7 +128,7 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.actor')}</dt>
       <dd>{tension.actor.name}</dd>
       <dt>{t('tension.field.lead')}</dt>
-      <dd>{tension.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</dd>
+      <dd>{tension.lead ? <UserName id={tension.lead.id} name={tension.lead.name} /> : <span className="muted">{t('tension.noLead')}</span>}</dd>
       <dt>{t('common.created')}</dt>
       <dd>{formatDate(tension.createdAt)}</dd>
       <dt>{t('common.updated')}</dt>
