@@ -88,6 +88,28 @@ describe('admin app for operators', () => {
     await page.getByText('Nothing changed.').waitFor();
   });
 
+  it('costs one GraphQL request per edit: the page shows what the command answered, the picker fetches nothing unopened', async () => {
+    const requests: string[] = [];
+    const count = (r: import('playwright-core').Request) => {
+      const url = new URL(r.url());
+      // urql sends queries as GET (within the URL limit) and mutations as POST
+      const query = url.searchParams.get('query') ?? String(r.postDataJSON()?.query ?? '');
+      if (url.pathname === '/graphql') requests.push(query.match(/(mutation|query) (\w+)/)?.[2] ?? '?');
+    };
+    page.on('request', count);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rename' });
+    await dialog.getByLabel('Name').fill('Quotes are far too slow');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await history().locator('.timeline-summary').first().getByText('Renamed from “Quotes are slow” to “Quotes are far too slow”').waitFor();
+    await page.getByRole('heading', { name: 'Quotes are far too slow', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Change lead' }).click();
+    await page.getByRole('dialog', { name: 'Change lead' }).getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForLoadState('networkidle');
+    page.off('request', count);
+    expect(requests).toEqual(['RenameTension']);
+  });
+
   it('drops a tension as stale and revives it, each step in the history', async () => {
     await page.getByRole('button', { name: 'Drop as stale' }).click();
     await history().getByText('Dropped as stale', { exact: true }).waitFor();
@@ -97,7 +119,7 @@ describe('admin app for operators', () => {
     await history().getByText('Revived', { exact: true }).waitFor();
     await page.locator('.header-meta').getByText('Alive').waitFor();
     const summaries = await history().locator('.timeline-summary').allTextContents();
-    expect(summaries.slice(0, 3)).toEqual(['Revived', 'Dropped as stale', 'Reassigned from Actor 001 to Actor 102']);
+    expect(summaries.slice(0, 3)).toEqual(['Revived', 'Dropped as stale', 'Renamed from “Quotes are slow” to “Quotes are far too slow”']);
   });
 
   it('opens a discarded tension\'s history', async () => {
