@@ -96,7 +96,7 @@ describe('phone layout, 390 × 844', () => {
         await screenshot(page, `phone-${lang}-${screen.name}`);
       }
       expect(wide).toEqual([]);
-    });
+    }, 120_000);
   }
 
   it('reaches "My account" through the menu and keeps row actions in view', async () => {
@@ -178,7 +178,7 @@ describe('accessibility (axe)', () => {
         for (const v of await seriousViolations(page)) found.push(`${screen.name}: ${v}`);
       }
       expect(found).toEqual([]);
-    });
+    }, 240_000); // axe over a dozen screens on a shared 2-core machine
   }
 
   it('finds none in an open dialog with an open picker list', async () => {

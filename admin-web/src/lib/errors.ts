@@ -26,10 +26,3 @@ export function fieldErrors(error: CombinedError | undefined | null): FieldError
   }
   return [];
 }
-
-/** The server's own message (already human-readable), without urql's "[GraphQL]" prefix. */
-export function errorMessage(error: CombinedError): string {
-  const first = error.graphQLErrors[0];
-  if (first) return first.message;
-  return error.networkError?.message ?? error.message;
-}
