@@ -52,8 +52,9 @@ export function Shell() {
   const { location, navigate } = useRouter();
   const nav = NAV.filter((n) => n.permission === null || can(n.permission));
   // on a phone the navigation folds behind a Menu button; following a link folds it again
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [location.path]);
+  const [menu, setMenu] = useState({ open: false, path: location.path });
+  const menuOpen = menu.open && menu.path === location.path;
+  const setMenuOpen = (open: boolean) => setMenu({ open, path: location.path });
 
   useEffect(() => {
     if (location.path === '/' || location.path === '') navigate(nav[0].to, { replace: true });
@@ -85,7 +86,7 @@ export function Shell() {
       <header className={`topbar${menuOpen ? ' open' : ''}`}>
         <div className="topbar-inner">
           <Link to="/" className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</Link>
-          <Button className="nav-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen((o) => !o)}>
+          <Button className="nav-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
             <span aria-hidden="true">☰</span> {t('nav.menu')}
           </Button>
           <nav aria-label={t('nav.main')} className="mainnav" id="main-nav">

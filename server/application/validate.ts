@@ -45,7 +45,7 @@ function issueCode(i: Issue): { code: string; params: Record<string, unknown> } 
       return { code: 'invalid_value', params: { values: i.values.map(String) } };
     case 'custom': {
       // a refinement may name its code in params; the length rules counted in code points say it in words
-      const named = i.params?.code;
+      const named: unknown = (i.params as Record<string, unknown> | undefined)?.code;
       if (typeof named === 'string') return { code: named, params: { ...i.params, code: undefined } };
       const max = /at most (\d+) characters/.exec(i.message);
       if (max) return { code: 'too_long', params: { max: Number(max[1]) } };

@@ -39,16 +39,14 @@ type Entry = { kind: 'none' } | { kind: 'option'; option: ComboOption } | { kind
 
 export function Combobox(props: Props) {
   const { t } = useI18n();
-  const { id, value, valueLabel, noneLabel, query, onQuery, options, fetching, hasMore, onMore, onChange } = props;
+  const { id, value, valueLabel, noneLabel, onQuery, options, fetching, hasMore, onMore, onChange } = props;
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
+  const [activeWanted, setActive] = useState(0);
+  // what the user typed; while the list is closed the input names the current value
   const [text, setText] = useState(valueLabel);
-  // the input names the current value until the user types
-  useEffect(() => {
-    if (!open) setText(valueLabel);
-  }, [valueLabel, open]);
+  const shown = open ? text : valueLabel;
 
   const entries: Entry[] = [
     ...(noneLabel !== undefined ? [{ kind: 'none' } as const] : []),
@@ -56,6 +54,8 @@ export function Combobox(props: Props) {
     ...(hasMore ? [{ kind: 'more' } as const] : []),
   ];
   const optionId = (i: number) => `${listId}-${i}`;
+  // after the results change, the active entry stays within them
+  const active = Math.max(0, Math.min(activeWanted, entries.length - 1));
 
   useEffect(() => {
     props.onOpenChange?.(open);
@@ -64,20 +64,17 @@ export function Combobox(props: Props) {
 
   const show = () => {
     if (open) return;
+    setText(valueLabel);
     setOpen(true);
     const current = entries.findIndex((e) => (e.kind === 'option' ? e.option.id === value : e.kind === 'none' && value === ''));
     setActive(Math.max(0, current));
   };
-  const close = (revert: boolean) => {
-    setOpen(false);
-    if (revert) setText(valueLabel);
-  };
+  const close = () => setOpen(false);
   const choose = (entry: Entry | undefined) => {
     if (!entry) return;
     if (entry.kind === 'more') return onMore();
     const option = entry.kind === 'option' ? entry.option : null;
     onChange(option?.id ?? '', option);
-    setText(option?.label ?? (noneLabel ?? ''));
     setOpen(false);
     onQuery('');
   };
@@ -87,12 +84,12 @@ export function Combobox(props: Props) {
       case 'ArrowDown':
         e.preventDefault();
         if (!open) show();
-        else setActive((a) => Math.min(entries.length - 1, a + 1));
+        else setActive(Math.min(entries.length - 1, active + 1));
         break;
       case 'ArrowUp':
         e.preventDefault();
         if (!open) show();
-        else setActive((a) => Math.max(0, a - 1));
+        else setActive(Math.max(0, active - 1));
         break;
       case 'Home':
       case 'End':
@@ -111,10 +108,10 @@ export function Combobox(props: Props) {
         if (!open) return;
         e.preventDefault();
         e.stopPropagation();
-        close(true);
+        close();
         break;
       case 'Tab':
-        if (open) close(true);
+        if (open) close();
         break;
     }
   };
@@ -123,10 +120,6 @@ export function Combobox(props: Props) {
     if (open) document.getElementById(optionId(active))?.scrollIntoView({ block: 'nearest' });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [active, open]);
-  // after "more" loaded, stay on the first new entry
-  useEffect(() => {
-    setActive((a) => Math.min(a, Math.max(0, entries.length - 1)));
-  }, [entries.length]);
 
   return (
     <div className="combobox">
@@ -146,7 +139,7 @@ export function Combobox(props: Props) {
           aria-invalid={props['aria-invalid']}
           autoFocus={props.autoFocus}
           placeholder={props.placeholder ?? t('picker.placeholder')}
-          value={text}
+          value={shown}
           onFocus={(e) => e.target.select()}
           onClick={show}
           onChange={(e) => {
@@ -156,7 +149,7 @@ export function Combobox(props: Props) {
             setOpen(true);
           }}
           onKeyDown={onKeyDown}
-          onBlur={() => close(true)}
+          onBlur={close}
         />
         {props.mark ? <span className="combobox-mark">{props.mark}</span> : null}
       </div>

@@ -43,29 +43,29 @@ interface Page<T> {
 
 /** Result pages of a search, accumulated; searching starts when the picker opens and follows the typed text. */
 function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T> | undefined>, open: boolean, q: string) {
-  const [state, setState] = useState<{ items: T[]; next: string | null; fetching: boolean }>({ items: [], next: null, fetching: false });
+  // results belong to the search that found them: a new search shows none (Enter cannot pick a stale one)
+  const [state, setState] = useState<{ q: string | null; items: T[]; next: string | null; fetching: boolean }>({ q: null, items: [], next: null, fetching: false });
   const seq = useRef(0);
   useEffect(() => {
     if (!open) return;
     const mine = ++seq.current;
-    // a new search: the old results go at once, so Enter cannot pick one of them
-    setState({ items: [], next: null, fetching: true });
     // typing: wait for a pause, so a word costs one request, not one per letter
     const timer = setTimeout(async () => {
       const page = await load(q, null);
-      if (seq.current === mine) setState({ items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
+      if (seq.current === mine) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
     }, q ? 200 : 0);
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, q]);
+  const current = state.q === q;
   const more = async () => {
     if (!state.next || state.fetching) return;
     const mine = seq.current;
     setState((s) => ({ ...s, fetching: true }));
     const page = await load(q, state.next);
-    if (seq.current === mine) setState((s) => ({ items: [...s.items, ...(page?.data ?? [])], next: page?.nextCursor ?? null, fetching: false }));
+    if (seq.current === mine) setState((s) => ({ q: s.q, items: [...s.items, ...(page?.data ?? [])], next: page?.nextCursor ?? null, fetching: false }));
   };
-  return { ...state, more };
+  return { items: current ? state.items : [], next: current ? state.next : null, fetching: !current || state.fetching, more };
 }
 
 interface FieldProps {

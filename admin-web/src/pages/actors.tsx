@@ -1,5 +1,5 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { ActorsQuery } from '../gql/graphql.js';
@@ -45,8 +45,13 @@ export function ActorsPage() {
   const { can } = useSession();
   const [filters, setFilters] = useUrlFilters(['type', 'q'] as const);
   const { type, q: search } = filters;
+  // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
   const [q, setQ] = useState(search);
-  useEffect(() => setQ(search), [search]);
+  const [searched, setSearched] = useState(search);
+  if (searched !== search) {
+    setSearched(search);
+    setQ(search);
+  }
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Actor'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({

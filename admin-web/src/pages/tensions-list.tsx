@@ -1,5 +1,5 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
@@ -57,7 +57,11 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
   const { t } = useI18n();
   const { can } = useSession();
   const [q, setQ] = useState(filters.q);
-  useEffect(() => setQ(filters.q), [filters.q]);
+  const [searched, setSearched] = useState(filters.q);
+  if (searched !== filters.q) {
+    setSearched(filters.q);
+    setQ(filters.q);
+  }
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setFilter({ q: q.trim() });

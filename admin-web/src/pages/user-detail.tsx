@@ -94,7 +94,6 @@ export function UserDetailPage({ id }: { id: string }) {
 
 function ProfileForm({ user, writable }: { user: User; writable: boolean }) {
   const { t } = useI18n();
-  const { can } = useSession();
   const [name, setName] = useState(user.name);
   const [email, setEmail] = useState(user.email);
   const [linkedActorId, setLinked] = useState(user.linkedActorId ?? '');

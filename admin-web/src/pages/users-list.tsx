@@ -1,5 +1,5 @@
 // Users: list with type/status filters and search, and creating a human (password) or an agent (none).
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
@@ -34,8 +34,13 @@ export function UsersPage() {
   const pager = usePager();
   const [filters, setFilters] = useUrlFilters(['type', 'status', 'q'] as const);
   const { type, status, q: search } = filters;
+  // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
   const [q, setQ] = useState(search);
-  useEffect(() => setQ(search), [search]);
+  const [searched, setSearched] = useState(search);
+  if (searched !== search) {
+    setSearched(search);
+    setQ(search);
+  }
   const [creating, setCreating] = useState(false);
   const context = useMemo(() => ({ additionalTypenames: ['User'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
