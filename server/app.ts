@@ -10,6 +10,7 @@ import { rateLimit } from './http/rate-limit.js';
 import { restErrors, restRouter } from './rest/router.js';
 import { cors } from './http/cors.js';
 import { securityHeaders } from './http/security-headers.js';
+import { adminWeb } from './http/admin-web.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
 import { httpMetrics, metricsEndpoint, routeLabel } from './metrics.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   /** Who is calling; default bearer key or session cookie. Only the bench swaps it (to price verification). */
   authenticate?: RequestHandler;
   health?: Health;
+  /** The admin web build to serve; default: found next to this module. Tests point it at a folder of their own. */
+  webDist?: string | null;
 }
 
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
@@ -82,15 +85,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.use('/graphql', ...graphqlHandler(deps));
   app.use('/mcp', ...mcpHandler(deps));
 
-  const web = adminWebDist();
-  if (web) {
-    app.use(express.static(web, { index: false, maxAge: '1h' }));
-    // Client-side routes: browsers asking for a page get the app; API clients get a 404 problem.
-    app.get(/^\/(?!api\/|graphql|mcp|metrics).*/, (req, res, next) => {
-      if (req.accepts(['text/html', 'application/json']) !== 'text/html') return next();
-      res.sendFile(join(web, 'index.html'));
-    });
-  }
+  const web = opts.webDist === undefined ? adminWebDist() : opts.webDist;
+  if (web) app.use(adminWeb(web));
 
   app.use((req: Request, res: Response) => {
     res.status(404).type('application/problem+json').send(

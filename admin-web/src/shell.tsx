@@ -1,15 +1,16 @@
 // The signed-in layout: header with permission-aware navigation, and the routed page.
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useI18n } from './i18n/index.js';
 import type { MessageKey } from './i18n/en.js';
 import { Link, matchPath, useRouter } from './lib/router.js';
 import { useSession } from './lib/session.js';
 import { useTitle } from './lib/use-title.js';
-import { Alert, Button, EmptyState } from './components/ui.js';
+import { Alert, Button, EmptyState, PageHeader } from './components/ui.js';
 import { LanguageSwitch } from './components/language-switch.js';
 import { TensionsPage } from './pages/tensions-list.js';
 import { TensionCreatePage } from './pages/tension-create.js';
 import { TensionDetailPage } from './pages/tension-detail.js';
+import { TensionHistoryPage } from './pages/tension-history.js';
 import { ActorsPage } from './pages/actors.js';
 import { UsersPage } from './pages/users-list.js';
 import { UserDetailPage } from './pages/user-detail.js';
@@ -27,6 +28,7 @@ const ROUTES: Route[] = [
   { pattern: '/tensions', permission: 'tensions:read', render: () => <TensionsPage /> },
   { pattern: '/tensions/new', permission: 'tensions:write', render: () => <TensionCreatePage /> },
   { pattern: '/tensions/:id', permission: 'tensions:read', render: (p) => <TensionDetailPage key={p.id} id={p.id} /> },
+  { pattern: '/tensions/:id/history', permission: 'tensions:read', render: (p) => <TensionHistoryPage key={p.id} id={p.id} /> },
   { pattern: '/actors', permission: 'actors:read', render: () => <ActorsPage /> },
   { pattern: '/users', permission: 'users:read', render: () => <UsersPage /> },
   { pattern: '/users/:id', permission: 'users:read', render: (p) => <UserDetailPage key={p.id} id={p.id} /> },
@@ -49,6 +51,10 @@ export function Shell() {
   const { me, can, logout } = useSession();
   const { location, navigate } = useRouter();
   const nav = NAV.filter((n) => n.permission === null || can(n.permission));
+  // on a phone the navigation folds behind a Menu button; following a link folds it again
+  const [menu, setMenu] = useState({ open: false, path: location.path });
+  const menuOpen = menu.open && menu.path === location.path;
+  const setMenuOpen = (open: boolean) => setMenu({ open, path: location.path });
 
   useEffect(() => {
     if (location.path === '/' || location.path === '') navigate(nav[0].to, { replace: true });
@@ -77,10 +83,13 @@ export function Shell() {
   return (
     <div className="app">
       <a className="skip-link" href="#main">{t('app.skipToContent')}</a>
-      <header className="topbar">
+      <header className={`topbar${menuOpen ? ' open' : ''}`}>
         <div className="topbar-inner">
           <Link to="/" className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</Link>
-          <nav aria-label={t('nav.main')} className="mainnav">
+          <Button className="nav-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+            <span aria-hidden="true">☰</span> {t('nav.menu')}
+          </Button>
+          <nav aria-label={t('nav.main')} className="mainnav" id="main-nav">
             <ul>
               {nav.map((n) => {
                 const active = location.path === n.to || location.path.startsWith(`${n.to}/`);
@@ -108,12 +117,22 @@ export function Shell() {
 
 function NotFound() {
   const { t } = useI18n();
-  useTitle(t('common.notFound'));
-  return <EmptyState>{t('common.notFoundPage')}</EmptyState>;
+  useTitle(t('page.notFound.title'));
+  return (
+    <div className="state-page">
+      <PageHeader title={t('page.notFound.title')} />
+      <EmptyState>{t('common.notFoundPage')}</EmptyState>
+    </div>
+  );
 }
 
 function Forbidden() {
   const { t } = useI18n();
-  useTitle(t('error.forbidden'));
-  return <Alert kind="warning">{t('common.forbidden')}</Alert>;
+  useTitle(t('page.forbidden.title'));
+  return (
+    <div className="state-page">
+      <PageHeader title={t('page.forbidden.title')} />
+      <Alert kind="warning">{t('common.forbidden')}</Alert>
+    </div>
+  );
 }

@@ -19,13 +19,52 @@ function unstorableStrings(value: unknown, path: string[], out: FieldError[], de
   }
 }
 
+type Issue = z.core.$ZodIssue;
+const SIZED: Record<string, [string, string]> = { string: ['too_short', 'too_long'], array: ['too_small', 'too_big'], set: ['too_small', 'too_big'] };
+
+/** A zod issue as SPEC §7's stable `code` and its `params` (lengths for text, bounds for numbers). */
+function issueCode(i: Issue): { code: string; params: Record<string, unknown> } {
+  // reportInput: a key that is absent arrives as an issue about `undefined`, whatever the schema expected
+  if ((i.code === 'invalid_type' || i.code === 'invalid_value') && 'input' in i && i.input === undefined) return { code: 'required', params: {} };
+  switch (i.code) {
+    case 'too_small': {
+      const [code] = SIZED[i.origin] ?? ['too_small'];
+      return { code, params: { min: Number(i.minimum) } };
+    }
+    case 'too_big': {
+      const [, code] = SIZED[i.origin] ?? ['', 'too_big'];
+      return { code, params: { max: Number(i.maximum) } };
+    }
+    case 'invalid_type':
+      return { code: 'invalid_type', params: { expected: i.expected } };
+    case 'unrecognized_keys':
+      return { code: 'unknown_field', params: { keys: i.keys } };
+    case 'invalid_format':
+      return { code: 'invalid_format', params: { format: i.format } };
+    case 'invalid_value':
+      return { code: 'invalid_value', params: { values: i.values.map(String) } };
+    case 'custom': {
+      // a refinement may name its code in params; the length rules counted in code points say it in words
+      const named: unknown = (i.params as Record<string, unknown> | undefined)?.code;
+      if (typeof named === 'string') return { code: named, params: { ...i.params, code: undefined } };
+      const max = /at most (\d+) characters/.exec(i.message);
+      if (max) return { code: 'too_long', params: { max: Number(max[1]) } };
+      if (/must not be empty/.test(i.message)) return { code: 'too_short', params: { min: 1 } };
+      if (/is required/.test(i.message)) return { code: 'required', params: {} };
+      return { code: 'invalid_value', params: {} };
+    }
+    default:
+      return { code: 'invalid_value', params: {} };
+  }
+}
+
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): { ok: true; value: z.output<S> } | Refusal {
   const unstorable: FieldError[] = [];
   unstorableStrings(input, [], unstorable);
   if (unstorable.length) return validationFailed(unstorable);
-  const parsed = schema.safeParse(input ?? {});
+  const parsed = schema.safeParse(input ?? {}, { reportInput: true });
   if (parsed.success) return { ok: true, value: parsed.data };
   return validationFailed(
-    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message })),
+    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message, ...issueCode(i) })),
   );
 }

@@ -61,6 +61,10 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
 export interface FieldError {
   path: string;
   message: string;
+  /** stable and machine-readable (SPEC §7): `required`, `too_long`, … so a client can say it in its own language */
+  code?: string;
+  /** the figures of `code`, e.g. `{max: 200}` */
+  params?: Record<string, unknown>;
 }
 
 /** An expected refusal. `extensions` are extra members of the problem document (e.g. `currentVersion`). */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
-import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { ensureWebBuild, launchBrowser, pick, screenshot } from '../support/browser.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -106,7 +106,7 @@ describe('admin web app', () => {
     const provision = page.getByRole('dialog', { name: 'Provision key' });
     await provision.getByLabel('Key name').fill('pricing-bot production');
     await provision.getByRole('button', { name: 'Create' }).click();
-    const once = page.getByRole('dialog', { name: 'Your new API key' });
+    const once = page.getByRole('dialog', { name: `New API key for ${agent.name}` });
     await once.getByText('you will not see it again').waitFor();
     await once.getByRole('button', { name: 'Copy' }).waitFor();
     agent.key = await once.getByLabel('API key').inputValue();
@@ -128,7 +128,7 @@ describe('admin web app', () => {
     const old = agent.key;
     await page.getByRole('button', { name: 'Rotate: pricing-bot production' }).click();
     await page.getByRole('dialog', { name: 'Rotate key “pricing-bot production”?' }).getByRole('button', { name: 'Rotate' }).click();
-    const once = page.getByRole('dialog', { name: 'Your new API key' });
+    const once = page.getByRole('dialog', { name: `New API key for ${agent.name}` });
     await once.getByText('you will not see it again').waitFor();
     agent.key = await once.getByLabel('API key').inputValue();
     expect(agent.key).toMatch(/^mk_/);
@@ -153,7 +153,7 @@ describe('admin web app', () => {
     await goTo('Tensions');
     await page.getByRole('link', { name: '+ New tension' }).click();
     await page.getByLabel('Name').fill('Quotes arrive too late');
-    await page.getByLabel('Actor').selectOption({ label: 'Acme Trading' });
+    await pick(page, 'Actor', 'Acme Trading');
     await page.getByLabel('Score (1–10)').fill('5');
     await page.getByLabel(/Current context/).fill('Quotes take two days.');
     await page.getByRole('button', { name: 'Sense tension' }).click();
@@ -207,13 +207,19 @@ describe('admin web app', () => {
     const rescore = page.getByRole('dialog', { name: 'Rescore' });
     await rescore.getByLabel('Score (1–10)').fill('9');
     await rescore.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Someone else changed this tension').waitFor();
+    await rescore.getByText('Someone else changed this tension').waitFor();
     await screenshot(page, '09-version-conflict');
-    await page.getByRole('button', { name: 'Reload' }).click();
+    // the dialog stays, with what was typed: reload the latest version, then save again
+    await rescore.getByRole('button', { name: 'Reload' }).click();
     await page.getByRole('heading', { name: 'Quotes arrive far too late', level: 1 }).waitFor();
-    const first = page.locator('.timeline-item').first();
-    await first.getByText('Renamed from “Quotes arrive too late” to “Quotes arrive far too late”').waitFor();
-    await expect(first.textContent()).resolves.toMatch(/Pricing bot.*agent.*pricing-bot production.*via REST/);
+    expect(await rescore.getByLabel('Score (1–10)').inputValue()).toBe('9');
+    await rescore.getByRole('button', { name: 'Save' }).click();
+    await rescore.waitFor({ state: 'hidden' });
+    const history = page.locator('.timeline');
+    await history.locator('.timeline-summary').first().getByText('Score raised from 8 to 9').waitFor();
+    const renamed2 = history.locator('.timeline-item').nth(1);
+    await renamed2.getByText('Renamed from “Quotes arrive too late” to “Quotes arrive far too late”').waitFor();
+    await expect(renamed2.textContent()).resolves.toMatch(/Pricing bot.*agent.*pricing-bot production.*via REST/);
   });
 
   it('lists and filters tensions', async () => {
@@ -230,7 +236,7 @@ describe('admin web app', () => {
     await goTo('Actors');
     await page.getByRole('button', { name: 'Delete: Acme Trading' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete actor “Acme Trading”?' });
-    await confirm.getByText('This discards 1 tension(s)').waitFor();
+    await confirm.getByText('This discards 1 tension of this actor').waitFor();
     await screenshot(page, '11-actor-delete-confirm');
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Actor deleted.').waitFor();
@@ -351,13 +357,13 @@ describe('admin web app', () => {
 
     await page.getByRole('button', { name: 'Change lead' }).click();
     dialog = page.getByRole('dialog', { name: 'Change lead' });
-    await dialog.getByLabel('Lead').selectOption({ label: 'Administrator' });
+    await pick(dialog, 'Lead', 'Administrator');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await history.getByText('Lead assigned to Administrator').waitFor();
 
     await page.getByRole('button', { name: 'Reassign' }).click();
     dialog = page.getByRole('dialog', { name: 'Reassign' });
-    await dialog.getByLabel('Actor').selectOption({ label: 'Initech' });
+    await pick(dialog, 'Actor', 'Initech');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await history.getByText('Reassigned from Globex to Initech').waitFor();
     await page.getByText('Settlement the same day.').waitFor();
@@ -383,9 +389,9 @@ describe('admin web app', () => {
     await screenshot(page, '16-tension-history-more');
 
     await goTo('Tensions');
-    await page.getByLabel('Lead').selectOption({ label: 'Administrator' });
+    await pick(page, 'Lead', 'Administrator');
     await page.getByRole('link', { name: 'Settlement takes a week' }).waitFor();
-    await page.getByLabel('Actor').selectOption({ label: 'Globex' });
+    await pick(page, 'Actor', 'Globex');
     await page.getByText('No tensions match these filters.').waitFor();
   });
 

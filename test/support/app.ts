@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { buildApp } from '../../server/app.js';
+import { buildApp, type AppOptions } from '../../server/app.js';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import type { Deps } from '../../server/application/context.js';
@@ -22,7 +22,7 @@ export interface TestApp {
 }
 
 /** `database`: serve an existing database (e.g. one another process wrote) instead of a fresh one. */
-export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}, database?: TestDatabase): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}, database?: TestDatabase, appOptions: AppOptions = {}): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
   const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
   const fullDeps: Deps = {
@@ -36,7 +36,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     ...deps,
   };
   await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPassword: ADMIN.password, newId: randomUUID, clock: fullDeps.clock });
-  const app = buildApp(fullDeps);
+  const app = buildApp(fullDeps, appOptions);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -2,7 +2,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const WEB = join(ROOT, 'admin-web');
@@ -36,4 +36,13 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Chooses in a type-to-search picker (combobox): types the text, then clicks the option whose name starts with it. */
+export async function pick(scope: Page | Locator, label: string, text: string): Promise<void> {
+  const box = scope.getByRole('combobox', { name: label, exact: true });
+  await box.fill(text);
+  const list = box.page().locator(`[id="${await box.getAttribute('aria-controls')}"]`);
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await list.getByRole('option', { name: new RegExp(`^${escaped}`) }).first().click();
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { en } from '../../admin-web/src/i18n/en.js';
 import { de } from '../../admin-web/src/i18n/de.js';
 import { catalogues, interpolate, translateSummary } from '../../admin-web/src/i18n/translate.js';
+import { fieldErrorText, fieldLabel } from '../../admin-web/src/lib/refusals.js';
 
 const SUMMARY_KEYS: Record<string, Record<string, unknown>> = {
   'history.sensed': { name: 'Ask for a quote' },
@@ -61,5 +62,41 @@ describe('i18n catalogues', () => {
     expect(translateSummary('de', 'history.somethingNew', {}, 'Something new')).toBe('Something new');
     expect(translateSummary('de', null, {}, 'No key')).toBe('No key');
     expect(translateSummary('en', 'history.renamed', { from: 'A' }, 'Renamed from "A" to "B"')).toBe('Renamed from "A" to "B"');
+  });
+
+  it('chooses plural forms by each language\'s rules, never "(s)" or "(en)"', () => {
+    const en1 = catalogues.en['actors.delete.body'];
+    expect(interpolate(en1, { count: 1 }, 'en')).toMatch(/^This discards 1 tension of this actor\./);
+    expect(interpolate(en1, { count: 3 }, 'en')).toMatch(/^This discards 3 tensions of this actor\./);
+    expect(interpolate(en1, { count: 1200 }, 'en')).toMatch(/^This discards 1,200 tensions/);
+    const de1 = catalogues.de['actors.delete.body'];
+    expect(interpolate(de1, { count: 1 }, 'de')).toMatch(/^Dabei wird 1 Spannung dieses Akteurs verworfen\./);
+    expect(interpolate(de1, { count: 0 }, 'de')).toMatch(/^Dabei werden 0 Spannungen/);
+    expect(interpolate(de1, { count: 1200 }, 'de')).toMatch(/^Dabei werden 1\.200 Spannungen/);
+    expect(interpolate('{n, plural, =0 {none} one {# item} other {# items}}', { n: 0 }, 'en')).toBe('none');
+    for (const lang of ['en', 'de'] as const) {
+      for (const text of Object.values(catalogues[lang])) expect(text).not.toMatch(/\((s|en|n|e)\)/);
+    }
+  });
+
+  it('has a sentence in both languages for every refusal code of SPEC §7', () => {
+    const codes = ['forbidden', 'escalation_denied', 'session_required', 'csrf_required', 'not_found', 'actor_not_found', 'user_not_found', 'version_conflict', 'invalid_transition', 'email_taken', 'code_taken', 'last_admin', 'system_role', 'role_cycle', 'role_in_use', 'idempotency_in_progress', 'payload_too_large', 'not_an_agent', 'actor_not_agent_type', 'not_applicable', 'idempotency_key_reused', 'rate_limited', 'unauthenticated', 'invalid_credentials'];
+    for (const code of codes) {
+      expect(Object.keys(en), code).toContain(`refusal.${code}`);
+      expect(en[`refusal.${code}` as keyof typeof en]).not.toMatch(/`|_/);
+    }
+  });
+
+  it('says a field error by its code and params, without paths or markup', () => {
+    const t = (lang: 'en' | 'de') => (key: keyof typeof en, params?: Record<string, unknown>) => interpolate(catalogues[lang][key], params, lang);
+    expect(fieldErrorText(t('en'), { path: 'name', message: 'name: must be at most 200 characters', code: 'too_long', params: { max: 200 } })).toBe('At most 200 characters.');
+    expect(fieldErrorText(t('de'), { path: 'name', message: 'x', code: 'too_long', params: { max: 200 } })).toBe('Höchstens 200 Zeichen.');
+    expect(fieldErrorText(t('de'), { path: 'name', message: 'x', code: 'too_short', params: { min: 1 } })).toBe('Pflichtfeld.');
+    expect(fieldErrorText(t('en'), { path: 'password', message: 'x', code: 'too_short', params: { min: 12 } })).toBe('At least 12 characters.');
+    // an older server without codes: its message, without the path or backticks
+    expect(fieldErrorText(t('en'), { path: 'permissions.0', message: 'permissions.0: holding `*` is not allowed' })).toBe('holding * is not allowed');
+    expect(fieldLabel(t('de'), 'input.name')).toBe('Name: ');
+    expect(fieldLabel(t('en'), 'permissions.0')).toBe('Permissions: ');
+    expect(fieldLabel(t('en'), 'somethingElse')).toBe('');
   });
 });

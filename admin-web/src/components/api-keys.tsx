@@ -4,7 +4,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { usePager } from '../lib/use-pager.js';
 import { Alert, Badge, Button, ConfirmDialog, CopyButton, Dialog, EmptyState, ErrorAlert, Field, Loading, Pager } from './ui.js';
 
@@ -58,12 +58,14 @@ interface KeyMeta {
 interface Props {
   /** the agent whose keys these are; omitted: the signed-in user's own keys */
   userId?: string;
+  /** the agent's name, for the title of a new key's dialog */
+  userName?: string;
   canWrite: boolean;
 }
 
 const ctx = { additionalTypenames: ['ApiKey', 'CreatedApiKey'] };
 
-export function ApiKeys({ userId, canWrite }: Props) {
+export function ApiKeys({ userId, userName, canWrite }: Props) {
   const { t, formatDate } = useI18n();
   const pager = usePager();
   const context = useMemo(() => ctx, []);
@@ -142,10 +144,10 @@ export function ApiKeys({ userId, canWrite }: Props) {
                 {page.data.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'row-muted' : undefined}>
                     <td className="strong">{k.name} {k.revokedAt ? <Badge tone="grey">{t('keys.revoked')}</Badge> : null}</td>
-                    <td><code>{k.prefix}…</code></td>
-                    <td className="nowrap">{formatDate(k.createdAt)}</td>
-                    <td className="nowrap">{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="muted">{t('common.never')}</span>}</td>
-                    <td className="nowrap">{k.expiresAt ? formatDate(k.expiresAt) : <span className="muted">{t('common.never')}</span>}</td>
+                    <td data-label={t('keys.prefix')}><code>{k.prefix}…</code></td>
+                    <td className="nowrap" data-label={t('common.created')}>{formatDate(k.createdAt)}</td>
+                    <td className="nowrap" data-label={t('keys.lastUsed')}>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="muted">{t('common.never')}</span>}</td>
+                    <td className="nowrap" data-label={t('keys.expires')}>{k.expiresAt ? formatDate(k.expiresAt) : <span className="muted">{t('common.never')}</span>}</td>
                     <td className="row-actions">
                       {canWrite && !k.revokedAt ? (
                         <>
@@ -182,7 +184,7 @@ export function ApiKeys({ userId, canWrite }: Props) {
         onClose={() => { setConfirm(null); setConfirmError(undefined); }}
         onConfirm={() => void onConfirm()}
       />
-      <KeyOnceDialog plaintext={plaintext} onClose={() => setPlaintext(null)} />
+      <KeyOnceDialog title={userId ? t('keys.created.titleAgent', { name: userName ?? '' }) : t('keys.created.title')} plaintext={plaintext} onClose={() => setPlaintext(null)} />
     </div>
   );
 }
@@ -210,10 +212,10 @@ function CreateKeyDialog({ title, onClose, create, onCreated }: {
     <Dialog title={title} open onClose={onClose}>
       <form className="stack" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
-        <Field label={t('keys.name')} error={errorFor(error, 'name')}>
+        <Field label={t('keys.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="keyName" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
         </Field>
-        <Field label={t('keys.expiresAt')} optional error={errorFor(error, 'expiresAt')}>
+        <Field label={t('keys.expiresAt')} optional error={fieldMessage(t, error, 'expiresAt')}>
           {(p) => <input {...p} name="expiresAt" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />}
         </Field>
         <div className="dialog-footer">
@@ -225,10 +227,10 @@ function CreateKeyDialog({ title, onClose, create, onCreated }: {
   );
 }
 
-function KeyOnceDialog({ plaintext, onClose }: { plaintext: string | null; onClose: () => void }) {
+function KeyOnceDialog({ title, plaintext, onClose }: { title: string; plaintext: string | null; onClose: () => void }) {
   const { t } = useI18n();
   return (
-    <Dialog title={t('keys.created.title')} open={plaintext !== null} onClose={onClose} footer={<Button variant="primary" onClick={onClose}>{t('keys.created.done')}</Button>}>
+    <Dialog title={title} dismissible={false} open={plaintext !== null} onClose={onClose} footer={<Button variant="primary" onClick={onClose}>{t('keys.created.done')}</Button>}>
       <Alert kind="warning">{t('keys.created.warning')}</Alert>
       <Field label={t('keys.created.label')}>
         {(p) => (

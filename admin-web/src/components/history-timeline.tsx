@@ -4,46 +4,52 @@ import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { translateSummary, useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
-import type { TensionHistoryQuery } from '../gql/graphql.js';
+import type { HistoryEntryFieldsFragment } from '../gql/graphql.js';
 import { Button, EmptyState, ErrorAlert, Loading } from './ui.js';
+
+graphql(`
+  fragment HistoryEntryFields on HistoryEntry {
+    version type occurredAt summary summaryKey summaryParams
+    by { kind userId userName apiKeyName via }
+  }
+`);
 
 const TensionHistoryDocument = graphql(`
   query TensionHistory($id: ID!, $limit: Int, $cursor: String) {
     tensionHistory(id: $id, limit: $limit, cursor: $cursor) {
-      data {
-        version type occurredAt summary summaryKey summaryParams
-        by { kind userId userName apiKeyName via }
-      }
+      data { ...HistoryEntryFields }
       nextCursor
     }
   }
 `);
 
-type Entry = TensionHistoryQuery['tensionHistory']['data'][number];
+export type Entry = HistoryEntryFieldsFragment;
 const PAGE = 10;
 const VIA: Record<string, string> = { graphql: 'GraphQL', rest: 'REST', mcp: 'MCP', cli: 'CLI' };
 
-export function HistoryTimeline({ id }: { id: string }) {
+/** `fresh`: entries the page's own commands just appended (their answers carry them), shown without a refetch. */
+export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[] }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   return (
     <ol className="timeline" aria-live="polite">
       {cursors.map((cursor, i) => (
-        <HistoryPage key={cursor ?? 'first'} id={id} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
+        <HistoryPage key={cursor ?? 'first'} id={id} fresh={i === 0 ? fresh : []} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
       ))}
     </ol>
   );
 }
 
-function HistoryPage({ id, cursor, last, first, onMore }: { id: string; cursor: string | null; last: boolean; first: boolean; onMore: (c: string) => void }) {
+function HistoryPage({ id, fresh, cursor, last, first, onMore }: { id: string; fresh: Entry[]; cursor: string | null; last: boolean; first: boolean; onMore: (c: string) => void }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
   if (error && !data) return <li><ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} /></li>;
   if (!data) return fetching ? <li><Loading /></li> : null;
   const page = data.tensionHistory;
-  if (first && page.data.length === 0) return <li><EmptyState>{t('tension.historyEmpty')}</EmptyState></li>;
+  const newer = fresh.filter((e) => e.version > (page.data[0]?.version ?? 0));
+  if (first && page.data.length === 0 && newer.length === 0) return <li><EmptyState>{t('tension.historyEmpty')}</EmptyState></li>;
   return (
     <>
-      {page.data.map((entry) => <HistoryItem key={entry.version} entry={entry} />)}
+      {[...newer, ...page.data].map((entry) => <HistoryItem key={entry.version} entry={entry} />)}
       {last && page.nextCursor ? (
         <li className="timeline-more">
           <Button onClick={() => page.nextCursor && onMore(page.nextCursor)}>{t('common.loadMore')}</Button>

@@ -6,7 +6,7 @@ import { useSession } from '../lib/session.js';
 const RoleOptionsDocument = graphql(`
   query RoleOptions {
     roles(limit: 100) {
-      data { id code name system effectivePermissions }
+      data { id code name system inherits effectivePermissions }
     }
   }
 `);
@@ -23,10 +23,11 @@ export function RolePicker({ legend, hideLegend, value, onChange, exclude, disab
   hideLegend?: boolean;
   value: string[];
   onChange: (ids: string[]) => void;
-  exclude?: string;
+  /** roles not offered (the role itself, and those that would make an inheritance cycle) */
+  exclude?: string[];
   disabled?: boolean;
 }) {
-  const roles = useRoleOptions().filter((r) => r.id !== exclude);
+  const roles = useRoleOptions().filter((r) => !exclude?.includes(r.id));
   const toggle = (id: string, on: boolean) => onChange(on ? [...value, id] : value.filter((v) => v !== id));
   return (
     <fieldset className="checks" disabled={disabled}>
@@ -41,4 +42,19 @@ export function RolePicker({ legend, hideLegend, value, onChange, exclude, disab
       ))}
     </fieldset>
   );
+}
+
+/** The role and every role that inherits from it, directly or transitively: inheriting any of them is a cycle. */
+export function inheritorsOf(roleId: string, roles: { id: string; inherits: string[] }[]): string[] {
+  const found = new Set([roleId]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of roles) {
+      if (!found.has(r.id) && r.inherits.some((id) => found.has(id))) {
+        found.add(r.id);
+        grew = true;
+      }
+    }
+  }
+  return [...found];
 }

@@ -4,52 +4,59 @@ import { useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
-import { errorFor } from '../lib/form-errors.js';
-import { useSession } from '../lib/session.js';
+import { fieldMessage } from '../lib/refusals.js';
 import type { Tension } from '../pages/tension-detail.js';
-import { useActorOptions, useUserOptions } from './options.js';
-import { Button, Dialog, ErrorAlert, Field } from './ui.js';
+import { ActorField, UserField } from './pickers.js';
+import { Alert, Button, Dialog, ErrorAlert, Field } from './ui.js';
+import type { Entry } from './history-timeline.js';
+import { APPLIED_BY_CALLER } from '../lib/client.js';
 
 export type EditKind = 'rename' | 'rescore' | 'revise' | 'lead' | 'reassign';
 
 const RenameDocument = graphql(`
   mutation RenameTension($id: ID!, $input: RenameTensionInput!) {
-    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }
+    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const RescoreDocument = graphql(`
   mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {
-    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }
+    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const ReviseDocument = graphql(`
   mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {
-    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }
+    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const LeadDocument = graphql(`
   mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {
-    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }
+    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const ReassignDocument = graphql(`
   mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {
-    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }
+    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
+
+/** A command's answer: the tension after it and the history entry it appended (null for a no-op). */
+export interface Applied {
+  error?: CombinedError;
+  tension?: Tension | null;
+  event?: Entry | null;
+}
 
 interface Props {
   kind: EditKind;
   tension: Tension;
   onClose: () => void;
-  onDone: (r: { error?: CombinedError; event: unknown }) => void;
+  onDone: (r: Applied) => void;
+  /** after a version conflict: fetch the latest tension; the dialog stays open with what was typed */
+  onReload: () => void;
 }
 
-export function EditCommand({ kind, tension, onClose, onDone }: Props) {
+export function EditCommand({ kind, tension, onClose, onDone, onReload }: Props) {
   const { t } = useI18n();
-  const { can } = useSession();
-  const actors = useActorOptions();
-  const users = useUserOptions();
   const [name, setName] = useState(tension.name);
   const [score, setScore] = useState(String(tension.score));
   const [currentContext, setCurrent] = useState(tension.currentContext ?? '');
@@ -66,15 +73,15 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
   const expectedVersion = tension.version;
   const id = tension.id;
 
-  const run = async (): Promise<{ error?: CombinedError; event: unknown }> => {
+  const run = async (): Promise<Applied> => {
     switch (kind) {
       case 'rename': {
-        const r = await rename({ id, input: { name, expectedVersion } });
-        return { error: r.error, event: r.data?.renameTension.event };
+        const r = await rename({ id, input: { name, expectedVersion } }, APPLIED_BY_CALLER);
+        return { error: r.error, ...r.data?.renameTension };
       }
       case 'rescore': {
-        const r = await rescore({ id, input: { score: Number(score), expectedVersion } });
-        return { error: r.error, event: r.data?.rescoreTension.event };
+        const r = await rescore({ id, input: { score: Number(score), expectedVersion } }, APPLIED_BY_CALLER);
+        return { error: r.error, ...r.data?.rescoreTension };
       }
       case 'revise': {
         // only what changed, so the event records exactly that (at least one key is sent)
@@ -82,16 +89,17 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
         if (currentContext !== (tension.currentContext ?? '')) input.currentContext = currentContext || null;
         if (potentialFuture !== (tension.potentialFuture ?? '')) input.potentialFuture = potentialFuture || null;
         if (!('currentContext' in input) && !('potentialFuture' in input)) input.currentContext = tension.currentContext ?? null;
-        const r = await revise({ id, input });
-        return { error: r.error, event: r.data?.reviseTensionContext.event };
+        const r = await revise({ id, input }, APPLIED_BY_CALLER);
+        return { error: r.error, ...r.data?.reviseTensionContext };
       }
       case 'lead': {
-        const r = await lead({ id, input: { leadUserId: leadUserId || null, expectedVersion } });
-        return { error: r.error, event: r.data?.setTensionLead.event };
+        const r = await lead({ id, input: { leadUserId: leadUserId || null, expectedVersion } }, APPLIED_BY_CALLER);
+        return { error: r.error, ...r.data?.setTensionLead };
       }
       case 'reassign': {
-        const r = await reassign({ id, input: { actorId, expectedVersion } }, { additionalTypenames: ['Actor'] });
-        return { error: r.error, event: r.data?.reassignTension.event };
+        // actor lists count tensions: those go stale
+        const r = await reassign({ id, input: { actorId, expectedVersion } }, { ...APPLIED_BY_CALLER, additionalTypenames: ['Actor'] });
+        return { error: r.error, ...r.data?.reassignTension };
       }
     }
   };
@@ -101,7 +109,7 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
     setBusy(true);
     const result = await run();
     setBusy(false);
-    if (result.error && errorCode(result.error) !== 'VERSION_CONFLICT') setError(result.error);
+    if (result.error) setError(result.error);
     else onDone(result);
   };
 
@@ -109,14 +117,14 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
   switch (kind) {
     case 'rename':
       fields = (
-        <Field label={t('tension.field.name')} error={errorFor(error, 'name')}>
+        <Field label={t('tension.field.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
         </Field>
       );
       break;
     case 'rescore':
       fields = (
-        <Field label={t('tension.field.score')} error={errorFor(error, 'score')}>
+        <Field label={t('tension.field.score')} error={fieldMessage(t, error, 'score')}>
           {(p) => <input {...p} name="score" type="number" min={1} max={10} step={1} required value={score} onChange={(e) => setScore(e.target.value)} autoFocus />}
         </Field>
       );
@@ -124,10 +132,10 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
     case 'revise':
       fields = (
         <>
-          <Field label={t('tension.field.currentContext')} error={errorFor(error, 'currentContext')}>
+          <Field label={t('tension.field.currentContext')} error={fieldMessage(t, error, 'currentContext')}>
             {(p) => <textarea {...p} name="currentContext" rows={5} value={currentContext} onChange={(e) => setCurrent(e.target.value)} autoFocus />}
           </Field>
-          <Field label={t('tension.field.potentialFuture')} error={errorFor(error, 'potentialFuture')}>
+          <Field label={t('tension.field.potentialFuture')} error={fieldMessage(t, error, 'potentialFuture')}>
             {(p) => <textarea {...p} name="potentialFuture" rows={5} value={potentialFuture} onChange={(e) => setFuture(e.target.value)} />}
           </Field>
         </>
@@ -135,33 +143,12 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
       break;
     case 'lead':
       fields = (
-        <Field label={can('users:read') ? t('tension.field.lead') : t('tension.leadId')} error={errorFor(error, 'leadUserId')}>
-          {(p) =>
-            can('users:read') ? (
-              <select {...p} name="leadUserId" value={leadUserId} onChange={(e) => setLead(e.target.value)} autoFocus>
-                <option value="">{t('tension.noLead')}</option>
-                {users.map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
-              </select>
-            ) : (
-              <input {...p} name="leadUserId" value={leadUserId} onChange={(e) => setLead(e.target.value)} autoFocus />
-            )
-          }
-        </Field>
+        <UserField label={t('tension.field.lead')} status="active" noneLabel={t('tension.noLead')} error={fieldMessage(t, error, 'leadUserId')} value={leadUserId} valueLabel={tension.lead?.name} onChange={setLead} autoFocus />
       );
       break;
     case 'reassign':
       fields = (
-        <Field label={t('tension.field.actor')} error={errorFor(error, 'actorId')}>
-          {(p) =>
-            can('actors:read') ? (
-              <select {...p} name="actorId" value={actorId} onChange={(e) => setActor(e.target.value)} autoFocus>
-                {actors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-              </select>
-            ) : (
-              <input {...p} name="actorId" required value={actorId} onChange={(e) => setActor(e.target.value)} autoFocus />
-            )
-          }
-        </Field>
+        <ActorField label={t('tension.field.actor')} error={fieldMessage(t, error, 'actorId')} value={actorId} valueLabel={actorId === tension.actorId ? tension.actor.name : undefined} onChange={setActor} autoFocus />
       );
       break;
   }
@@ -169,7 +156,13 @@ export function EditCommand({ kind, tension, onClose, onDone }: Props) {
   return (
     <Dialog title={t(`tension.cmd.${kind}`)} open onClose={onClose}>
       <form onSubmit={submit} className="stack">
-        {error ? <ErrorAlert error={error} /> : null}
+        {error && errorCode(error) === 'VERSION_CONFLICT' ? (
+          <Alert kind="warning" action={<Button variant="primary" onClick={() => { setError(undefined); onReload(); }}>{t('common.reload')}</Button>}>
+            {t('error.versionConflict')}
+          </Alert>
+        ) : error ? (
+          <ErrorAlert error={error} />
+        ) : null}
         {fields}
         <div className="dialog-footer">
           <Button onClick={onClose}>{t('common.cancel')}</Button>

@@ -2,7 +2,8 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactElement, type ReactNode } from 'react';
 import type { CombinedError } from 'urql';
 import { useI18n } from '../i18n/index.js';
-import { errorCode, errorMessage, fieldErrors } from '../lib/errors.js';
+import { errorCode, fieldErrors } from '../lib/errors.js';
+import { fieldErrorText, fieldLabel, refusalText } from '../lib/refusals.js';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
@@ -58,27 +59,18 @@ export function Alert({ kind = 'info', children, action }: { kind?: 'info' | 'su
   );
 }
 
-/** A GraphQL error in words: known codes get a sentence, validation errors list their fields. */
+/** A GraphQL error in words: each code its sentence in the operator's language, validation errors listed by field. */
 export function ErrorAlert({ error, onRetry }: { error: CombinedError; onRetry?: () => void }) {
   const { t } = useI18n();
   const code = errorCode(error);
   const fields = fieldErrors(error);
-  let text: string;
-  if (code === 'NETWORK') text = t('error.network');
-  else if (code === 'FORBIDDEN') text = t('error.forbidden');
-  else if (code === 'VERSION_CONFLICT') text = t('error.versionConflict');
-  else if (code === 'INVALID_TRANSITION') text = t('error.invalidTransition');
-  else if (code === 'VALIDATION_FAILED' && fields.length) text = t('error.validation');
-  else text = t('error.generic', { message: errorMessage(error) });
   return (
     <Alert kind="error" action={onRetry ? <Button onClick={onRetry}>{code === 'VERSION_CONFLICT' ? t('common.reload') : t('common.retry')}</Button> : undefined}>
-      <p>{text}</p>
+      <p>{refusalText(t, error)}</p>
       {fields.length ? (
         <ul className="alert-list">
-          {fields.map((f) => (
-            <li key={`${f.path}:${f.message}`}>
-              <code>{f.path}</code>: {f.message}
-            </li>
+          {fields.map((f, i) => (
+            <li key={i}>{fieldLabel(t, f.path)}{fieldErrorText(t, f)}</li>
           ))}
         </ul>
       ) : null}
@@ -122,8 +114,11 @@ export function PageHeader({ title, actions, children }: { title: string; action
   );
 }
 
-/** A modal built on <dialog>: focus moves in, Escape closes, focus returns to the opener. */
-export function Dialog({ title, open, onClose, children, footer }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode }) {
+/**
+ * A modal built on <dialog>: focus moves in, Escape closes, focus returns to the opener.
+ * `dismissible={false}`: only an explicit button closes it (a key shown once must not vanish on Escape).
+ */
+export function Dialog({ title, open, onClose, children, footer, dismissible = true }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode; dismissible?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
   const titleId = useId();
@@ -147,7 +142,23 @@ export function Dialog({ title, open, onClose, children, footer }: { title: stri
     };
   }, []);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      onClose={() => {
+        // a browser may close a modal on its own (repeated Escape): one that must stay, comes back
+        if (!dismissible && open) ref.current?.showModal();
+        else onClose();
+      }}
+      onCancel={(e) => {
+        e.preventDefault();
+        if (dismissible) onClose();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !dismissible) e.preventDefault();
+      }}
+    >
       {open ? (
         <>
           <h2 id={titleId}>{title}</h2>

@@ -20,15 +20,18 @@ type Documents = {
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
-    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
-    "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": typeof types.ActorOptionsDocument,
-    "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n": typeof types.UserOptionsDocument,
-    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n": typeof types.RoleOptionsDocument,
-    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.RenameTensionDocument,
-    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.RescoreTensionDocument,
-    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReviseTensionContextDocument,
-    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.SetTensionLeadDocument,
-    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReassignTensionDocument,
+    "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
+    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
+    "\n  query PickActors($q: String, $type: String, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
+    "\n  query PickActor($id: ID!) {\n    actor(id: $id) { id name type }\n  }\n": typeof types.PickActorDocument,
+    "\n  query PickUsers($q: String, $status: String, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n": typeof types.PickUsersDocument,
+    "\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n": typeof types.PickUserDocument,
+    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n": typeof types.RoleOptionsDocument,
+    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.RenameTensionDocument,
+    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.RescoreTensionDocument,
+    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviseTensionContextDocument,
+    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.SetTensionLeadDocument,
+    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReassignTensionDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
     "\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
@@ -45,10 +48,10 @@ type Documents = {
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": typeof types.SenseTensionDocument,
     "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": typeof types.TensionFieldsFragmentDoc,
     "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": typeof types.TensionDocument,
-    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ResolveTensionDocument,
-    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.DropTensionDocument,
-    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReopenTensionDocument,
-    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": typeof types.ReviveTensionDocument,
+    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ResolveTensionDocument,
+    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.DropTensionDocument,
+    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReopenTensionDocument,
+    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
     "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionsDocument,
     "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": typeof types.UserDocument,
@@ -67,15 +70,18 @@ const documents: Documents = {
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
-    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
-    "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n": types.ActorOptionsDocument,
-    "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n": types.UserOptionsDocument,
-    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n": types.RoleOptionsDocument,
-    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.RenameTensionDocument,
-    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.RescoreTensionDocument,
-    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.ReviseTensionContextDocument,
-    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.SetTensionLeadDocument,
-    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n": types.ReassignTensionDocument,
+    "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
+    "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
+    "\n  query PickActors($q: String, $type: String, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
+    "\n  query PickActor($id: ID!) {\n    actor(id: $id) { id name type }\n  }\n": types.PickActorDocument,
+    "\n  query PickUsers($q: String, $status: String, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n": types.PickUsersDocument,
+    "\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n": types.PickUserDocument,
+    "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n": types.RoleOptionsDocument,
+    "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.RenameTensionDocument,
+    "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.RescoreTensionDocument,
+    "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviseTensionContextDocument,
+    "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.SetTensionLeadDocument,
+    "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReassignTensionDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
     "\n  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
@@ -92,10 +98,10 @@ const documents: Documents = {
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": types.SenseTensionDocument,
     "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": types.TensionFieldsFragmentDoc,
     "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": types.TensionDocument,
-    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ResolveTensionDocument,
-    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.DropTensionDocument,
-    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ReopenTensionDocument,
-    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n": types.ReviveTensionDocument,
+    "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ResolveTensionDocument,
+    "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.DropTensionDocument,
+    "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReopenTensionDocument,
+    "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": types.DiscardTensionDocument,
     "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": types.TensionsDocument,
     "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": types.UserDocument,
@@ -149,39 +155,51 @@ export function graphql(source: "\n  mutation RevokeMyApiKey($keyId: ID!) {\n   
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data {\n        version type occurredAt summary summaryKey summaryParams\n        by { kind userId userName apiKeyName via }\n      }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n"): (typeof documents)["\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n"): (typeof documents)["\n  query ActorOptions($type: String) {\n    actors(type: $type, limit: 100) {\n      data { id name type }\n    }\n  }\n"];
+export function graphql(source: "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n"): (typeof documents)["\n  query UserOptions {\n    users(status: \"active\", limit: 100) {\n      data { id name type email }\n    }\n  }\n"];
+export function graphql(source: "\n  query PickActors($q: String, $type: String, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query PickActors($q: String, $type: String, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system effectivePermissions }\n    }\n  }\n"];
+export function graphql(source: "\n  query PickActor($id: ID!) {\n    actor(id: $id) { id name type }\n  }\n"): (typeof documents)["\n  query PickActor($id: ID!) {\n    actor(id: $id) { id name type }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  query PickUsers($q: String, $status: String, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query PickUsers($q: String, $status: String, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n"): (typeof documents)["\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -249,19 +267,19 @@ export function graphql(source: "\n  query Tension($id: ID!) {\n    tension(id: 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"): (typeof documents)["\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

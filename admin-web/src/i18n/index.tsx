@@ -35,7 +35,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     return {
       lang,
       setLang,
-      t: (key, params) => interpolate(catalogues[lang][key], params),
+      t: (key, params) => interpolate(catalogues[lang][key], params, lang),
       formatDate: (iso) => (iso ? dates.format(new Date(iso)) : ''),
     };
   }, [lang, setLang]);

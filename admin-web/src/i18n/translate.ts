@@ -8,9 +8,23 @@ export const LANGUAGES: Language[] = ['en', 'de'];
 
 export type Params = Record<string, unknown>;
 
-/** Replaces `{name}` with params.name; a missing param leaves the placeholder visible. */
-export function interpolate(template: string, params: Params = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (params[name] === undefined || params[name] === null ? whole : String(params[name])));
+const PLURAL = /\{(\w+), plural,((?:\s*(?:=\d+|zero|one|two|few|many|other)\s*\{[^{}]*\})+)\s*\}/g;
+const FORM = /(=\d+|zero|one|two|few|many|other)\s*\{([^{}]*)\}/g;
+
+/** ICU-style `{count, plural, one {# item} other {# items}}`, chosen by the language's own plural rules. */
+function plurals(template: string, params: Params, lang: Language): string {
+  return template.replace(PLURAL, (whole, name: string, body: string) => {
+    const n = Number(params[name]);
+    if (!Number.isFinite(n)) return whole;
+    const forms = new Map([...body.matchAll(FORM)].map((m) => [m[1], m[2]]));
+    const form = forms.get(`=${n}`) ?? forms.get(new Intl.PluralRules(lang).select(n)) ?? forms.get('other') ?? '';
+    return form.replace(/#/g, new Intl.NumberFormat(lang).format(n));
+  });
+}
+
+/** Replaces `{name}` with params.name (after plural forms); a missing param leaves the placeholder visible. */
+export function interpolate(template: string, params: Params = {}, lang: Language = 'en'): string {
+  return plurals(template, params, lang).replace(/\{(\w+)\}/g, (whole, name: string) => (params[name] === undefined || params[name] === null ? whole : String(params[name])));
 }
 
 export function isMessageKey(key: string): key is MessageKey {

@@ -4,6 +4,9 @@ import type { CombinedError } from 'urql';
 export interface FieldError {
   path: string;
   message: string;
+  /** SPEC §7: stable code (`too_long`, `required`, …) and its figures (`{max: 200}`) */
+  code?: string;
+  params?: Record<string, unknown>;
 }
 
 export function errorCode(error: CombinedError | undefined | null): string | null {
@@ -22,11 +25,4 @@ export function fieldErrors(error: CombinedError | undefined | null): FieldError
     if (Array.isArray(list)) return list as FieldError[];
   }
   return [];
-}
-
-/** The server's own message (already human-readable), without urql's "[GraphQL]" prefix. */
-export function errorMessage(error: CombinedError): string {
-  const first = error.graphQLErrors[0];
-  if (first) return first.message;
-  return error.networkError?.message ?? error.message;
 }

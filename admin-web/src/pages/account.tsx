@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ApiKeys } from '../components/api-keys.js';
@@ -67,10 +67,10 @@ function ChangePassword() {
   return (
     <form className="stack" onSubmit={submit}>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('account.passwordChanged')}</Alert> : null}
-      <Field label={t('account.currentPassword')} error={errorFor(error, 'currentPassword')}>
+      <Field label={t('account.currentPassword')} error={fieldMessage(t, error, 'currentPassword')}>
         {(p) => <input {...p} name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrent(e.target.value)} />}
       </Field>
-      <Field label={t('account.newPassword')} hint={t('users.passwordHint')} error={errorFor(error, 'newPassword')}>
+      <Field label={t('account.newPassword')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'newPassword')}>
         {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={newPassword} onChange={(e) => setNew(e.target.value)} />}
       </Field>
       <div className="form-actions">

@@ -5,10 +5,10 @@ import { graphql } from '../gql/index.js';
 import type { ActorsQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
-import { usePager } from '../lib/use-pager.js';
+import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
@@ -43,9 +43,15 @@ export function ActorsPage() {
   const { t, formatDate } = useI18n();
   useTitle(t('actors.title'));
   const { can } = useSession();
-  const [type, setType] = useState('');
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useUrlFilters(['type', 'q'] as const);
+  const { type, q: search } = filters;
+  // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
+  const [q, setQ] = useState(search);
+  const [searched, setSearched] = useState(search);
+  if (searched !== search) {
+    setSearched(search);
+    setQ(search);
+  }
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Actor'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
@@ -61,8 +67,7 @@ export function ActorsPage() {
 
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
-    pager.reset();
-    setSearch(q.trim());
+    setFilters({ q: q.trim() });
   };
   const rows = data?.actors.data ?? [];
 
@@ -74,7 +79,7 @@ export function ActorsPage() {
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
-            <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>
+            <select {...p} name="type" value={type} onChange={(e) => setFilters({ type: e.target.value })}>
               <option value="">{t('common.any')}</option>
               {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
             </select>
@@ -105,11 +110,11 @@ export function ActorsPage() {
                 {rows.map((a) => (
                   <tr key={a.id}>
                     <td className="strong">{a.name}</td>
-                    <td><Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge></td>
-                    <td className="num">
+                    <td data-label={t('common.type')}><Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge></td>
+                    <td className="num" data-label={t('actors.tensions')}>
                       {can('tensions:read') ? <Link to={withQuery('/tensions', { actorId: a.id })}>{a.tensionCount}</Link> : a.tensionCount}
                     </td>
-                    <td className="muted nowrap">{formatDate(a.updatedAt)}</td>
+                    <td className="muted nowrap" data-label={t('common.updated')}>{formatDate(a.updatedAt)}</td>
                     <td className="row-actions">
                       {can('actors:write') ? <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>{t('common.edit')}</Button> : null}
                       {can('actors:delete') ? <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>{t('common.delete')}</Button> : null}
@@ -163,11 +168,11 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
     <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
       <form className="stack" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
-        <Field label={t('common.name')} error={errorFor(error, 'name')}>
+        <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
         </Field>
         {actor ? null : (
-          <Field label={t('common.type')} error={errorFor(error, 'type')}>
+          <Field label={t('common.type')} error={fieldMessage(t, error, 'type')}>
             {(p) => (
               <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
                 {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}

@@ -5,12 +5,12 @@ import { graphql } from '../gql/index.js';
 import type { RoleQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { expand } from '../lib/permissions.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
-import { RolePicker, useRoleOptions } from '../components/role-picker.js';
+import { RolePicker, inheritorsOf, useRoleOptions } from '../components/role-picker.js';
 import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
 
 const RoleDocument = graphql(`
@@ -80,11 +80,18 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const inheritedEffective = roles.filter((r) => inherits.includes(r.id)).flatMap((r) => r.effectivePermissions);
   const effective = expand([...permissions, ...inheritedEffective], catalogue);
 
+  const cycle = role ? inheritorsOf(role.id, roles) : [];
+  const inheritedBy = roles.filter((r) => r.id !== role?.id && r.inherits.includes(role?.id ?? '')).map((r) => r.name);
   const toggle = (p: string, on: boolean) => setPermissions((ps) => (on ? [...ps, p] : ps.filter((x) => x !== p)));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (role) {
-      await update({ id: role.id, input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+      const r = await update({ id: role.id, input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+      // refused because it would strip the last administrator: show what is still saved, not what was tried
+      if (errorCode(r.error) === 'LAST_ADMIN') {
+        setPermissions(role.permissions);
+        setInherits(role.inherits);
+      }
     } else {
       const r = await create({ input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role'] });
       if (r.data?.createRole.id) navigate(`/roles/${r.data.createRole.id}`, { replace: true });
@@ -101,10 +108,10 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
         <section className="card stack" aria-labelledby="role-h">
           <h2 id="role-h">{role ? t('roles.edit.title') : t('roles.create.title')}</h2>
           {error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
-          <Field label={t('common.name')} error={errorFor(error, 'name')}>
+          <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
             {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={readOnly} />}
           </Field>
-          <Field label={t('roles.code')} error={errorFor(error, 'code')}>
+          <Field label={t('roles.code')} error={fieldMessage(t, error, 'code')}>
             {(p) => <input {...p} name="code" required value={code} onChange={(e) => setCode(e.target.value)} readOnly={readOnly} className="mono" />}
           </Field>
           <fieldset className="checks checks-grid" disabled={readOnly}>
@@ -116,7 +123,9 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
               </label>
             ))}
           </fieldset>
-          <RolePicker legend={t('roles.inherits')} value={inherits} onChange={setInherits} exclude={role?.id} disabled={readOnly} />
+          <RolePicker legend={t('roles.inherits')} value={inherits} onChange={setInherits} exclude={cycle} disabled={readOnly} />
+          {cycle.length > 1 && !readOnly ? <p className="field-hint">{t('roles.inheritsCycle')}</p> : null}
+          {fieldMessage(t, error, 'inherits') ? <p className="field-error">{fieldMessage(t, error, 'inherits')}</p> : null}
           {readOnly ? null : (
             <div className="form-actions">
               <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{role ? t('common.save') : t('common.create')}</Button>
@@ -139,7 +148,12 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
         <ConfirmDialog
           open={deleting}
           title={t('roles.delete.title', { name: role.name })}
-          body={t('roles.delete.body')}
+          body={
+            <>
+              {t('roles.delete.body')} {t('roles.delete.rule')}
+              {inheritedBy.length ? <strong className="block-note">{t('roles.delete.inheritedBy', { names: inheritedBy.join(', ') })}</strong> : null}
+            </>
+          }
           confirmLabel={t('common.delete')}
           busy={deleteState.fetching}
           error={deleteState.error}

@@ -54,9 +54,9 @@ export function RolesPage() {
                     <td>
                       <Link to={`/roles/${r.id}`} className="row-link">{r.name}</Link> {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
                     </td>
-                    <td><code>{r.code}</code></td>
-                    <td>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
-                    <td>
+                    <td data-label={t('roles.code')}><code>{r.code}</code></td>
+                    <td data-label={t('roles.inherits')}>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
+                    <td data-label={t('roles.effective')}>
                       {r.permissions.includes('*') ? (
                         <Badge tone="purple">{t('roles.wildcard')}</Badge>
                       ) : r.effectivePermissions.length ? (

@@ -9,8 +9,11 @@ import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
+import { UserName } from '../components/pickers.js';
 import { ScorePill, StateBadge } from '../components/tension-bits.js';
-import { EditCommand, type EditKind } from '../components/tension-edit.js';
+import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
+import type { Entry } from '../components/history-timeline.js';
+import { APPLIED_BY_CALLER } from '../lib/client.js';
 import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
 
 graphql(`
@@ -29,22 +32,22 @@ const TensionDocument = graphql(`
 
 const ResolveDocument = graphql(`
   mutation ResolveTension($id: ID!, $expectedVersion: Int) {
-    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const DropDocument = graphql(`
   mutation DropTension($id: ID!, $expectedVersion: Int) {
-    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const ReopenDocument = graphql(`
   mutation ReopenTension($id: ID!, $expectedVersion: Int) {
-    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const ReviveDocument = graphql(`
   mutation ReviveTension($id: ID!, $expectedVersion: Int) {
-    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { version } }
+    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }
   }
 `);
 const DiscardDocument = graphql(`
@@ -59,19 +62,36 @@ export function TensionDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: TensionDocument, variables: { id } });
   const [historyEpoch, setHistoryEpoch] = useState(0);
+  // what this page's own commands answered: shown as is, no refetch (see APPLIED_BY_CALLER)
+  const [latest, setLatest] = useState<Tension | null>(null);
+  const [fresh, setFresh] = useState<Entry[]>([]);
   const reload = () => {
+    setLatest(null);
+    setFresh([]);
     refetch({ requestPolicy: 'network-only' });
     setHistoryEpoch((e) => e + 1);
+  };
+  const applied = (r: Applied) => {
+    if (r.tension) setLatest(r.tension);
+    const event = r.event;
+    if (event) setFresh((f) => [event, ...f]);
   };
   useTitle(data?.tension.name ?? t('nav.tensions'));
   if (error && !data) {
     if (errorCode(error) === 'NOT_FOUND') {
-      return <EmptyState action={<Link to="/tensions" className="btn">← {t('nav.tensions')}</Link>}>{t('tension.gone')}</EmptyState>;
+      // a discarded tension's stream stays: its history is still there to read
+      const actions = (
+        <div className="page-actions">
+          <Link to={`/tensions/${id}/history`} className="btn btn-primary">{t('tension.openHistory')}</Link>
+          <Link to="/tensions" className="btn">← {t('nav.tensions')}</Link>
+        </div>
+      );
+      return <EmptyState action={actions}>{t('tension.gone')}</EmptyState>;
     }
     return <ErrorAlert error={error} onRetry={reload} />;
   }
   if (!data) return fetching ? <Loading /> : null;
-  const tension = data.tension;
+  const tension = latest && latest.version >= data.tension.version ? latest : data.tension;
   return (
     <>
       <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
@@ -81,7 +101,7 @@ export function TensionDetailPage({ id }: { id: string }) {
           <span className="muted">{tension.actor.name}</span>
         </div>
       </PageHeader>
-      <TensionCommands tension={tension} onReload={reload} />
+      <TensionCommands tension={tension} onReload={reload} onApplied={applied} />
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-h">
           <h2 id="details-h">{t('tension.details')}</h2>
@@ -89,7 +109,7 @@ export function TensionDetailPage({ id }: { id: string }) {
         </section>
         <section className="card" aria-labelledby="history-h">
           <h2 id="history-h">{t('tension.history')}</h2>
-          <HistoryTimeline key={historyEpoch} id={tension.id} />
+          <HistoryTimeline key={historyEpoch} id={tension.id} fresh={fresh} />
         </section>
       </div>
     </>
@@ -108,7 +128,7 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.actor')}</dt>
       <dd>{tension.actor.name}</dd>
       <dt>{t('tension.field.lead')}</dt>
-      <dd>{tension.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</dd>
+      <dd>{tension.lead ? <UserName id={tension.lead.id} name={tension.lead.name} /> : <span className="muted">{t('tension.noLead')}</span>}</dd>
       <dt>{t('common.created')}</dt>
       <dd>{formatDate(tension.createdAt)}</dd>
       <dt>{t('common.updated')}</dt>
@@ -125,7 +145,7 @@ const LIFECYCLE: Record<string, ('resolve' | 'drop' | 'reopen' | 'revive')[]> = 
   stale: ['revive'],
 };
 
-function TensionCommands({ tension, onReload }: { tension: Tension; onReload: () => void }) {
+function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; onReload: () => void; onApplied: (r: Applied) => void }) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
@@ -141,21 +161,22 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
   const busy = resolveState.fetching || dropState.fetching || reopenState.fetching || reviveState.fetching;
   const vars = { id: tension.id, expectedVersion: tension.version };
 
-  const done = (result: { error?: CombinedError; event: unknown }) => {
+  const done = (result: Applied) => {
     if (result.error) {
       setFailure(result.error);
       setNotice(null);
     } else {
       setFailure(null);
       setNotice(result.event ? 'saved' : 'unchanged');
+      onApplied(result);
     }
   };
   const lifecycle = useMemo(
     () => ({
-      resolve: async () => { const r = await resolve(vars); done({ error: r.error, event: r.data?.resolveTension.event }); },
-      drop: async () => { const r = await drop(vars); done({ error: r.error, event: r.data?.dropTension.event }); },
-      reopen: async () => { const r = await reopen(vars); done({ error: r.error, event: r.data?.reopenTension.event }); },
-      revive: async () => { const r = await revive(vars); done({ error: r.error, event: r.data?.reviveTension.event }); },
+      resolve: async () => { const r = await resolve(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.resolveTension }); },
+      drop: async () => { const r = await drop(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.dropTension }); },
+      reopen: async () => { const r = await reopen(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.reopenTension }); },
+      revive: async () => { const r = await revive(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.reviveTension }); },
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [tension.id, tension.version],
@@ -202,9 +223,10 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
           kind={editing}
           tension={tension}
           onClose={() => setEditing(null)}
+          onReload={onReload}
           onDone={(r) => {
             done(r);
-            if (!r.error || errorCode(r.error) === 'VERSION_CONFLICT') setEditing(null);
+            setEditing(null);
           }}
         />
       ) : null}
@@ -221,7 +243,7 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
           if (!r.error) navigate('/tensions');
           else if (errorCode(r.error) === 'VERSION_CONFLICT') {
             setDiscarding(false);
-            done({ error: r.error, event: null });
+            done({ error: r.error });
           }
         }}
       />

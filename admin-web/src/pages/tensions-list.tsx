@@ -1,5 +1,5 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
@@ -8,7 +8,7 @@ import { Link, useRouter, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { useActorOptions, useUserOptions } from '../components/options.js';
+import { ActorField, UserField } from '../components/pickers.js';
 import { STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
@@ -25,7 +25,9 @@ const TensionsDocument = graphql(`
   }
 `);
 
-const SORTS = ['-score', 'score', '-updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
+const SORTS = ['-score', 'score', '-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
+/** Columns the API sorts by, and the direction a first click asks for. */
+const SORTABLE: Record<string, { field: string; first: '' | '-' }> = { name: { field: 'name', first: '' }, score: { field: 'score', first: '-' }, updated: { field: 'updatedAt', first: '-' } };
 const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
@@ -46,18 +48,20 @@ export function TensionsPage() {
     <>
       <PageHeader title={t('tensions.title')} actions={can('tensions:write') ? <Link className="btn btn-primary" to="/tensions/new">+ {t('tensions.new')}</Link> : null} />
       <TensionFilters filters={filters} setFilter={setFilter} clear={() => navigate('/tensions', { replace: true })} filtered={filtered} />
-      <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} />
+      <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })} />
     </>
   );
 }
 
 function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filters; setFilter: (p: Partial<Filters>) => void; clear: () => void; filtered: boolean }) {
   const { t } = useI18n();
-  const actors = useActorOptions();
-  const users = useUserOptions();
   const { can } = useSession();
   const [q, setQ] = useState(filters.q);
-  useEffect(() => setQ(filters.q), [filters.q]);
+  const [searched, setSearched] = useState(filters.q);
+  if (searched !== filters.q) {
+    setSearched(filters.q);
+    setQ(filters.q);
+  }
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setFilter({ q: q.trim() });
@@ -73,26 +77,9 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
           </select>
         )}
       </Field>
-      {can('actors:read') ? (
-        <Field label={t('tensions.filter.actor')}>
-          {(p) => (
-            <select {...p} name="actorId" value={filters.actorId} onChange={(e) => setFilter({ actorId: e.target.value })}>
-              <option value="">{t('common.any')}</option>
-              {actors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-            </select>
-          )}
-        </Field>
-      ) : null}
-      {can('users:read') ? (
-        <Field label={t('tensions.filter.lead')}>
-          {(p) => (
-            <select {...p} name="leadUserId" value={filters.leadUserId} onChange={(e) => setFilter({ leadUserId: e.target.value })}>
-              <option value="">{t('common.any')}</option>
-              {users.map((u) => <option key={u.id} value={u.id}>{u.name}</option>)}
-            </select>
-          )}
-        </Field>
-      ) : null}
+      {can('actors:read') ? <ActorField label={t('tensions.filter.actor')} noneLabel={t('common.any')} value={filters.actorId} onChange={(actorId) => setFilter({ actorId })} /> : null}
+      {/* every user, deactivated ones too (marked): their old tensions stay findable */}
+      {can('users:read') ? <UserField label={t('tensions.filter.lead')} noneLabel={t('common.any')} value={filters.leadUserId} onChange={(leadUserId) => setFilter({ leadUserId })} /> : null}
       <Field label={t('tensions.filter.minScore')}>
         {(p) => (
           <select {...p} name="minScore" value={filters.minScore} onChange={(e) => setFilter({ minScore: e.target.value })}>
@@ -113,7 +100,7 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
   );
 }
 
-function TensionTable({ filters, filtered }: { filters: Filters; filtered: boolean }) {
+function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtered: boolean; onSort: (sort: string) => void }) {
   const { t, formatDate } = useI18n();
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Tension'] }), []);
@@ -131,6 +118,7 @@ function TensionTable({ filters, filtered }: { filters: Filters; filtered: boole
     },
     context,
   });
+  const sort = filters.sort || '-score';
   if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return fetching ? <Loading /> : null;
   const rows = data.tensions.data;
@@ -142,23 +130,23 @@ function TensionTable({ filters, filtered }: { filters: Filters; filtered: boole
           <caption className="visually-hidden">{t('tensions.title')}</caption>
           <thead>
             <tr>
-              <th scope="col">{t('tensions.col.name')}</th>
-              <th scope="col" className="num">{t('tensions.col.score')}</th>
+              <SortHeader column="name" label={t('tensions.col.name')} sort={sort} onSort={onSort} />
+              <SortHeader column="score" label={t('tensions.col.score')} sort={sort} onSort={onSort} className="num" />
               <th scope="col">{t('tensions.col.state')}</th>
               <th scope="col">{t('tensions.col.actor')}</th>
               <th scope="col">{t('tensions.col.lead')}</th>
-              <th scope="col">{t('tensions.col.updated')}</th>
+              <SortHeader column="updated" label={t('tensions.col.updated')} sort={sort} onSort={onSort} />
             </tr>
           </thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.id}>
                 <td><Link to={`/tensions/${r.id}`} className="row-link">{r.name}</Link></td>
-                <td className="num"><ScorePill score={r.score} /></td>
-                <td><StateBadge state={r.state} /></td>
-                <td>{r.actor.name}</td>
-                <td>{r.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</td>
-                <td className="muted nowrap">{formatDate(r.updatedAt)}</td>
+                <td className="num" data-label={t('tensions.col.score')}><ScorePill score={r.score} /></td>
+                <td data-label={t('tensions.col.state')}><StateBadge state={r.state} /></td>
+                <td data-label={t('tensions.col.actor')}>{r.actor.name}</td>
+                <td data-label={t('tensions.col.lead')}>{r.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</td>
+                <td className="muted nowrap" data-label={t('tensions.col.updated')}>{formatDate(r.updatedAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -166,5 +154,21 @@ function TensionTable({ filters, filtered }: { filters: Filters; filtered: boole
       </div>
       <Pager page={pager.page} hasNext={Boolean(data.tensions.nextCursor)} onPrevious={pager.previous} onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)} />
     </>
+  );
+}
+
+/** A column header that sorts the list by its column (the API's sort), saying which way it is sorted now. */
+function SortHeader({ column, label, sort, onSort, className }: { column: string; label: string; sort: string; onSort: (sort: string) => void; className?: string }) {
+  const { t } = useI18n();
+  const { field, first } = SORTABLE[column];
+  const current = sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : undefined;
+  const nextSort = current === 'ascending' ? `-${field}` : current === 'descending' ? field : `${first}${field}`;
+  return (
+    <th scope="col" className={className} aria-sort={current ?? 'none'}>
+      <button type="button" className="th-sort" onClick={() => onSort(nextSort)} title={t('common.sortBy', { column: label })}>
+        {label}
+        <span aria-hidden="true">{current === 'ascending' ? '▲' : current === 'descending' ? '▼' : '↕'}</span>
+      </button>
+    </th>
   );
 }

@@ -6,12 +6,12 @@ import type { UserQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
 import { errorCode } from '../lib/errors.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { Link } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ApiKeys } from '../components/api-keys.js';
-import { useActorOptions } from '../components/options.js';
+import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
 import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
 
@@ -85,7 +85,7 @@ export function UserDetailPage({ id }: { id: string }) {
       {user.type === 'agent' ? (
         <section className="card" aria-labelledby="keys-h">
           <h2 id="keys-h">{t('keys.title')}</h2>
-          <ApiKeys userId={user.id} canWrite={writable} />
+          <ApiKeys userId={user.id} userName={user.name} canWrite={writable} />
         </section>
       ) : null}
     </>
@@ -94,8 +94,6 @@ export function UserDetailPage({ id }: { id: string }) {
 
 function ProfileForm({ user, writable }: { user: User; writable: boolean }) {
   const { t } = useI18n();
-  const { can } = useSession();
-  const agentActors = useActorOptions('agent');
   const [name, setName] = useState(user.name);
   const [email, setEmail] = useState(user.email);
   const [linkedActorId, setLinked] = useState(user.linkedActorId ?? '');
@@ -108,25 +106,20 @@ function ProfileForm({ user, writable }: { user: User; writable: boolean }) {
   return (
     <form className="stack" onSubmit={submit}>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('tension.saved')}</Alert> : null}
-      <Field label={t('common.name')} error={errorFor(error, 'name')}>
+      <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
         {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={!writable} />}
       </Field>
-      <Field label={t('common.email')} error={errorFor(error, 'email')}>
+      <Field label={t('common.email')} error={fieldMessage(t, error, 'email')}>
         {(p) => <input {...p} name="email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} readOnly={!writable} />}
       </Field>
       {user.type === 'agent' ? (
-        <Field label={t('users.linkedActor')} optional error={errorFor(error, 'linkedActorId')}>
-          {(p) =>
-            can('actors:read') && writable ? (
-              <select {...p} name="linkedActorId" value={linkedActorId} onChange={(e) => setLinked(e.target.value)}>
-                <option value="">{t('common.none')}</option>
-                {agentActors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-              </select>
-            ) : (
-              <input {...p} readOnly value={user.linkedActor?.name ?? t('common.none')} />
-            )
-          }
-        </Field>
+        writable ? (
+          <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={linkedActorId} valueLabel={linkedActorId === (user.linkedActorId ?? '') ? user.linkedActor?.name : undefined} onChange={setLinked} />
+        ) : (
+          <Field label={t('users.linkedActor')} optional>
+            {(p) => <input {...p} readOnly value={user.linkedActor?.name ?? t('common.none')} />}
+          </Field>
+        )
       ) : null}
       {writable ? (
         <div className="form-actions">
@@ -153,7 +146,9 @@ function UserRoles({ user, writable }: { user: User; writable: boolean }) {
       className="stack"
       onSubmit={async (e) => {
         e.preventDefault();
-        await setRoles({ id: user.id, roleIds }, { additionalTypenames: ['User', 'Me'] });
+        const r = await setRoles({ id: user.id, roleIds }, { additionalTypenames: ['User', 'Me'] });
+        // refused (the last administrator, a role beyond the caller's own): the boxes show what is still saved
+        if (r.error) setRoleIds(user.roles.map((role) => role.id));
       }}
     >
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null}
@@ -180,7 +175,7 @@ function ResetPassword({ id }: { id: string }) {
     >
       <h3>{t('users.resetPassword')}</h3>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.passwordSet')}</Alert> : null}
-      <Field label={t('users.password')} hint={t('users.passwordHint')} error={errorFor(error, 'password')}>
+      <Field label={t('users.password')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'password')}>
         {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <div className="form-actions">

@@ -4,12 +4,12 @@ import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
-import { errorFor } from '../lib/form-errors.js';
+import { fieldMessage } from '../lib/refusals.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
-import { usePager } from '../lib/use-pager.js';
+import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { useActorOptions } from '../components/options.js';
+import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
 import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
@@ -32,10 +32,15 @@ export function UsersPage() {
   useTitle(t('users.title'));
   const { can } = useSession();
   const pager = usePager();
-  const [type, setType] = useState('');
-  const [status, setStatus] = useState('');
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useUrlFilters(['type', 'status', 'q'] as const);
+  const { type, status, q: search } = filters;
+  // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
+  const [q, setQ] = useState(search);
+  const [searched, setSearched] = useState(search);
+  if (searched !== search) {
+    setSearched(search);
+    setQ(search);
+  }
   const [creating, setCreating] = useState(false);
   const context = useMemo(() => ({ additionalTypenames: ['User'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
@@ -46,8 +51,7 @@ export function UsersPage() {
   const rows = data?.users.data ?? [];
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
-    pager.reset();
-    setSearch(q.trim());
+    setFilters({ q: q.trim() });
   };
   return (
     <>
@@ -56,7 +60,7 @@ export function UsersPage() {
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
-            <select {...p} name="type" value={type} onChange={(e) => { pager.reset(); setType(e.target.value); }}>
+            <select {...p} name="type" value={type} onChange={(e) => setFilters({ type: e.target.value })}>
               <option value="">{t('common.any')}</option>
               <option value="human">{t('users.type.human')}</option>
               <option value="agent">{t('users.type.agent')}</option>
@@ -65,7 +69,7 @@ export function UsersPage() {
         </Field>
         <Field label={t('common.status')}>
           {(p) => (
-            <select {...p} name="status" value={status} onChange={(e) => { pager.reset(); setStatus(e.target.value); }}>
+            <select {...p} name="status" value={status} onChange={(e) => setFilters({ status: e.target.value })}>
               <option value="">{t('common.any')}</option>
               <option value="active">{t('users.status.active')}</option>
               <option value="deactivated">{t('users.status.deactivated')}</option>
@@ -97,10 +101,10 @@ export function UsersPage() {
                 {rows.map((u) => (
                   <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
                     <td><Link to={`/users/${u.id}`} className="row-link">{u.name}</Link></td>
-                    <td>{u.email}</td>
-                    <td><Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge></td>
-                    <td>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
-                    <td><Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge></td>
+                    <td data-label={t('common.email')}>{u.email}</td>
+                    <td data-label={t('common.type')}><Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge></td>
+                    <td data-label={t('users.roles')}>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
+                    <td data-label={t('common.status')}><Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge></td>
                   </tr>
                 ))}
               </tbody>
@@ -118,7 +122,6 @@ function CreateUserDialog({ onClose }: { onClose: () => void }) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
-  const agentActors = useActorOptions('agent');
   const [type, setType] = useState<'human' | 'agent'>('human');
   const [form, setForm] = useState({ email: '', name: '', password: '', linkedActorId: '' });
   const [roleIds, setRoleIds] = useState<string[]>([]);
@@ -146,29 +149,20 @@ function CreateUserDialog({ onClose }: { onClose: () => void }) {
             </label>
           ))}
         </fieldset>
-        <Field label={t('common.name')} error={errorFor(error, 'name')}>
+        <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required value={form.name} onChange={set('name')} autoFocus />}
         </Field>
-        <Field label={t('common.email')} error={errorFor(error, 'email')}>
+        <Field label={t('common.email')} error={fieldMessage(t, error, 'email')}>
           {(p) => <input {...p} name="email" type="email" required value={form.email} onChange={set('email')} />}
         </Field>
         {type === 'human' ? (
-          <Field label={t('users.password')} hint={t('users.passwordHint')} error={errorFor(error, 'password')}>
+          <Field label={t('users.password')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'password')}>
             {(p) => <input {...p} name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={form.password} onChange={set('password')} />}
           </Field>
         ) : (
           <>
             <p className="muted small">{t('users.agentNoPassword')}</p>
-            {can('actors:read') ? (
-              <Field label={t('users.linkedActor')} optional error={errorFor(error, 'linkedActorId')}>
-                {(p) => (
-                  <select {...p} name="linkedActorId" value={form.linkedActorId} onChange={set('linkedActorId')}>
-                    <option value="">{t('common.none')}</option>
-                    {agentActors.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-                  </select>
-                )}
-              </Field>
-            ) : null}
+            <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={form.linkedActorId} onChange={(linkedActorId) => setForm((f) => ({ ...f, linkedActorId }))} />
           </>
         )}
         {can('roles:read') ? <RolePicker legend={t('users.roles')} value={roleIds} onChange={setRoleIds} /> : null}

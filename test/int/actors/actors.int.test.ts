@@ -33,6 +33,14 @@ describe('actors', () => {
     for (const body of [{ name: '', type: 'organization' }, { name: 'x', type: 'robot' }, { name: 'x'.repeat(201), type: 'agent' }, { name: 'x' }, { name: 'x', type: 'agent', extra: 1 }]) {
       expect((await c.post('/actors', body)).status).toBe(400);
     }
+    // each field error carries a stable code and its figures, so the admin app says it in the operator's language
+    const errorsOf = async (body: object) => (await c.post('/actors', body)).body.errors.map(({ path, code, params }: any) => ({ path, code, params }));
+    expect(await errorsOf({ name: 'x'.repeat(201), type: 'agent' })).toEqual([{ path: 'name', code: 'too_long', params: { max: 200 } }]);
+    expect(await errorsOf({ name: '', type: 'agent' })).toEqual([{ path: 'name', code: 'too_short', params: { min: 1 } }]);
+    expect(await errorsOf({ name: 'x' })).toEqual([{ path: 'type', code: 'required', params: {} }]);
+    expect(await errorsOf({ name: 'x', type: 'robot' })).toMatchObject([{ path: 'type', code: 'invalid_value', params: { values: ['organization', 'individual', 'virtual', 'agent'] } }]);
+    expect(await errorsOf({ name: 'x', type: 'agent', extra: 1 })).toEqual([{ path: '(root)', code: 'unknown_field', params: { keys: ['extra'] } }]);
+    expect(await errorsOf({ name: 7, type: 'agent' })).toEqual([{ path: 'name', code: 'invalid_type', params: { expected: 'string' } }]);
     expect((await c.patch('/actors/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
     expect((await c.get('/actors/nope')).status).toBe(404);
     expect((await c.del('/actors/nope')).status).toBe(404);
@@ -54,6 +62,11 @@ describe('actors', () => {
     expect((await c.get('/actors?type=individual')).body.data.map((a: { name: string }) => a.name)).toEqual(['Eta', 'theta']);
     expect((await c.get('/actors?q=ETA')).body.data.map((a: { name: string }) => a.name)).toEqual(['Eta', 'theta', 'zeta']);
     expect((await c.get('/actors?type=robot')).status).toBe(400);
+    // the admin app's pickers search by name: a search longer than any name is bad input, not a 5xx
+    const long = await c.get(`/actors?q=${'x'.repeat(201)}`);
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'q', code: 'too_long' }] });
+    expect((await c.gql(`{ actors(q: "${'x'.repeat(201)}") { data { id } } }`)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
     expect((await c.get('/actors?cursor=zzz')).status).toBe(400);
     const page = await c.gql(`{ actors(type: "individual", limit: 1) { data { name } nextCursor } }`);
     expect(page.body.data.actors.data).toEqual([{ name: 'Eta' }]);

@@ -58,6 +58,12 @@ describe('users', () => {
     expect(page2.body).toMatchObject({ data: [{ name: 'Pager 2' }], nextCursor: null });
     expect((await admin.get('/users?q=pager&type=human')).body.data).toEqual([]);
     expect((await admin.get('/users?q=pager&status=deactivated')).body.data).toEqual([]);
+    // the lead picker searches name or email
+    expect((await admin.get('/users?q=PAGER1@LIST')).body.data.map((u: any) => u.name)).toEqual(['Pager 1']);
+    const long = await admin.get(`/users?q=${'x'.repeat(201)}`);
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'q', code: 'too_long' }] });
+    expect((await admin.get('/users?status=gone')).status).toBe(400);
     expect((await admin.get('/users?limit=0')).status).toBe(400);
     expect((await admin.get('/users?limit=101')).status).toBe(400);
     expect((await admin.get('/users?cursor=garbage')).status).toBe(400);

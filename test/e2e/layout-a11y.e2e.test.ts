@@ -1,0 +1,194 @@
+// Every screen at a 390 × 844 phone (no sideways scroll, the menu reaches "My account", row actions in view)
+// in English and German; axe over every screen, a dialog and an open picker, light and dark: no serious or
+// critical violation; deactivated leads marked wherever the app shows who leads.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+let api: ReturnType<typeof client>;
+const ids = { actor: '', tension: '', discarded: '', agent: '', lead: '', role: '' };
+const contexts: BrowserContext[] = [];
+
+/** The screens an operator visits, each by its path and the heading that says it has loaded. */
+const screens = () => [
+  { name: 'tensions', path: '/tensions', h1: /Tensions|Spannungen/ },
+  { name: 'tension-new', path: '/tensions/new', h1: /Sense a tension|Spannung erfassen/ },
+  { name: 'tension', path: `/tensions/${ids.tension}`, h1: /Invoices bounce/ },
+  { name: 'tension-history', path: `/tensions/${ids.discarded}/history`, h1: /Discarded tension|Verworfene Spannung/ },
+  { name: 'actors', path: '/actors', h1: /Actors|Akteure/ },
+  { name: 'users', path: '/users', h1: /Users|Benutzer/ },
+  { name: 'user-agent', path: `/users/${ids.agent}`, h1: /Invoice bot with a rather long name/ },
+  { name: 'roles', path: '/roles', h1: /Roles|Rollen/ },
+  { name: 'role', path: `/roles/${ids.role}`, h1: /Invoice clerk/ },
+  { name: 'role-new', path: '/roles/new', h1: /New role|Neue Rolle/ },
+  { name: 'account', path: '/account', h1: /My account|Mein Konto/ },
+  { name: 'not-found', path: '/nowhere', h1: /Page not found|Seite nicht gefunden/ },
+];
+
+async function signedIn(opts: { width: number; height: number; lang: 'en' | 'de'; dark?: boolean }): Promise<Page> {
+  const context = await browser.newContext({ locale: opts.lang === 'de' ? 'de-DE' : 'en-US', viewport: { width: opts.width, height: opts.height }, colorScheme: opts.dark ? 'dark' : 'light' });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${app.url}/`);
+  await page.locator('input[type=email]').fill(ADMIN.email);
+  await page.locator('input[type=password]').fill(ADMIN.password);
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
+  return page;
+}
+
+async function open(page: Page, screen: ReturnType<typeof screens>[number]): Promise<void> {
+  await page.goto(`${app.url}${screen.path}`);
+  await page.getByRole('heading', { level: 1, name: screen.h1 }).waitFor();
+  // lists and details finish loading (no spinner left)
+  await page.locator('.loading').first().waitFor({ state: 'detached' }).catch(() => undefined);
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const scrollWidth = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth);
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp();
+  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  ids.actor = (await api.post('/actors', { name: 'Northwind Trading Company International', type: 'organization' })).body.id;
+  const lead = (await api.post('/users', { type: 'human', email: 'lena.longname-lead@test.example', name: 'Lena Lead', password: 'lead-password-1234' })).body;
+  ids.lead = lead.id;
+  ids.tension = (await api.post('/tensions', { name: 'Invoices bounce', actorId: ids.actor, leadUserId: lead.id, currentContext: 'A'.repeat(300), score: 8 })).body.tension.id;
+  await api.post('/tensions', { name: 'Payments are late', actorId: ids.actor, score: 3 });
+  expect((await api.del(`/users/${lead.id}`)).status).toBe(204);
+  ids.discarded = (await api.post('/tensions', { name: 'Gone soon', actorId: ids.actor })).body.tension.id;
+  await api.post(`/tensions/${ids.discarded}/resolve`);
+  expect((await api.del(`/tensions/${ids.discarded}`)).status).toBe(204);
+  ids.agent = (await api.post('/users', { type: 'agent', email: 'invoice-bot-with-a-long-address@test.example', name: 'Invoice bot with a rather long name' })).body.id;
+  await api.post(`/users/${ids.agent}/api-keys`, { name: 'invoice production key' });
+  ids.role = (await api.post('/roles', { code: 'invoice-clerk', name: 'Invoice clerk', permissions: ['tensions:read', 'tensions:write', 'actors:read'] })).body.id;
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await app?.close();
+});
+
+describe('phone layout, 390 × 844', () => {
+  for (const lang of ['en', 'de'] as const) {
+    it(`has no sideways scroll on any screen (${lang})`, async () => {
+      const page = await signedIn({ width: 390, height: 844, lang });
+      const wide: string[] = [];
+      for (const screen of screens()) {
+        await open(page, screen);
+        const width = await scrollWidth(page);
+        if (width > 390) wide.push(`${screen.name}: ${width}px`);
+        await screenshot(page, `phone-${lang}-${screen.name}`);
+      }
+      expect(wide).toEqual([]);
+    }, 120_000);
+  }
+
+  it('reaches "My account" through the menu and keeps row actions in view', async () => {
+    const page = await signedIn({ width: 390, height: 844, lang: 'en' });
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    expect(await nav.getByRole('link', { name: 'My account' }).isVisible()).toBe(false);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await screenshot(page, 'phone-en-menu-open');
+    await nav.getByRole('link', { name: 'My account' }).click();
+    await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor();
+    expect(await nav.getByRole('link', { name: 'My account' }).isVisible()).toBe(false);
+
+    const inView = async (name: string) => {
+      const box = await page.getByRole('button', { name }).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.x, name).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(390);
+    };
+    await page.goto(`${app.url}/actors`);
+    await inView('Edit: Northwind Trading Company International');
+    await inView('Delete: Northwind Trading Company International');
+    await page.goto(`${app.url}/users/${ids.agent}`);
+    await inView('Rotate: invoice production key');
+    await inView('Revoke: invoice production key');
+    // the picker's list fits the phone too
+    await page.goto(`${app.url}/tensions/new`);
+    await page.getByRole('combobox', { name: 'Actor' }).click();
+    await page.getByRole('option', { name: /^Northwind/ }).waitFor();
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'phone-en-picker-open');
+  });
+});
+
+describe('deactivated leads', () => {
+  it('are marked as the current lead, offered in the lead filter, and not offered as a new lead', async () => {
+    const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
+    await page.goto(`${app.url}/tensions/${ids.tension}`);
+    await page.getByRole('heading', { name: 'Invoices bounce', level: 1 }).waitFor();
+    await page.locator('.facts').getByText('Deactivated').waitFor();
+    await page.getByRole('button', { name: 'Change lead' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Change lead' });
+    const box = dialog.getByRole('combobox', { name: 'Lead' });
+    expect(await box.inputValue()).toBe('Lena Lead');
+    await dialog.getByText('Deactivated').waitFor();
+    await box.fill('Lena');
+    await dialog.getByText('No matches.').waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+
+    await page.goto(`${app.url}/tensions`);
+    await page.getByRole('combobox', { name: 'Lead' }).fill('Lena');
+    const option = page.getByRole('option', { name: /^Lena Lead/ });
+    await option.getByText('Deactivated').waitFor();
+    await option.click();
+    await page.getByRole('link', { name: 'Invoices bounce' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Payments are late' }).count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('leadUserId')).toBe(ids.lead);
+    // from the URL alone, the filter names its user (and marks them)
+    await page.reload();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Lead' }).inputValue()).toBe('Lena Lead');
+    await page.locator('.filters').getByText('Deactivated').waitFor();
+  });
+});
+
+describe('accessibility (axe)', () => {
+  for (const variant of [
+    { label: 'desktop, light', width: 1280, height: 900, dark: false },
+    { label: 'phone, dark', width: 390, height: 844, dark: true },
+  ]) {
+    it(`finds no serious or critical violation on any screen (${variant.label})`, async () => {
+      const page = await signedIn({ width: variant.width, height: variant.height, lang: 'en', dark: variant.dark });
+      const found: string[] = [];
+      for (const screen of screens()) {
+        await open(page, screen);
+        for (const v of await seriousViolations(page)) found.push(`${screen.name}: ${v}`);
+      }
+      expect(found).toEqual([]);
+    }, 240_000); // axe over a dozen screens on a shared 2-core machine
+  }
+
+  it('finds none in an open dialog with an open picker list', async () => {
+    const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
+    await page.goto(`${app.url}/tensions/${ids.tension}`);
+    await page.getByRole('button', { name: 'Reassign' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reassign' });
+    await dialog.getByRole('combobox', { name: 'Actor' }).press('ArrowDown');
+    await dialog.getByRole('option').first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'a11y-dialog-picker');
+  });
+});
