@@ -1,6 +1,6 @@
 // Owns the urql client and the session: a fresh client (empty cache) on every sign-in and
 // sign-out, and the login page whenever the server says the caller is not authenticated.
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Provider, useMutation, useQuery } from 'urql';
 import { createClient } from './lib/client.js';
 import { MeDocument, SessionContext } from './lib/session.js';
@@ -27,23 +27,29 @@ export function SessionRoot() {
     setNotice(next);
     setEpoch((e) => e + 1);
   }, []);
+  // called by the client when the server answers "unauthenticated": only a session that was live has expired
+  const onUnauthenticated = useCallback(() => {
+    if (signedIn.current) restart('expired');
+  }, [restart]);
+  const markSignedIn = useCallback(() => {
+    signedIn.current = true;
+  }, []);
   const client = useMemo(
-    () =>
-      createClient(() => {
-        if (signedIn.current) restart('expired');
-      }),
+    // the callback reads the ref only when urql's exchange sees an answer, never during render
+    // eslint-disable-next-line react-hooks/refs
+    () => createClient(onUnauthenticated),
     // a new client per epoch: nothing cached for one user is shown to the next
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [epoch],
   );
   return (
     <Provider value={client}>
-      <Session key={epoch} notice={notice} signedIn={signedIn} restart={restart} />
+      <Session key={epoch} notice={notice} markSignedIn={markSignedIn} restart={restart} />
     </Provider>
   );
 }
 
-function Session({ notice, signedIn, restart }: { notice: Notice; signedIn: { current: boolean }; restart: (n: Notice) => void }) {
+function Session({ notice, markSignedIn, restart }: { notice: Notice; markSignedIn: () => void; restart: (n: Notice) => void }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: MeDocument, requestPolicy: 'network-only' });
   const [, logout] = useMutation(LogoutDocument);
   const value = useMemo(() => {
@@ -58,8 +64,10 @@ function Session({ notice, signedIn, restart }: { notice: Notice; signedIn: { cu
       },
     };
   }, [data, logout, restart]);
+  useEffect(() => {
+    if (value) markSignedIn();
+  }, [value, markSignedIn]);
   if (value) {
-    signedIn.current = true;
     return (
       <SessionContext.Provider value={value}>
         <Shell />

@@ -24,7 +24,11 @@ function plurals(template: string, params: Params, lang: Language): string {
 
 /** Replaces `{name}` with params.name (after plural forms); a missing param leaves the placeholder visible. */
 export function interpolate(template: string, params: Params = {}, lang: Language = 'en'): string {
-  return plurals(template, params, lang).replace(/\{(\w+)\}/g, (whole, name: string) => (params[name] === undefined || params[name] === null ? whole : String(params[name])));
+  return plurals(template, params, lang).replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null) return whole;
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  });
 }
 
 export function isMessageKey(key: string): key is MessageKey {
