@@ -61,7 +61,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
 }
 
 /** SPEC §8: `type: ["string", "null"]` becomes `anyOf: [{type: "string", …}, {type: "null"}]` (some providers reject type arrays). */
-function withoutTypeArrays(json: unknown): unknown {
+export function withoutTypeArrays(json: unknown): unknown {
   if (Array.isArray(json)) return json.map(withoutTypeArrays);
   if (!json || typeof json !== 'object') return json;
   const out: Record<string, unknown> = {};

@@ -9,6 +9,7 @@ import { mcpHttpClient } from '../../support/mcp.js';
 import { callError } from '../../support/mcp-lifecycle.js';
 import { newActor, newTension } from '../../support/tensions.js';
 import { TENSION_COMMANDS } from '../../../server/application/tensions/registry.js';
+import { withoutTypeArrays } from '../../../server/mcp/server.js';
 
 let app: TestApp;
 let admin: SeededUser;
@@ -74,6 +75,12 @@ describe('MCP command tools', () => {
       for (const [name, schema] of Object.entries<any>(tool.inputSchema.properties)) expect(schema.description, `${tool.name}.${name}`).toBeTruthy();
       for (const [where, node] of nodes(tool.inputSchema)) expect(Array.isArray(node.type), `${tool.name} ${where}`).toBe(false);
     }
+  });
+
+  it('a nullable simple type (which zod writes as a type array) is listed as anyOf', () => {
+    expect(withoutTypeArrays({ properties: { a: { type: ['string', 'null'], maxLength: 3, description: 'A' } } })).toEqual({
+      properties: { a: { description: 'A', anyOf: [{ type: 'string', maxLength: 3 }, { type: 'null' }] } },
+    });
   });
 
   it('the bounds of the contract are in the schema: name 1-200, score 1-10, texts at most 10000', () => {
