@@ -55,9 +55,22 @@ export function acceptAnyArguments(transport: Transport): void {
 const INTERNAL_ERROR = 'internal_error';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+  const json = withoutTypeArrays(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as { type: 'object'; [k: string]: unknown };
   delete json.$schema;
   return json;
+}
+
+/** SPEC §8: `type: ["string", "null"]` becomes `anyOf: [{type: "string", …}, {type: "null"}]` (some providers reject type arrays). */
+export function withoutTypeArrays(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(withoutTypeArrays);
+  if (!json || typeof json !== 'object') return json;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(json)) out[k] = withoutTypeArrays(v);
+  if (Array.isArray(out.type)) {
+    const { type, description, ...rest } = out as { type: string[]; description?: string };
+    return { ...(description ? { description } : {}), anyOf: type.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...rest })) };
+  }
+  return out;
 }
 
 /** The structuredContent of an error result: `{code, detail, ...extensions}` (SPEC §7). */
@@ -130,7 +143,7 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       if (RAW_ARGUMENTS in request.params) {
         return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
       }
-      const args = parseInput(tool.input, request.params.arguments ?? {});
+      const args = tool.rawArguments ? { ok: true as const, value: request.params.arguments ?? {} } : parseInput(tool.input, request.params.arguments ?? {});
       if (!args.ok) return errorResult(args);
       const result = await tool.run(deps, ctx, args.value);
       if (!result.ok) return errorResult(result);

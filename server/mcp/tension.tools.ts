@@ -1,19 +1,13 @@
-// MCP tools over the tension and actor use cases: the same functions REST and GraphQL call.
+// MCP tools over the tension and actor use cases: the same functions REST and GraphQL call. The command
+// tools are generated from the command registry.
 import { z } from 'zod';
 import {
-  commandResultOutput, historyPageOutput, historyQuery, lifecycleInput, listTensionsQuery, reassignTensionInput,
-  renameTensionInput, rescoreTensionInput, reviseTensionContextInput, senseTensionInput, setTensionLeadInput,
-  tensionOutput, tensionPageOutput,
+  commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionOutput, tensionPageOutput,
 } from '../application/tensions/tension.inputs.js';
-import {
-  discardTension, dropTension, getTension, getTensionHistory, listTensions, reassignTension, renameTension,
-  reopenTension, rescoreTension, resolveTension, reviseTensionContext, reviveTension, senseTension, setTensionLead,
-} from '../application/tensions/index.js';
+import { getTension, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
 import { actorOutput, actorPageOutput, listActorsQuery } from '../application/actors/actor.inputs.js';
 import { getActor, listActors } from '../application/actors/index.js';
-import type { Ctx, Deps } from '../application/context.js';
-import type { Operation } from '../application/permission-table.js';
-import type { Result } from '../domain/errors.js';
+import { validationFailed } from '../domain/errors.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 const id = z.uuid().describe('The tension id (a UUID).');
@@ -22,39 +16,32 @@ const CONFLICT_HELP =
   'Pass expectedVersion (the tension.version you last saw) to make the write conditional: if someone else changed the tension, ' +
   'the result is an error with code version_conflict and currentVersion; reload with get_tension, decide again, retry.';
 
-type TensionCommand = (deps: Deps, ctx: Ctx, id: string, input: unknown) => Promise<Result<unknown>>;
-
-/** A command on one tension: its REST body's fields plus `id`. */
-function commandTool(opts: {
-  name: string;
-  title: string;
-  description: string;
-  operation: Operation;
-  shape: z.ZodRawShape;
-  run: TensionCommand;
-  idempotent: boolean;
-  destructive?: boolean;
-}): ToolDef {
+/**
+ * A command's tool: its REST body's fields plus `id`. The arguments go to the use case as given (it
+ * validates them, so a malformed id is not_found as on REST); the schema here is what tools/list shows.
+ */
+function commandTool(entry: TensionCommandEntry): ToolDef {
+  const shape = (entry.input as z.ZodObject).shape;
   return defineTool({
-    name: opts.name,
-    title: opts.title,
-    description: `${opts.description} Returns {tension, event}; event is null when nothing changed (then nothing was written). ${CONFLICT_HELP}`,
-    operation: opts.operation,
-    input: z.strictObject({ id, ...opts.shape }),
-    output: commandResultOutput,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: opts.destructive ?? false,
-      idempotentHint: opts.idempotent,
-      openWorldHint: false,
+    name: entry.mcp.name,
+    title: entry.mcp.title,
+    description: entry.creates
+      ? entry.mcp.description
+      : `${entry.mcp.description} Returns {tension, event}; event is null when nothing changed (then nothing was written). ${CONFLICT_HELP}`,
+    operation: entry.operation,
+    input: entry.creates ? z.strictObject(shape) : z.strictObject({ id, ...shape }),
+    rawArguments: true,
+    output: entry.creates ? senseResultOutput : commandResultOutput,
+    annotations: { readOnlyHint: false, ...entry.mcp.annotations, openWorldHint: false },
+    // IDEMPOTENCY (SPEC §12): the lead takes the optional `idempotencyKey` argument out here.
+    run: (deps, ctx, args) => {
+      if (entry.creates) return runCommand(deps, ctx, entry, null, args);
+      const { id: tensionId, ...input } = args as Record<string, unknown>;
+      if (typeof tensionId !== 'string') return Promise.resolve(validationFailed([{ path: 'id', message: 'must be a tension id (a UUID)' }]));
+      return runCommand(deps, ctx, entry, tensionId, input);
     },
-    run: (deps, ctx, { id: tensionId, ...input }) => opts.run(deps, ctx, tensionId as string, input),
   });
 }
-
-/** Lifecycle commands: a transition to the current state is a no-op, so a retry is safe — except discard. */
-const lifecycle = (name: string, title: string, description: string, operation: Operation, run: TensionCommand, destructive = false) =>
-  commandTool({ name, title, description, operation, shape: lifecycleInput.shape, run, idempotent: !destructive, destructive });
 
 export const TENSION_TOOLS: ToolDef[] = [
   defineTool({
@@ -92,61 +79,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     annotations: READ,
     run: (deps, ctx, { id: tensionId, ...query }) => getTensionHistory(deps, ctx, tensionId as string, query),
   }),
-  defineTool({
-    name: 'sense_tension',
-    title: 'Sense a tension',
-    description:
-      'Records a new tension: a gap between the current state (currentContext) and a desired future (potentialFuture) experienced by an ' +
-      'actor (actorId, from list_actors). score 1-10 (default 5), optional leadUserId. The new tension is alive at version 1. ' +
-      'Not idempotent: calling it twice records two tensions. Errors: actor_not_found, user_not_found, not_applicable (lead deactivated).',
-    operation: 'tensions.sense',
-    input: senseTensionInput.omit({ expectedVersion: true }),
-    output: commandResultOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: (deps, ctx, args) => senseTension(deps, ctx, args),
-  }),
-  commandTool({ name: 'rename_tension', title: 'Rename a tension', description: 'Sets the name (1-200 characters).', operation: 'tensions.rename', shape: renameTensionInput.shape, run: renameTension, idempotent: true }),
-  commandTool({ name: 'rescore_tension', title: 'Rescore a tension', description: 'Sets the score, an integer 1-10.', operation: 'tensions.rescore', shape: rescoreTensionInput.shape, run: rescoreTension, idempotent: true }),
-  commandTool({
-    name: 'revise_tension_context',
-    title: 'Revise tension context',
-    description: 'Changes currentContext and/or potentialFuture (give at least one; null clears it; at most 10000 characters).',
-    operation: 'tensions.revise',
-    shape: reviseTensionContextInput.shape,
-    run: reviseTensionContext,
-    idempotent: true,
-  }),
-  commandTool({
-    name: 'set_tension_lead',
-    title: 'Set tension lead',
-    description: 'Assigns the lead user (leadUserId) or unassigns it (leadUserId: null). Errors: user_not_found; not_applicable when the user is deactivated.',
-    operation: 'tensions.lead',
-    shape: setTensionLeadInput.shape,
-    run: setTensionLead,
-    idempotent: true,
-  }),
-  commandTool({
-    name: 'reassign_tension',
-    title: 'Reassign a tension',
-    description: 'Moves the tension to another actor (actorId). Error actor_not_found.',
-    operation: 'tensions.reassign',
-    shape: reassignTensionInput.shape,
-    run: reassignTension,
-    idempotent: true,
-  }),
-  lifecycle('resolve_tension', 'Resolve a tension', 'Marks an alive tension resolved (safe to retry). Error invalid_transition when it is stale: revive it first.', 'tensions.resolve', resolveTension),
-  lifecycle('drop_tension', 'Drop a tension', 'Marks an alive tension stale (dropped). Error invalid_transition when it is resolved: reopen it first.', 'tensions.drop', dropTension),
-  lifecycle('reopen_tension', 'Reopen a tension', 'Brings a resolved tension back to alive. Error invalid_transition when it is stale (use revive_tension).', 'tensions.reopen', reopenTension),
-  lifecycle('revive_tension', 'Revive a tension', 'Brings a stale tension back to alive. Error invalid_transition when it is resolved (use reopen_tension).', 'tensions.revive', reviveTension),
-  lifecycle(
-    'discard_tension',
-    'Discard a tension',
-    'Deletes the tension from every list and read, whatever its state; its history stays readable. Cannot be undone. ' +
-      'A second call answers not_found.',
-    'tensions.discard',
-    discardTension,
-    true,
-  ),
+  ...TENSION_COMMANDS.map(commandTool),
   defineTool({
     name: 'list_actors',
     title: 'List actors',

@@ -12,7 +12,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
   description: string;
   /** the permission-table entry that gates it; null = any authenticated caller */
   operation: Operation | null;
+  /** the schema tools/list shows; the server parses arguments with it unless `rawArguments` */
   input: I;
+  /** the use case parses the arguments itself (tension commands): the server passes them as given */
+  rawArguments?: boolean;
   output: z.ZodType;
   annotations: ToolAnnotations;
   run(deps: Deps, ctx: Ctx, args: z.output<I>): Promise<Result<unknown>>;

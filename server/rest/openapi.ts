@@ -16,6 +16,10 @@ export interface RouteDoc {
   /** `session` = needs a password session (self-service routes) */
   auth?: 'public' | 'any' | 'session';
   body?: z.ZodType;
+  /** false when the body may be left out (every field optional); default true */
+  bodyRequired?: boolean;
+  /** descriptions of the path parameters, by name */
+  pathParams?: Record<string, string>;
   query?: z.ZodObject;
   response?: z.ZodType;
   status: number;
@@ -55,6 +59,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
       name: m[1],
       in: 'path',
       required: true,
+      ...(r.pathParams?.[m[1]] ? { description: r.pathParams[m[1]] } : {}),
       schema: { type: 'string', format: 'uuid' },
     }));
     const queryParams = r.query
@@ -62,6 +67,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
           name,
           in: 'query',
           required: !(s as z.ZodType).safeParse(undefined).success,
+          ...((s as z.ZodType).description ? { description: (s as z.ZodType).description } : {}),
           schema: schemaOf(s as z.ZodType, 'input'),
         }))
       : [];
@@ -93,7 +99,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
       ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
       parameters: [...pathParams, ...queryParams],
       ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
+        ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
         : {}),
       responses,
     };

@@ -2,6 +2,7 @@
 // tool, each with a well-shaped input. The authorization sweep and the fuzz tests walk this data, and
 // assert it covers the permission table, the mounted REST routes, the schema and the tool registry.
 import type { Operation } from '../../server/application/permission-table.js';
+import { TENSION_COMMANDS, type TensionCommandEntry } from '../../server/application/tensions/registry.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -52,13 +53,26 @@ const m = (field: string, args: string, selection: string, decl: string, variabl
 });
 
 const PAYLOAD = '{ tension { id version } event { version } }';
-const tensionCommand = (verb: string, field: string, tool: string, body: Record<string, unknown>, inputType: string | null): OperationSurface => ({
-  rest: { method: 'POST', path: `/tensions/:id/${verb}`, body },
-  graphql: inputType
-    ? m(field, 'id: $id, input: $input', PAYLOAD, `$id: ID!, $input: ${inputType}`, { id: GHOST_ID, input: body })
-    : m(field, 'id: $id', PAYLOAD, '$id: ID!', { id: GHOST_ID }),
-  mcp: { tool, args: { id: GHOST_ID, ...body } },
-});
+
+/** A tension command's surfaces, generated from its registry entry. */
+function tensionCommand(entry: TensionCommandEntry): OperationSurface {
+  const body = entry.example;
+  const inputType = `${entry.graphql.inputType}${entry.input.safeParse({}).success ? '' : '!'}`;
+  const withId = !entry.creates;
+  return {
+    rest: { method: entry.rest.method.toUpperCase() as Method, path: entry.rest.path, ...(entry.rest.input === 'body' && Object.keys(body).length ? { body } : {}) },
+    graphql: withId
+      ? m(entry.graphql.field, 'id: $id, input: $input', PAYLOAD, `$id: ID!, $input: ${inputType}`, { id: GHOST_ID, input: body })
+      : m(entry.graphql.field, 'input: $input', PAYLOAD, `$input: ${inputType}`, { input: body }),
+    mcp: { tool: entry.mcp.name, args: withId ? { id: GHOST_ID, ...body } : body },
+  };
+}
+
+/** Every registry command (typed as every `tensions.*` but the reads; the coverage test checks the registry has them all). */
+const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<
+  Exclude<Extract<Operation, `tensions.${string}`>, 'tensions.list' | 'tensions.get' | 'tensions.history'>,
+  OperationSurface
+>;
 
 export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'tensions.list': {
@@ -76,25 +90,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: q('tensionHistory', 'id: $id', '{ data { version } }', '$id: ID!', { id: GHOST_ID }),
     mcp: { tool: 'get_tension_history', args: { id: GHOST_ID } },
   },
-  'tensions.sense': {
-    rest: { method: 'POST', path: '/tensions', body: { name: 'Sensed', actorId: GHOST_ID } },
-    graphql: m('senseTension', 'input: $input', PAYLOAD, '$input: SenseTensionInput!', { input: { name: 'Sensed', actorId: GHOST_ID } }),
-    mcp: { tool: 'sense_tension', args: { name: 'Sensed', actorId: GHOST_ID } },
-  },
-  'tensions.rename': tensionCommand('rename', 'renameTension', 'rename_tension', { name: 'Renamed' }, 'RenameTensionInput!'),
-  'tensions.rescore': tensionCommand('rescore', 'rescoreTension', 'rescore_tension', { score: 7 }, 'RescoreTensionInput!'),
-  'tensions.revise': tensionCommand('revise', 'reviseTensionContext', 'revise_tension_context', { currentContext: 'now' }, 'ReviseTensionContextInput!'),
-  'tensions.lead': tensionCommand('lead', 'setTensionLead', 'set_tension_lead', { leadUserId: null }, 'SetTensionLeadInput!'),
-  'tensions.reassign': tensionCommand('reassign', 'reassignTension', 'reassign_tension', { actorId: GHOST_ID }, 'ReassignTensionInput!'),
-  'tensions.resolve': tensionCommand('resolve', 'resolveTension', 'resolve_tension', {}, null),
-  'tensions.drop': tensionCommand('drop', 'dropTension', 'drop_tension', {}, null),
-  'tensions.reopen': tensionCommand('reopen', 'reopenTension', 'reopen_tension', {}, null),
-  'tensions.revive': tensionCommand('revive', 'reviveTension', 'revive_tension', {}, null),
-  'tensions.discard': {
-    rest: { method: 'DELETE', path: '/tensions/:id' },
-    graphql: m('discardTension', 'id: $id', PAYLOAD, '$id: ID!', { id: GHOST_ID }),
-    mcp: { tool: 'discard_tension', args: { id: GHOST_ID } },
-  },
+  ...TENSION_COMMAND_SURFACES,
   'actors.list': {
     rest: { method: 'GET', path: '/actors' },
     graphql: q('actors', '', '{ data { id } }'),

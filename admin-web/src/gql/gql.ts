@@ -52,7 +52,7 @@ type Documents = {
     "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.DropTensionDocument,
     "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReopenTensionDocument,
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviveTensionDocument,
-    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
+    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
     "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionsDocument,
     "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": typeof types.UserDocument,
     "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": typeof types.UpdateUserDocument,
@@ -102,7 +102,7 @@ const documents: Documents = {
     "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.DropTensionDocument,
     "\n  mutation ReopenTension($id: ID!, $expectedVersion: Int) {\n    reopenTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReopenTensionDocument,
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviveTensionDocument,
-    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n": types.DiscardTensionDocument,
+    "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": types.DiscardTensionDocument,
     "\n  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": types.TensionsDocument,
     "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": types.UserDocument,
     "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": types.UpdateUserDocument,
@@ -283,7 +283,7 @@ export function graphql(source: "\n  mutation ReviveTension($id: ID!, $expectedV
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n"): (typeof documents)["\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }\n  }\n"];
+export function graphql(source: "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n"): (typeof documents)["\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

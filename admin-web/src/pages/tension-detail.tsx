@@ -52,7 +52,7 @@ const ReviveDocument = graphql(`
 `);
 const DiscardDocument = graphql(`
   mutation DiscardTension($id: ID!, $expectedVersion: Int) {
-    discardTension(id: $id, expectedVersion: $expectedVersion) { event { version } }
+    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }
   }
 `);
 

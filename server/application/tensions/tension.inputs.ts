@@ -4,44 +4,62 @@ import { cursorParam } from '../paging.js';
 
 const codePoints = (s: string) => [...s].length;
 
+// Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
+// the OpenAPI document, the GraphQL inputs and the MCP tool schemas are generated from these.
+// `.meta` states bounds that a refinement checks (JSON Schema counts code points, as the refinement does).
+
 export const tensionName = z
   .string()
   .transform((s) => s.trim())
   .refine((s) => codePoints(s) >= 1, 'must not be empty')
-  .refine((s) => codePoints(s) <= 200, 'must be at most 200 characters');
+  .refine((s) => codePoints(s) <= 200, 'must be at most 200 characters')
+  .meta({ minLength: 1, maxLength: 200 });
 
 export const tensionText = z
   .string()
   .refine((s) => codePoints(s) <= 10_000, 'must be at most 10000 characters')
+  .meta({ maxLength: 10_000 })
   .nullable();
 
 export const tensionScore = z.number().int().min(1).max(10);
 export const uuid = z.uuid({ message: 'must be a UUID' });
-export const expectedVersion = z.number().int().min(0).nullish().transform((v) => v ?? undefined);
+export const expectedVersion = z
+  .number()
+  .int()
+  .min(0)
+  .max(2_147_483_647)
+  .nullish()
+  .transform((v) => v ?? undefined)
+  .describe('Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read).');
 
 /** An integer from a query string ("20") or a GraphQL Int (20). */
 export const intParam = (min: number, max: number) =>
   z.union([z.number(), z.string().regex(/^\d+$/, 'must be an integer').transform(Number)]).pipe(z.number().int().min(min).max(max));
 
+const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
+const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
+
 export const senseTensionInput = z.strictObject({
-  name: tensionName,
-  actorId: uuid,
-  currentContext: tensionText.optional(),
-  potentialFuture: tensionText.optional(),
-  score: tensionScore.optional(),
-  leadUserId: uuid.nullable().optional(),
-  expectedVersion,
+  name: tensionName.describe('A short name, 1-200 characters (trimmed).'),
+  actorId: uuid.describe('The actor who experiences the tension (a UUID, from the actors list).'),
+  currentContext,
+  potentialFuture,
+  score: tensionScore.optional().describe('How strongly it is felt, an integer 1-10; 5 when omitted.'),
+  leadUserId: uuid.nullable().optional().describe('The user who leads it (a UUID of an active user); omitted or null: no lead.'),
 });
-export const renameTensionInput = z.strictObject({ name: tensionName, expectedVersion });
-export const rescoreTensionInput = z.strictObject({ score: tensionScore, expectedVersion });
+export const renameTensionInput = z.strictObject({ name: tensionName.describe('The new name, 1-200 characters (trimmed).'), expectedVersion });
+export const rescoreTensionInput = z.strictObject({ score: tensionScore.describe('The new score, an integer 1-10.'), expectedVersion });
 export const reviseTensionContextInput = z
-  .strictObject({ currentContext: tensionText.optional(), potentialFuture: tensionText.optional(), expectedVersion })
+  .strictObject({ currentContext, potentialFuture, expectedVersion })
   .refine((v) => v.currentContext !== undefined || v.potentialFuture !== undefined, {
     message: 'give currentContext, potentialFuture or both',
     path: ['currentContext'],
   });
-export const setTensionLeadInput = z.strictObject({ leadUserId: uuid.nullable(), expectedVersion });
-export const reassignTensionInput = z.strictObject({ actorId: uuid, expectedVersion });
+export const setTensionLeadInput = z.strictObject({
+  leadUserId: uuid.nullable().describe('The new lead (a UUID of an active user), or null to unassign the lead. Required.'),
+  expectedVersion,
+});
+export const reassignTensionInput = z.strictObject({ actorId: uuid.describe('The actor the tension moves to (a UUID).'), expectedVersion });
 /** resolve, drop, reopen, revive and discard: no fields but the optional expectedVersion */
 export const lifecycleInput = z.strictObject({ expectedVersion });
 
@@ -106,6 +124,8 @@ export const historyEntryOutput = z.object({
 });
 
 export const commandResultOutput = z.object({ tension: tensionOutput.nullable(), event: historyEntryOutput.nullable() });
+/** sense always creates: its answer has both */
+export const senseResultOutput = z.object({ tension: tensionOutput, event: historyEntryOutput });
 export const tensionPageOutput = z.object({ data: z.array(tensionOutput), nextCursor: z.string().nullable() });
 export const historyPageOutput = z.object({ data: z.array(historyEntryOutput), nextCursor: z.string().nullable() });
 export const rebuildReportOutput = z.object({

@@ -122,7 +122,7 @@ describe('GraphQL', () => {
     expect(history.body.data.tensionHistory.data.map((e: { version: number }) => e.version)).toEqual([6, 5]);
     expect(history.body.data.tensionHistory.nextCursor).toEqual(expect.any(String));
 
-    const discard = await c.gql(`mutation($id: ID!) { discardTension(id: $id, expectedVersion: 6) { tension { id } event { type summary } } }`, { id });
+    const discard = await c.gql(`mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 6 }) { tension { id } event { type summary } } }`, { id });
     expect(discard.body.data.discardTension).toEqual({ tension: null, event: { type: 'TensionDiscarded', summary: 'Discarded' } });
     const gone = await c.gql(`query($id: ID!) { tension(id: $id) { id } }`, { id });
     expect(gone.body.errors[0].extensions.code).toBe('NOT_FOUND');
