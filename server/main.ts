@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
+import { closeFeedHub } from './application/events/feed-hub.js';
 
 export interface RunningService {
   url: string;
@@ -110,6 +111,8 @@ export async function startService(
         }
         // Stop accepting; keep-alive sockets close as soon as they are idle (a request that began before
         // the signal finishes first); sockets still busy after the limit are cut.
+        // Open event streams and long polls end now (clients resume with Last-Event-ID elsewhere).
+        await closeFeedHub(db.orm);
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -16,6 +16,10 @@ export interface Metrics {
   rateLimited(scope: 'request' | 'login'): void;
   /** one answered HTTP request, by route template */
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
+  /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
+  feedRead(reader: 'hub' | 'catchup'): void;
+  /** the relay's lag behind the feed: events not yet published, and the age of the oldest of them */
+  relayLag(events: number, seconds: number): void;
 }
 
 interface KnexPool {
@@ -67,8 +71,21 @@ export function createMetrics(orm: MikroORM): Metrics {
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
+  const feedReads = new Counter({
+    name: 'market_feed_reads_total',
+    help: 'Reads of the event feed by the shared per-instance reader (hub) and by followers catching up (catchup).',
+    labelNames: ['reader'] as const,
+    registers: [registry],
+  });
+  const lagEvents = new Gauge({ name: 'market_feed_relay_lag_events', help: 'Events in the feed the relay has not yet published (JetStream-acknowledged).', registers: [registry] });
+  const lagSeconds = new Gauge({ name: 'market_feed_relay_lag_seconds', help: 'Age of the oldest event the relay has not yet published; 0 when caught up.', registers: [registry] });
   return {
     registry,
+    feedRead: (reader) => feedReads.inc({ reader }),
+    relayLag: (events, seconds) => {
+      lagEvents.set(events);
+      lagSeconds.set(seconds);
+    },
     tensionCommand: (command, outcome, code = '') => commands.inc({ command, outcome, code }),
     eventAppend: (seconds) => append.observe(seconds),
     loginFailure: () => loginFailures.inc(),
