@@ -53,9 +53,9 @@ export interface SseConnection {
 }
 
 /** Opens GET /events/stream and parses it as it arrives (the text/event-stream format, comments kept). */
-export async function openSse(url: string, headers: Record<string, string>): Promise<SseConnection> {
+export async function openSse(url: string, headers: Record<string, string>, init: { method?: string; body?: string } = {}): Promise<SseConnection> {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const res = await fetch(url, { ...init, headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
   const messages: SseMessage[] = [];
   const waiters = new Set<() => void>();
   let buffer = '';

@@ -196,8 +196,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   },
   'events.list': {
     rest: { method: 'GET', path: '/events' },
-    graphql: null,
-    mcp: null,
+    graphql: q('events', '', '{ data { id } nextCursor }'),
+    mcp: { tool: 'list_events', args: {} },
   },
   'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
   'me.changePassword': {

@@ -150,3 +150,63 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
   }
   return ok({ data: page.events.map(toFeedEventView), nextCursor: encodeFeedCursor(deps, page.next) });
 }
+
+/** One event as a follower receives it, with the cursor to resume after it. */
+export interface FollowedEvent {
+  cursor: string;
+  event: FeedEventView;
+}
+
+/**
+ * The feed as an async iterator (GraphQL subscriptions): the follower's events in order, until the
+ * consumer returns (client gone) or the hub closes (shutdown). Nothing is read per consumer once it
+ * is live; a slow consumer's backlog is bounded (it ends, and resumes with its last cursor).
+ */
+export async function followEvents(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<AsyncIterable<FollowedEvent>>> {
+  const prepared = await prepareFollow(deps, ctx, input);
+  if (!prepared.ok) return prepared;
+  const { after, filter } = prepared.value;
+  return ok({
+    [Symbol.asyncIterator]() {
+      const queue: FollowedEvent[] = [];
+      let ended = false;
+      let wake: (() => void) | undefined;
+      const poke = () => {
+        wake?.();
+        wake = undefined;
+      };
+      const following = feedHub(deps).follow({
+        after,
+        filter,
+        onEvents(events) {
+          for (const e of events) queue.push({ cursor: encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position }), event: toFeedEventView(e) });
+          if (queue.length > MAX_QUEUED) ended = true;
+          poke();
+        },
+        onEnd() {
+          ended = true;
+          poke();
+        },
+      });
+      const finish = (): Promise<IteratorResult<FollowedEvent>> => {
+        ended = true;
+        following.stop();
+        poke();
+        return Promise.resolve({ done: true, value: undefined });
+      };
+      return {
+        async next(): Promise<IteratorResult<FollowedEvent>> {
+          for (;;) {
+            if (queue.length && !(ended && queue.length > MAX_QUEUED)) return { done: false, value: queue.shift()! };
+            if (ended) return finish();
+            await new Promise<void>((r) => (wake = r));
+          }
+        },
+        return: finish,
+      };
+    },
+  });
+}
+
+/** A subscriber this many events behind is ended (it resumes from its last cursor). */
+const MAX_QUEUED = 10_000;
