@@ -6,5 +6,6 @@ import './users/index.js';
 import './roles/index.js';
 import './actors/index.js';
 import './tensions/index.js';
+import './events/index.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

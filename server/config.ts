@@ -79,6 +79,11 @@ const schema = z
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     CORS_ORIGINS: corsOrigins.optional(),
     TRUST_PROXY: trustProxy.optional(),
+    FEED_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+    NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a nats://, tls:// or ws(s):// URL (comma-separate several)').optional(),
+    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
+    NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -').default('MARKET_EVENTS'),
+    RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -123,6 +128,14 @@ export interface Config {
   corsOrigins: string[];
   /** Express `trust proxy`: hops to trust, or the proxies' addresses/CIDRs */
   trustProxy: number | string[];
+  /** how often an open event stream (SSE) sends a comment line, so proxies keep it open */
+  feedHeartbeatMs: number;
+  /** the in-process relay to NATS JetStream runs when set (SPEC §10) */
+  natsUrl: string | undefined;
+  natsSubjectPrefix: string;
+  natsStream: string;
+  /** how long a relay's lease lasts without renewal; a standby takes over after it expires */
+  relayLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -167,5 +180,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
     corsOrigins: e.CORS_ORIGINS ?? [],
     trustProxy: e.TRUST_PROXY ?? ['loopback'],
+    feedHeartbeatMs: e.FEED_HEARTBEAT_MS,
+    natsUrl: e.NATS_URL,
+    natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
+    natsStream: e.NATS_STREAM,
+    relayLeaseMs: e.RELAY_LEASE_MS,
   };
 }

@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
+import { closeFeedHub } from './application/events/feed-hub.js';
 
 export interface RunningService {
   url: string;
@@ -83,6 +84,13 @@ export async function startService(
   const sweeper = setInterval(() => void housekeeping(), HOUSEKEEPING_MS);
   sweeper.unref();
 
+  // The in-process relay (NATS_URL set): one of the instances holds the lease and publishes, the others stand by.
+  const relay = config.natsUrl
+    ? await (await import('./relay/nats-relay.js')).startNatsRelay({
+        orm: db.orm, logger, natsUrl: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, stream: config.natsStream, leaseMs: config.relayLeaseMs,
+      })
+    : undefined;
+
   let draining = false;
   const health: Health = { draining: () => draining, schemaCurrent };
   const app = buildApp(deps, { ...appOptions, health });
@@ -110,6 +118,9 @@ export async function startService(
         }
         // Stop accepting; keep-alive sockets close as soon as they are idle (a request that began before
         // the signal finishes first); sockets still busy after the limit are cut.
+        await relay?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the relay failed'));
+        // Open event streams and long polls end now (clients resume with Last-Event-ID elsewhere).
+        await closeFeedHub(db.orm);
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -16,6 +16,8 @@ export interface Metrics {
   rateLimited(scope: 'request' | 'login'): void;
   /** one answered HTTP request, by route template */
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
+  /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
+  feedRead(reader: 'hub' | 'catchup'): void;
 }
 
 interface KnexPool {
@@ -67,8 +69,48 @@ export function createMetrics(orm: MikroORM): Metrics {
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
+  const feedReads = new Counter({
+    name: 'market_feed_reads_total',
+    help: 'Reads of the event feed by the shared per-instance reader (hub) and by followers catching up (catchup).',
+    labelNames: ['reader'] as const,
+    registers: [registry],
+  });
+  // Read from the relays' checkpoints at scrape time, so every instance reports it, wherever the relay runs.
+  const relayLag = async (): Promise<{ name: string; events: number; seconds: number }[]> => {
+    try {
+      return await orm.em.fork().execute(
+        `select r.name, count(e.position)::int as events,
+                coalesce(extract(epoch from clock_timestamp() - min(e.occurred_at)), 0)::float8 as seconds
+         from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position)
+         group by r.name`,
+      );
+    } catch {
+      return []; // the schema predates the feed (MIGRATE_ON_START=false), or the database is away
+    }
+  };
+  new Gauge({
+    name: 'market_feed_relay_lag_events',
+    help: 'Events in the feed the relay has not yet published (acknowledged by JetStream), by relay.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await relayLag()) this.set({ relay: r.name }, r.events);
+    },
+  });
+  new Gauge({
+    name: 'market_feed_relay_lag_seconds',
+    help: 'Age of the oldest event the relay has not yet published; 0 when caught up. By relay.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await relayLag()) this.set({ relay: r.name }, r.seconds);
+    },
+  });
   return {
     registry,
+    feedRead: (reader) => feedReads.inc({ reader }),
     tensionCommand: (command, outcome, code = '') => commands.inc({ command, outcome, code }),
     eventAppend: (seconds) => append.observe(seconds),
     loginFailure: () => loginFailures.inc(),

@@ -40,6 +40,7 @@ export const OPERATION_PERMISSIONS = {
   'roles.delete': 'roles:write',
   'permissions.list': 'roles:read',
   'projections.rebuild': 'projections:rebuild',
+  'events.list': 'events:read',
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,

@@ -31,6 +31,12 @@ export const commands: CliCommand[] = [
     load: async () => (await import('../mcp/stdio.js')).runMcp,
   },
   {
+    name: 'relay',
+    usage: 'relay nats',
+    summary: 'relay every event to NATS JetStream (NATS_URL, NATS_SUBJECT_PREFIX, NATS_STREAM); one active per database',
+    load: async () => (await import('./relay.command.js')).runRelay,
+  },
+  {
     name: 'export',
     usage: 'export [--out FILE]',
     summary: 'write a portable NDJSON dump (users, keys, roles, actors, every event) to FILE or stdout',

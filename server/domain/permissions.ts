@@ -12,6 +12,7 @@ export const PERMISSION_CATALOGUE = [
   'roles:read',
   'roles:write',
   'projections:rebuild',
+  'events:read',
 ] as const;
 
 export type Permission = (typeof PERMISSION_CATALOGUE)[number];

@@ -4,6 +4,7 @@ import { ok } from '../domain/errors.js';
 import { expandGrants } from '../domain/permissions.js';
 import { defineTool, type ToolDef } from './tool.js';
 import { TENSION_TOOLS } from './tension.tools.js';
+import { EVENT_TOOLS } from './events.tools.js';
 
 const whoami = defineTool({
   name: 'whoami',
@@ -27,4 +28,4 @@ const whoami = defineTool({
     }),
 });
 
-export const TOOLS: ToolDef[] = [whoami, ...TENSION_TOOLS];
+export const TOOLS: ToolDef[] = [whoami, ...TENSION_TOOLS, ...EVENT_TOOLS];

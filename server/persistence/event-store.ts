@@ -223,3 +223,64 @@ export async function streamsMovedOn(em: EntityManager, streamType: string, last
   );
   return rows.map((r) => r.stream_id);
 }
+
+/** What a feed reader may narrow to; the cursor still moves over the events it skips. */
+export interface FeedFilter {
+  types?: string[];
+  streamId?: string;
+}
+
+/** Orders two feed cursors (transaction ids compared as 64-bit numbers). */
+export function compareFeedCursors(a: FeedCursor, b: FeedCursor): number {
+  const ta = BigInt(a.transactionId);
+  const tb = BigInt(b.transactionId);
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.position - b.position;
+}
+
+/**
+ * `readAll` with filters, in one statement (one snapshot, one horizon). When the page is not full, the
+ * returned `next` moves on to the last visible event of the whole feed, so a filtered follower does not
+ * scan the same unmatched events again; everything it skips that way is visible and did not match.
+ */
+export async function readFeed(em: EntityManager, after: FeedCursor, limit: number, filter: FeedFilter = {}): Promise<FeedPage> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.types?.length) {
+    where.push('and type = any(?::text[])');
+    params.push(`{${filter.types.map((t) => `"${t}"`).join(',')}}`);
+  }
+  if (filter.streamId) {
+    where.push('and stream_id = ?::uuid');
+    params.push(filter.streamId);
+  }
+  const [row]: { page: (EventRow & { transaction_id: string })[]; tail_tid: string | null; tail_pos: string | null }[] = await em.execute(
+    `with h as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as x),
+     page as (
+       select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
+              transaction_id::text as transaction_id
+       from domain_events, h
+       where transaction_id < h.x and (transaction_id, position) > (?::text::xid8, ?::bigint) ${where.join(' ')}
+       order by transaction_id, position
+       limit ?),
+     tail as (
+       select transaction_id, position from domain_events, h where transaction_id < h.x
+       order by transaction_id desc, position desc limit 1)
+     select (select coalesce(json_agg(p order by p.transaction_id::xid8, p.position), '[]'::json) from page p) as page,
+            (select transaction_id::text from tail) as tail_tid, (select position from tail) as tail_pos`,
+    [after.transactionId, after.position, ...params, limit],
+  );
+  const events = row.page.map((r) => ({ ...toStoredEvent(r), transactionId: r.transaction_id }));
+  const last = events[events.length - 1];
+  let next: FeedCursor = last ? { transactionId: last.transactionId, position: last.position } : after;
+  if ((events.length === 0 || events.length < limit) && row.tail_tid !== null) {
+    const tail = { transactionId: row.tail_tid, position: Number(row.tail_pos) };
+    if (compareFeedCursors(tail, next) > 0) next = tail;
+  }
+  return { events, next };
+}
+
+/** The cursor of the last visible event (FEED_START on an empty store): `after=now`. */
+export async function feedHead(em: EntityManager): Promise<FeedCursor> {
+  return (await readFeed(em, FEED_START, 0)).next;
+}

@@ -11,6 +11,7 @@ import { rolesRoutes } from './roles.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
+import { eventsRoutes } from './events.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 
 function hasBody(req: Request): boolean {
@@ -45,6 +46,7 @@ export function restRouter(deps: Deps): Router {
   router.use(rolesRoutes(deps));
   router.use(actorsRoutes(deps));
   router.use(tensionsRoutes(deps));
+  router.use(eventsRoutes(deps));
   router.use((req: Request, res: Response) => {
     sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId);
   });

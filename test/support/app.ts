@@ -8,6 +8,7 @@ import { createLogger } from '../../server/logger.js';
 import type { Deps } from '../../server/application/context.js';
 import { bootstrap } from '../../server/persistence/bootstrap.js';
 import { createMetrics } from '../../server/metrics.js';
+import { closeFeedHub } from '../../server/application/events/feed-hub.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const ADMIN = { email: 'admin@test.example', password: 'admin-password-123' };
@@ -48,6 +49,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     db,
     em: () => db.orm.em.fork(),
     async close() {
+      await closeFeedHub(db.orm);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

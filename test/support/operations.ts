@@ -190,6 +190,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('rebuildTensionProjection', 'dryRun: true', '{ streams }', '', {}),
     mcp: null,
   },
+  'events.list': {
+    rest: { method: 'GET', path: '/events' },
+    graphql: q('events', '', '{ data { id } nextCursor }'),
+    mcp: { tool: 'list_events', args: {} },
+  },
   'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
   'me.changePassword': {
     rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },
@@ -231,6 +236,7 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
   { method: 'GET', path: '/docs', why: 'public: the API description, readable' },
+  { method: 'GET', path: '/events/stream', why: 'events.list as a never-ending stream (SSE): its 401/403/let-in are asserted in test/int/events/stream.int.test.ts' },
 ] as const;
 
 /** GraphQL fields that belong to no permission-table entry. */

@@ -1,0 +1,212 @@
+// The event feed (SPEC §10): every committed event in feed order, paged by opaque signed cursors, with an
+// optional long poll (`wait`) woken by the instance's feed hub. Permission `events:read`.
+import { z } from 'zod';
+import { ok, validationFailed, type Result } from '../../domain/errors.js';
+import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
+import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter } from '../../persistence/event-store.js';
+import { reader } from '../../persistence/transaction.js';
+import { authorize } from '../authorize.js';
+import type { Ctx, Deps } from '../context.js';
+import { cursorParam, decodeCursor, encodeCursor, uuidSchema } from '../paging.js';
+import { parseInput } from '../validate.js';
+import { feedHub, type FeedEvent } from './feed-hub.js';
+
+/** Every event type the service writes: `types` must name some of these. */
+export const KNOWN_EVENT_TYPES: readonly string[] = [...TENSION_EVENT_TYPES];
+
+export const FEED_LIMIT_MAX = 1000;
+export const FEED_WAIT_MAX_SECONDS = 30;
+
+const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
+const XID8_MAX = 18446744073709551615n;
+
+/** A cursor's key: the writing transaction's id (xid8 as decimal text) and the position. */
+export const feedCursorKey = z.strictObject({
+  // one refinement: zod runs every check of a schema, so BigInt must never see text the pattern refused
+  t: z.string().refine((s) => /^(0|[1-9]\d{0,19})$/.test(s) && BigInt(s) <= XID8_MAX),
+  p: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+});
+
+const typesSchema = z.preprocess(
+  (v) => {
+    const b = blankToUndefined(v);
+    if (typeof b === 'string') return b.split(',').map((s) => s.trim()).filter(Boolean);
+    return b;
+  },
+  z
+    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }))
+    .max(KNOWN_EVENT_TYPES.length * 2)
+    .optional(),
+);
+
+/** The filters and start point every face takes (REST, SSE, GraphQL, MCP). */
+export const feedFollowQuery = z.object({
+  after: z.preprocess(blankToUndefined, cursorParam.optional()),
+  types: typesSchema,
+  streamId: z.preprocess(blankToUndefined, uuidSchema.optional()),
+});
+
+export const listEventsQuery = feedFollowQuery.extend({
+  limit: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(FEED_LIMIT_MAX).default(100)),
+  wait: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0)),
+});
+
+/** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */
+export interface FeedEventView {
+  position: number;
+  id: string;
+  streamType: string;
+  streamId: string;
+  version: number;
+  type: string;
+  schemaVersion: number;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  occurredAt: string;
+}
+
+export interface FeedPageView {
+  data: FeedEventView[];
+  nextCursor: string;
+}
+
+export function toFeedEventView(e: FeedEvent): FeedEventView {
+  const { apiKeyId: _hidden, ...metadata } = e.metadata;
+  return {
+    position: e.position,
+    id: e.id,
+    streamType: e.streamType,
+    streamId: e.streamId,
+    version: e.version,
+    type: e.type,
+    schemaVersion: e.schemaVersion,
+    data: e.data,
+    metadata,
+    occurredAt: e.occurredAt.toISOString(),
+  };
+}
+
+export function encodeFeedCursor(deps: Pick<Deps, 'sessionSecret'>, c: FeedCursor): string {
+  return encodeCursor(deps, 'events', { t: c.transactionId, p: c.position });
+}
+
+/** `after` as a feed cursor: absent = the start, `now` = the last visible event, else a cursor this feed issued. */
+export async function resolveAfter(deps: Deps, after: string | undefined): Promise<Result<FeedCursor>> {
+  if (after === undefined) return ok(FEED_START);
+  if (after === 'now') return ok(await feedHead(reader(deps.orm)));
+  const key = decodeCursor(deps, 'events', after, feedCursorKey);
+  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or `now`)' }], 'The cursor is not one this feed issued; start again without it, or with `now`.');
+  return ok({ transactionId: key.value.t, position: key.value.p });
+}
+
+export interface FeedFollow {
+  after: FeedCursor;
+  filter: FeedFilter;
+}
+
+/** Validates a follower's input (`after`, `types`, `streamId`) for SSE and subscriptions. */
+export async function prepareFollow(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<FeedFollow>> {
+  const denied = authorize(ctx, 'events.list');
+  if (denied) return denied;
+  const parsed = parseInput(feedFollowQuery, input);
+  if (!parsed.ok) return parsed;
+  const after = await resolveAfter(deps, parsed.value.after);
+  if (!after.ok) return after;
+  return ok({ after: after.value, filter: { types: parsed.value.types, streamId: parsed.value.streamId } });
+}
+
+/** Waits (without a database connection) until the hub sees an event for this filter after `after`, or the time is up. */
+function waitForEvents(deps: Deps, after: FeedCursor, filter: FeedFilter, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      following.stop();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const following = feedHub(deps).follow({ after, filter, onEvents: done, onEnd: done });
+    signal?.addEventListener('abort', done);
+    if (signal?.aborted) done();
+  });
+}
+
+export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: AbortSignal): Promise<Result<FeedPageView>> {
+  const denied = authorize(ctx, 'events.list');
+  if (denied) return denied;
+  const parsed = parseInput(listEventsQuery, query);
+  if (!parsed.ok) return parsed;
+  const q = parsed.value;
+  const after = await resolveAfter(deps, q.after);
+  if (!after.ok) return after;
+  const filter: FeedFilter = { types: q.types, streamId: q.streamId };
+  let page = await readFeed(reader(deps.orm), after.value, q.limit, filter);
+  if (page.events.length === 0 && q.wait > 0 && !signal?.aborted) {
+    await waitForEvents(deps, page.next, filter, q.wait * 1000, signal);
+    if (!signal?.aborted) page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
+  }
+  return ok({ data: page.events.map(toFeedEventView), nextCursor: encodeFeedCursor(deps, page.next) });
+}
+
+/** One event as a follower receives it, with the cursor to resume after it. */
+export interface FollowedEvent {
+  cursor: string;
+  event: FeedEventView;
+}
+
+/**
+ * The feed as an async iterator (GraphQL subscriptions): the follower's events in order, until the
+ * consumer returns (client gone) or the hub closes (shutdown). Nothing is read per consumer once it
+ * is live; a slow consumer's backlog is bounded (it ends, and resumes with its last cursor).
+ */
+export async function followEvents(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<AsyncIterable<FollowedEvent>>> {
+  const prepared = await prepareFollow(deps, ctx, input);
+  if (!prepared.ok) return prepared;
+  const { after, filter } = prepared.value;
+  return ok({
+    [Symbol.asyncIterator]() {
+      const queue: FollowedEvent[] = [];
+      let ended = false;
+      let wake: (() => void) | undefined;
+      const poke = () => {
+        wake?.();
+        wake = undefined;
+      };
+      const following = feedHub(deps).follow({
+        after,
+        filter,
+        onEvents(events) {
+          for (const e of events) queue.push({ cursor: encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position }), event: toFeedEventView(e) });
+          if (queue.length > MAX_QUEUED) ended = true;
+          poke();
+        },
+        onEnd() {
+          ended = true;
+          poke();
+        },
+      });
+      const finish = (): Promise<IteratorResult<FollowedEvent>> => {
+        ended = true;
+        following.stop();
+        poke();
+        return Promise.resolve({ done: true, value: undefined });
+      };
+      return {
+        async next(): Promise<IteratorResult<FollowedEvent>> {
+          for (;;) {
+            if (queue.length && !(ended && queue.length > MAX_QUEUED)) return { done: false, value: queue.shift()! };
+            if (ended) return finish();
+            await new Promise<void>((r) => (wake = r));
+          }
+        },
+        return: finish,
+      };
+    },
+  });
+}
+
+/** A subscriber this many events behind is ended (it resumes from its last cursor). */
+const MAX_QUEUED = 10_000;

@@ -1,0 +1,241 @@
+// One feed reader per instance: it reads the global feed when a commit is notified (or, without LISTEN,
+// at a short polling interval while anyone follows) and fans the events out in process to every
+// follower (SSE streams, GraphQL subscriptions, long polls), each with its own filters and cursor.
+// A follower behind the reader catches up with reads of its own, then joins; no follower holds a
+// database connection while it waits.
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../../logger.js';
+import type { Deps } from '../context.js';
+import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
+import { listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
+
+export type FeedEvent = StoredEvent & { transactionId: string };
+
+export interface FollowOptions {
+  after: FeedCursor;
+  filter: FeedFilter;
+  /** events in feed order, each after the follower's cursor and matching its filter; `next` is its new cursor */
+  onEvents(events: FeedEvent[], next: FeedCursor): void;
+  /** the hub is closing (shutdown) or a catch-up read failed */
+  onEnd?(err?: unknown): void;
+}
+
+export interface Following {
+  stop(): void;
+}
+
+export interface HubOptions {
+  /** how often to read while followed and no LISTEN connection is up (embedded database) */
+  pollMs?: number;
+  /** counts every feed read, by who made it (tests prove the sharing with it) */
+  onRead?: (reader: 'hub' | 'catchup') => void;
+}
+
+const PAGE = 1000;
+const CATCH_UP_PAGE = 500;
+/** After a wake-up that showed nothing (a commit still above an older in-flight transaction), re-read this soon, then slower. */
+const RETRY_FIRST_MS = 25;
+const RETRY_MAX_MS = 1_000;
+const RETRY_FOR_MS = 30_000;
+
+interface Follower extends FollowOptions {
+  cursor: FeedCursor;
+  live: boolean;
+  stopped: boolean;
+}
+
+export function matches(event: FeedEvent, filter: FeedFilter): boolean {
+  if (filter.types?.length && !filter.types.includes(event.type)) return false;
+  if (filter.streamId && event.streamId !== filter.streamId) return false;
+  return true;
+}
+
+const cursorOf = (e: FeedEvent): FeedCursor => ({ transactionId: e.transactionId, position: e.position });
+
+export class FeedHub {
+  private cursor: FeedCursor | undefined;
+  private readonly followers = new Set<Follower>();
+  private reading = false;
+  private again = false;
+  private closed = false;
+  private retryUntil = 0;
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly listener: FeedListener;
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly logger: Logger | undefined,
+    private readonly opts: HubOptions = {},
+  ) {
+    this.pollMs = opts.pollMs ?? 100;
+    this.listener = listenForCommits(orm, () => this.notified(), logger);
+  }
+
+  /** Followers right now (live or catching up). */
+  get size(): number {
+    return this.followers.size;
+  }
+
+  follow(opts: FollowOptions): Following {
+    const f: Follower = { ...opts, cursor: opts.after, live: false, stopped: false };
+    if (this.closed) {
+      queueMicrotask(() => opts.onEnd?.());
+      return { stop: () => undefined };
+    }
+    this.followers.add(f);
+    this.ensurePolling();
+    void this.catchUp(f);
+    return {
+      stop: () => {
+        f.stopped = true;
+        this.followers.delete(f);
+      },
+    };
+  }
+
+  /** Ends every follower (their onEnd runs) and the LISTEN connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pollTimer);
+    for (const f of this.followers) {
+      f.stopped = true;
+      f.onEnd?.();
+    }
+    this.followers.clear();
+    await this.listener.close();
+  }
+
+  /** Reads on its own until it reaches the hub's cursor, then joins the live fan-out (decided without an await in between). */
+  private async catchUp(f: Follower): Promise<void> {
+    try {
+      for (;;) {
+        if (f.stopped) return;
+        if (this.cursor === undefined) this.cursor = f.cursor;
+        if (compareFeedCursors(f.cursor, this.cursor) >= 0) {
+          f.live = true;
+          // The hub may be behind this follower: read now rather than at the next wake-up.
+          this.wake();
+          return;
+        }
+        this.opts.onRead?.('catchup');
+        const page = await readFeed(this.orm.em.fork() as EntityManager, f.cursor, CATCH_UP_PAGE, f.filter);
+        if (f.stopped) return;
+        f.cursor = page.next;
+        if (page.events.length) f.onEvents(page.events, page.next);
+      }
+    } catch (err) {
+      this.logger?.warn({ err }, 'feed: a follower could not catch up');
+      f.stopped = true;
+      this.followers.delete(f);
+      f.onEnd?.(err);
+    }
+  }
+
+  private notified(): void {
+    this.retryUntil = Date.now() + RETRY_FOR_MS;
+    this.retryMs = RETRY_FIRST_MS;
+    this.wake();
+  }
+
+  private ensurePolling(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setInterval(() => {
+      if (this.followers.size === 0) {
+        clearInterval(this.pollTimer);
+        this.pollTimer = undefined;
+        return;
+      }
+      if (!this.listener.listening()) this.wake();
+    }, this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  /** Reads until nothing is left (coalescing wake-ups that arrive meanwhile) and fans out. */
+  wake(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    if (this.followers.size === 0 || this.cursor === undefined) {
+      // Nobody follows: the next follower sets the cursor.
+      this.cursor = undefined;
+      return;
+    }
+    this.reading = true;
+    void (async () => {
+      let sawEvents = false;
+      try {
+        do {
+          this.again = false;
+          const from: FeedCursor = this.cursor!;
+          this.opts.onRead?.('hub');
+          const page = await readFeed(this.orm.em.fork() as EntityManager, from, PAGE);
+          if (this.closed) return;
+          this.cursor = page.next;
+          if (page.events.length) sawEvents = true;
+          this.fanOut(page.events, page.next);
+          if (page.events.length === PAGE) this.again = true;
+        } while (this.again && !this.closed);
+      } catch (err) {
+        this.logger?.warn({ err }, 'feed: read failed; retried at the next wake-up');
+      } finally {
+        this.reading = false;
+      }
+      this.scheduleRetry(sawEvents);
+    })();
+  }
+
+  /** A commit was notified but nothing new is visible yet (an older transaction is still in flight): look again soon. */
+  private scheduleRetry(sawEvents: boolean): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (sawEvents) {
+      this.retryUntil = 0;
+      return;
+    }
+    if (Date.now() >= this.retryUntil || this.closed) return;
+    this.retryTimer = setTimeout(() => this.wake(), this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
+
+  private fanOut(events: FeedEvent[], next: FeedCursor): void {
+    for (const f of this.followers) {
+      if (!f.live || f.stopped) continue;
+      const mine = events.filter((e) => compareFeedCursors(cursorOf(e), f.cursor) > 0 && matches(e, f.filter));
+      if (compareFeedCursors(next, f.cursor) > 0) f.cursor = next;
+      if (mine.length) {
+        try {
+          f.onEvents(mine, f.cursor);
+        } catch (err) {
+          this.logger?.warn({ err }, 'feed: a follower failed');
+        }
+      }
+    }
+  }
+}
+
+const hubs = new WeakMap<MikroORM, FeedHub>();
+
+/** The instance's hub for this database, made on first use. */
+export function feedHub(deps: Pick<Deps, 'orm' | 'logger' | 'metrics'>): FeedHub {
+  let hub = hubs.get(deps.orm);
+  if (!hub) {
+    hub = new FeedHub(deps.orm, deps.logger, { onRead: (r) => deps.metrics.feedRead(r) });
+    hubs.set(deps.orm, hub);
+  }
+  return hub;
+}
+
+/** Shutdown: ends open streams and the LISTEN connection (before the database closes). */
+export async function closeFeedHub(orm: MikroORM): Promise<void> {
+  const hub = hubs.get(orm);
+  if (!hub) return;
+  hubs.delete(orm);
+  await hub.close();
+}

@@ -1,0 +1,88 @@
+// Wake-ups for feed readers: one dedicated LISTEN connection per instance on channel `market_events`
+// (notified by the append trigger when a transaction that appended events commits). The connection
+// proves it hears notifications (it notifies itself through the pool) before the caller stops polling:
+// the embedded database's socket accepts LISTEN but delivers nothing between connections.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../logger.js';
+
+export const FEED_CHANNEL = 'market_events';
+
+interface RawConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): void;
+  on(event: 'error' | 'end', cb: (err?: Error) => void): void;
+  removeAllListeners(): void;
+}
+
+export interface FeedListener {
+  /** false while no LISTEN connection is up (embedded database, or reconnecting): poll instead */
+  listening(): boolean;
+  close(): Promise<void>;
+}
+
+const RECONNECT_MS = 2_000;
+
+/**
+ * Listens outside the pool (a raw connection the pool never hands out), reconnecting after a drop.
+ * `onWake` runs on every notification, and once after each (re)connect, for what was missed meanwhile.
+ */
+export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Logger): FeedListener {
+  const knex = orm.em.getConnection().getKnex();
+  let conn: RawConnection | null = null;
+  /** the LISTEN connection heard its own probe: notifications really arrive */
+  let heard = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const drop = (c: RawConnection) => {
+    c.removeAllListeners();
+    void knex.client.destroyRawConnection(c).catch(() => undefined);
+  };
+  const connect = async () => {
+    retry = undefined;
+    if (closed) return;
+    try {
+      const c = (await knex.client.acquireRawConnection()) as RawConnection;
+      if (closed) return drop(c);
+      const probe = `probe-${Math.random().toString(36).slice(2)}`;
+      c.on('notification', (n: { channel: string; payload?: string }) => {
+        if (n.channel !== FEED_CHANNEL) return;
+        if (n.payload === probe) heard = true;
+        onWake();
+      });
+      const lost = (err?: Error) => {
+        if (conn !== c) return;
+        conn = null;
+        heard = false;
+        drop(c);
+        if (!closed) {
+          logger?.warn({ err }, 'feed: LISTEN connection lost; polling until it is back');
+          retry = setTimeout(() => void connect(), RECONNECT_MS);
+        }
+      };
+      c.on('error', lost);
+      c.on('end', lost);
+      await c.query(`listen ${FEED_CHANNEL}`);
+      conn = c;
+      await orm.em.fork().execute(`select pg_notify('${FEED_CHANNEL}', ?)`, [probe]);
+      onWake();
+    } catch (err) {
+      logger?.warn({ err }, 'feed: cannot LISTEN; polling until it can');
+      if (!closed) retry = setTimeout(() => void connect(), RECONNECT_MS);
+    }
+  };
+  void connect();
+  return {
+    listening: () => conn !== null && heard,
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = conn;
+      conn = null;
+      if (c) {
+        c.removeAllListeners();
+        await knex.client.destroyRawConnection(c).catch(() => undefined);
+      }
+    },
+  };
+}

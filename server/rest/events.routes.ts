@@ -1,0 +1,66 @@
+// REST: the event feed (SPEC §10): GET /events (pages, long poll) and GET /events/stream (Server-Sent Events).
+import { Router, type Request, type Response } from 'express';
+import type { Deps } from '../application/context.js';
+import { encodeFeedCursor, listEvents, prepareFollow, toFeedEventView } from '../application/events/events.js';
+import { feedHub } from '../application/events/feed-hub.js';
+import { handle, restCtx } from './handle.js';
+import { sendProblem } from './problem.js';
+
+/** A subscriber this far behind (bytes not yet taken by its socket) is ended; it resumes with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+export function eventsRoutes(deps: Deps): Router {
+  const router = Router();
+  router.get(
+    '/events',
+    handle(deps, (d, ctx, req) => {
+      const aborted = new AbortController();
+      req.socket.once('close', () => aborted.abort());
+      return listEvents(d, ctx, req.query, aborted.signal);
+    }),
+  );
+  router.get('/events/stream', (req, res, next) => void stream(deps, req, res).catch(next));
+  return router;
+}
+
+async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
+  const lastEventId = req.get('last-event-id');
+  const input = { ...req.query, ...(lastEventId ? { after: lastEventId } : {}) };
+  const follow = await prepareFollow(deps, restCtx(req), input);
+  if (!follow.ok) return sendProblem(res, follow, req.requestId);
+
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  // no-transform: no compression layer may buffer the stream
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  res.write(': connected\n\n');
+
+  let open = true;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    following.stop();
+    res.end();
+  };
+  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.config.feedHeartbeatMs);
+  const following = feedHub(deps).follow({
+    after: follow.value.after,
+    filter: follow.value.filter,
+    onEvents(events) {
+      if (!open) return;
+      let chunk = '';
+      for (const e of events) {
+        const id = encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position });
+        chunk += `id: ${id}\nevent: ${e.type}\ndata: ${JSON.stringify(toFeedEventView(e))}\n\n`;
+      }
+      res.write(chunk);
+      if (res.writableLength > MAX_BUFFERED_BYTES) end();
+    },
+    onEnd: end,
+  });
+  req.socket.once('close', end);
+  res.once('close', end);
+}

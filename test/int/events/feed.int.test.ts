@@ -1,0 +1,212 @@
+// SPEC §10: GET /api/v1/events — every committed event once, in feed order, each stream in version
+// order; opaque cursors, `after=now`, filters, the long poll, and the refusals (400, 403).
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { onPostgres } from '../../support/database.js';
+import { newActor, newTension } from '../../support/tensions.js';
+import { expectEachStreamInOrder, feedPage, type FeedEventJson } from '../../support/feed.js';
+import { encodeCursor } from '../../../server/application/paging.js';
+
+let app: TestApp;
+let writer: SeededUser;
+let reader: SeededUser;
+let c: ReturnType<typeof client>;
+let actorId: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  writer = await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*'] });
+  reader = await seedUserWithKey(app, { grants: ['events:read'] });
+  c = client(app, writer.key);
+  actorId = await newActor(c, 'Feed org');
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Follows nextCursor until a page comes back empty; returns everything seen and where it stopped. */
+async function drain(after?: string, query: Record<string, string | number> = {}) {
+  const seen: FeedEventJson[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await feedPage(app, reader.key, { ...query, after: cursor, limit: query.limit ?? 50 });
+    expect(page.nextCursor).toEqual(expect.any(String));
+    cursor = page.nextCursor;
+    if (page.data.length === 0) return { seen, cursor };
+    seen.push(...page.data);
+  }
+}
+
+describe('GET /events', () => {
+  it('answers every event in feed order with the contract shape, metadata without apiKeyId; nextCursor always present', async () => {
+    const t = await newTension(c, { name: 'Shape', actorId, score: 3 });
+    expect((await c.post(`/tensions/${t.id}/rescore`, { score: 4 })).status).toBe(200);
+    const { seen, cursor } = await drain();
+    const mine = seen.filter((e) => e.streamId === t.id);
+    expect(mine.map((e) => [e.type, e.version])).toEqual([['TensionSensed', 1], ['TensionRescored', 2]]);
+    const e = mine[1];
+    expect(Object.keys(e).sort()).toEqual(['data', 'id', 'metadata', 'occurredAt', 'position', 'schemaVersion', 'streamId', 'streamType', 'type', 'version']);
+    expect(e).toMatchObject({ streamType: 'tension', schemaVersion: 1, data: { score: 4, previousScore: 3 } });
+    expect(e.metadata).toMatchObject({ via: 'rest', actorKind: 'agent', userId: writer.userId, apiKeyName: expect.any(String) });
+    expect(e.metadata).not.toHaveProperty('apiKeyId');
+    // an empty page still names where to resume, and resuming there answers nothing new
+    const again = await feedPage(app, reader.key, { after: cursor });
+    expect(again.data).toEqual([]);
+    expect(again.nextCursor).toEqual(expect.any(String));
+  });
+
+  it('after=now answers only what comes next; types and streamId filter; the cursor moves over what they skip', async () => {
+    const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const a = await newTension(c, { name: 'A', actorId });
+    const b = await newTension(c, { name: 'B', actorId });
+    await c.post(`/tensions/${a.id}/rename`, { name: 'A2' });
+    await c.post(`/tensions/${b.id}/resolve`);
+    expect((await drain(now)).seen.map((e) => `${e.streamId === a.id ? 'a' : 'b'}:${e.type}`)).toEqual([
+      'a:TensionSensed', 'b:TensionSensed', 'a:TensionRenamed', 'b:TensionResolved',
+    ]);
+    expect((await drain(now, { types: 'TensionRenamed,TensionResolved' })).seen.map((e) => e.type)).toEqual(['TensionRenamed', 'TensionResolved']);
+    expect((await drain(now, { streamId: b.id })).seen.map((e) => e.type)).toEqual(['TensionSensed', 'TensionResolved']);
+    // a filtered page that found nothing still moves the cursor to the end of what is visible
+    const skipped = await feedPage(app, reader.key, { after: now, types: 'TensionDiscarded' });
+    expect(skipped.data).toEqual([]);
+    expect((await feedPage(app, reader.key, { after: skipped.nextCursor })).data).toEqual([]);
+  });
+
+  it('refuses bad cursors, limits, types, stream ids and waits with 400 validation_failed naming the field, before any query', async () => {
+    const forged = encodeCursor({ sessionSecret: 'another-secret-that-is-long-enough-0123456789' }, 'events', { t: '1', p: 1 });
+    const otherList = encodeCursor(app.deps, 'tensions', { t: '1', p: 1 });
+    const cases: [Record<string, string>, string][] = [
+      [{ after: 'abc' }, 'after'],
+      [{ after: forged }, 'after'],
+      [{ after: otherList }, 'after'],
+      [{ after: encodeCursor(app.deps, 'events', { t: '18446744073709551616', p: 1 }) }, 'after'],
+      [{ after: encodeCursor(app.deps, 'events', { t: '-1', p: 1 }) }, 'after'],
+      [{ after: encodeCursor(app.deps, 'events', { t: '1e5', p: 1 }) }, 'after'],
+      [{ after: encodeCursor(app.deps, 'events', { t: '1', p: -1 }) }, 'after'],
+      [{ after: encodeCursor(app.deps, 'events', { t: "1'; select 1; --", p: 1 }) }, 'after'],
+      [{ limit: '0' }, 'limit'],
+      [{ limit: '1001' }, 'limit'],
+      [{ limit: 'ten' }, 'limit'],
+      [{ types: 'TensionSensed,NoSuchEvent' }, 'types.1'],
+      [{ types: '"; drop table x' }, 'types.0'],
+      [{ streamId: 'not-a-uuid' }, 'streamId'],
+      [{ wait: '31' }, 'wait'],
+      [{ wait: '-1' }, 'wait'],
+      [{ wait: 'soon' }, 'wait'],
+    ];
+    for (const [query, path] of cases) {
+      const res = await fetch(`${app.url}/api/v1/events?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      const body = await res.json();
+      expect([res.status, body.code], JSON.stringify(query)).toEqual([400, 'validation_failed']);
+      expect(body.errors.map((e: { path: string }) => e.path), JSON.stringify(query)).toContain(path);
+      expect(JSON.stringify(body)).not.toMatch(/select|xid8|postgres|syntax/i);
+    }
+    // a genuine cursor and the limits' edges are fine
+    for (const query of [{ limit: '1' }, { limit: '1000' }, { wait: '0' }]) expect((await feedPage(app, reader.key, query)).nextCursor).toBeTruthy();
+  });
+
+  it('needs events:read', async () => {
+    const noRead = await seedUserWithKey(app, { grants: ['tensions:read'] });
+    const res = await client(app, noRead.key).get('/events');
+    expect([res.status, res.body.code, res.body.missingPermission]).toEqual([403, 'forbidden', 'events:read']);
+    expect((await client(app).get('/events')).status).toBe(401);
+  });
+
+  it('a long poll returns as soon as an event commits (woken, not timed out), and an empty page when the time is up', async () => {
+    const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const polling = feedPage(app, reader.key, { after: now, wait: 30 });
+    // the poll is parked in the hub (not a query loop) before the write
+    await new Promise((r) => setTimeout(r, 300));
+    const t = await newTension(c, { name: 'Wakes the poll', actorId });
+    const page = await polling;
+    expect(page.data.map((e) => e.streamId)).toEqual([t.id]);
+    // nothing comes: the poll answers an empty page with a cursor after the wait
+    const quiet = await feedPage(app, reader.key, { after: page.nextCursor, wait: 1 });
+    expect(quiet.data).toEqual([]);
+    expect(quiet.nextCursor).toEqual(expect.any(String));
+  });
+
+  it('a long poll filtered by type sleeps through other events and wakes on its own', async () => {
+    const t = await newTension(c, { name: 'Filtered poll', actorId });
+    const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const polling = feedPage(app, reader.key, { after: now, wait: 30, types: 'TensionResolved' });
+    await new Promise((r) => setTimeout(r, 200));
+    await c.post(`/tensions/${t.id}/rename`, { name: 'Not this one' });
+    await c.post(`/tensions/${t.id}/resolve`);
+    expect((await polling).data.map((e) => e.type)).toEqual(['TensionResolved']);
+  });
+
+  it('a follower of nextCursor gets every event exactly once, each stream in version order, while 8 writers append to 50 tensions', async () => {
+    const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push((await newTension(c, { name: `Load ${i}`, actorId, score: 1 })).id);
+    let writing = true;
+    const seen: FeedEventJson[] = [];
+    const follower = (async () => {
+      let cursor = start;
+      for (let idle = 0; idle < 2; ) {
+        const page = await feedPage(app, reader.key, { after: cursor, limit: 37, wait: writing ? 1 : 0 });
+        seen.push(...page.data);
+        cursor = page.nextCursor;
+        if (!writing && page.data.length === 0) idle++;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let n = 0; n < 25; n++) {
+          const id = ids[(w * 7 + n * 3) % ids.length];
+          const res = await c.post(`/tensions/${id}/rescore`, { score: 1 + ((w + n) % 10) });
+          expect([200, 409]).toContain(res.status);
+        }
+      }),
+    );
+    writing = false;
+    await follower;
+    const [{ n }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+    const mine = seen.filter((e) => ids.includes(e.streamId));
+    expect(new Set(seen.map((e) => e.id)).size, 'no event twice').toBe(seen.length);
+    expect(mine.length, 'every event of the 50 tensions').toBe(n);
+    expectEachStreamInOrder(mine);
+  });
+
+  it.skipIf(!onPostgres)('a transaction held open while later ones commit: no follower sees the later events first, none skips the held one', async () => {
+    // PostgreSQL only: the embedded database runs one transaction at a time, so nothing can be held open across others.
+    const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const held = new pg.Client({ connectionString: app.db.url });
+    await held.connect();
+    const heldStream = randomUUID();
+    try {
+      await held.query('begin');
+      // A lower transaction id than every write below, committed last. (Straight into the store: a stream without a projection row is enough here.)
+      await held.query(
+        `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+         values ($1, 'tension', $2, 1, 'TensionSensed', 1, '{}', '{"via":"cli","actorKind":"system"}', now())`,
+        [randomUUID(), heldStream],
+      );
+      const later: string[] = [];
+      for (let i = 0; i < 3; i++) later.push((await newTension(c, { name: `Later ${i}`, actorId })).id);
+      // committed, but above the held transaction: invisible, and the cursor does not move past them
+      const blocked = await feedPage(app, reader.key, { after: start });
+      expect(blocked.data.filter((e) => later.includes(e.streamId))).toEqual([]);
+      // a long poll from there wakes only once the held one commits, and sees it first
+      const polling = feedPage(app, reader.key, { after: blocked.nextCursor, wait: 30 });
+      await new Promise((r) => setTimeout(r, 300));
+      await held.query('commit');
+      const woken = await polling;
+      const seen = woken.data;
+      let cursor = woken.nextCursor;
+      for (;;) {
+        const page = await feedPage(app, reader.key, { after: cursor });
+        if (!page.data.length) break;
+        seen.push(...page.data);
+        cursor = page.nextCursor;
+      }
+      expect(seen.map((e) => e.streamId)).toEqual([heldStream, ...later]);
+    } finally {
+      await held.end();
+    }
+  });
+});
