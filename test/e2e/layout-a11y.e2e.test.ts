@@ -133,6 +133,26 @@ describe('phone layout, 390 × 844', () => {
   });
 });
 
+describe('desktop, 1280 px', () => {
+  it('shows every filter select\'s chosen option in full (the sort select was clipped)', async () => {
+    const page = await signedIn({ width: 1280, height: 900, lang: 'de' });
+    await page.goto(`${app.url}/tensions?sort=-updatedAt`);
+    await page.getByRole('link', { name: 'Invoices bounce' }).waitFor();
+    const clipped = await page.evaluate(() => {
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      return [...document.querySelectorAll<HTMLSelectElement>('.filters select')].flatMap((select) => {
+        const style = getComputedStyle(select);
+        ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        // room for the text: the box minus its padding and the drop-down arrow
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+        return [...select.options].filter((o) => ctx.measureText(o.text).width > room).map((o) => `${select.name}: ${o.text}`);
+      });
+    });
+    expect(clipped).toEqual([]);
+    await screenshot(page, 'desktop-de-tensions-filters');
+  });
+});
+
 describe('deactivated leads', () => {
   it('are marked as the current lead, offered in the lead filter, and not offered as a new lead', async () => {
     const page = await signedIn({ width: 1280, height: 900, lang: 'en' });

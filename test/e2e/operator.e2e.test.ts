@@ -289,7 +289,7 @@ describe('admin app for operators', () => {
     await p.getByText('Password changed. Other sessions were signed out.').waitFor();
     expect((await login('third-password-123')).status).toBe(200);
     await other.close();
-  });
+  }, 120_000); // six argon2 hashes or verifications on a shared 2-core machine
 
   it('gives the 404 and Forbidden pages a level-one heading', async () => {
     await page.goto(`${app.url}/nowhere`);

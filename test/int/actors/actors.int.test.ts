@@ -41,6 +41,8 @@ describe('actors', () => {
     expect(await errorsOf({ name: 'x', type: 'robot' })).toMatchObject([{ path: 'type', code: 'invalid_value', params: { values: ['organization', 'individual', 'virtual', 'agent'] } }]);
     expect(await errorsOf({ name: 'x', type: 'agent', extra: 1 })).toEqual([{ path: '(root)', code: 'unknown_field', params: { keys: ['extra'] } }]);
     expect(await errorsOf({ name: 7, type: 'agent' })).toEqual([{ path: 'name', code: 'invalid_type', params: { expected: 'string' } }]);
+    const gql = await c.gql(`mutation($input: CreateActorInput!) { createActor(input: $input) { id } }`, { input: { name: 'x'.repeat(201), type: 'agent' } });
+    expect(gql.body.errors[0].extensions.errors).toMatchObject([{ code: 'too_long', params: { max: 200 } }]);
     expect((await c.patch('/actors/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
     expect((await c.get('/actors/nope')).status).toBe(404);
     expect((await c.del('/actors/nope')).status).toBe(404);
