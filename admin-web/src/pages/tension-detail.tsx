@@ -12,6 +12,8 @@ import { HistoryTimeline } from '../components/history-timeline.js';
 import { ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type EditKind } from '../components/tension-edit.js';
 import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
+import { LiveIndicator } from '../components/live-indicator.js';
+import { useLiveEvents } from '../lib/use-live-events.js';
 
 graphql(`
   fragment TensionFields on Tension {
@@ -63,6 +65,7 @@ export function TensionDetailPage({ id }: { id: string }) {
     refetch({ requestPolicy: 'network-only' });
     setHistoryEpoch((e) => e + 1);
   };
+  const live = useLiveEvents({ streamId: id, onEvent: reload });
   useTitle(data?.tension.name ?? t('nav.tensions'));
   if (error && !data) {
     if (errorCode(error) === 'NOT_FOUND') {
@@ -77,6 +80,7 @@ export function TensionDetailPage({ id }: { id: string }) {
       <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
         <div className="header-meta">
           <StateBadge state={tension.state} />
+          <LiveIndicator state={live} />
           <ScorePill score={tension.score} />
           <span className="muted">{tension.actor.name}</span>
         </div>
