@@ -13,6 +13,8 @@ export const de: Record<MessageKey, string> = {
   'nav.logout': 'Abmelden',
   'nav.language': 'Sprache',
   'nav.signedInAs': 'Angemeldet als {name}',
+  'live.on': 'Live',
+  'live.connecting': 'Verbinde neu …',
 
   'common.save': 'Speichern',
   'common.cancel': 'Abbrechen',

@@ -11,6 +11,8 @@ export const en = {
   'nav.logout': 'Log out',
   'nav.language': 'Language',
   'nav.signedInAs': 'Signed in as {name}',
+  'live.on': 'Live',
+  'live.connecting': 'Reconnecting…',
 
   'common.save': 'Save',
   'common.cancel': 'Cancel',

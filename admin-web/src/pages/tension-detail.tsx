@@ -15,6 +15,8 @@ import { EditCommand, type Applied, type EditKind } from '../components/tension-
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
 import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
+import { LiveIndicator } from '../components/live-indicator.js';
+import { useLiveEvents } from '../lib/use-live-events.js';
 
 graphql(`
   fragment TensionFields on Tension {
@@ -76,6 +78,7 @@ export function TensionDetailPage({ id }: { id: string }) {
     const event = r.event;
     if (event) setFresh((f) => [event, ...f]);
   };
+  const live = useLiveEvents({ streamId: id, onEvent: reload });
   useTitle(data?.tension.name ?? t('nav.tensions'));
   if (error && !data) {
     if (errorCode(error) === 'NOT_FOUND') {
@@ -97,6 +100,7 @@ export function TensionDetailPage({ id }: { id: string }) {
       <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
         <div className="header-meta">
           <StateBadge state={tension.state} />
+          <LiveIndicator state={live} />
           <ScorePill score={tension.score} />
           <span className="muted">{tension.actor.name}</span>
         </div>

@@ -11,6 +11,8 @@ import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
 import { STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
+import { LiveIndicator } from '../components/live-indicator.js';
+import { useLiveEvents } from '../lib/use-live-events.js';
 
 const TensionsDocument = graphql(`
   query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {
@@ -119,12 +121,14 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
     context,
   });
   const sort = filters.sort || '-score';
+  const live = useLiveEvents({ onEvent: () => refetch({ requestPolicy: 'network-only' }) });
   if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return fetching ? <Loading /> : null;
   const rows = data.tensions.data;
   if (rows.length === 0 && pager.page === 1) return <EmptyState>{filtered ? t('tensions.empty') : t('tensions.emptyAll')}</EmptyState>;
   return (
     <>
+      <LiveIndicator state={live} />
       <div className="table-wrap card">
         <table className="table">
           <caption className="visually-hidden">{t('tensions.title')}</caption>

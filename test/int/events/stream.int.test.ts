@@ -41,14 +41,15 @@ describe('GET /events/stream', () => {
       expect(s.headers.get('cache-control')).toMatch(/no-cache/);
       const t = await newTension(c, { name: 'Streamed', actorId });
       await c.post(`/tensions/${t.id}/rescore`, { score: 9 });
-      await s.until((m) => eventsOf(m).length >= 2, 'two events');
-      const msgs = s.messages.filter((m) => m.data !== undefined);
+      await s.until((m) => eventsOf(m).filter((e) => e.streamId === t.id).length >= 2, 'two events');
+      // (this tension's only: on a busy cluster an older commit may become visible after `now`)
+      const msgs = s.messages.filter((m) => m.data !== undefined && JSON.parse(m.data).streamId === t.id);
       expect(msgs.map((m) => m.event)).toEqual(['TensionSensed', 'TensionRescored']);
-      const [first, second] = eventsOf(s.messages);
+      const [first, second] = eventsOf(msgs);
       expect([first.streamId, second.version]).toEqual([t.id, 2]);
       expect(second.metadata).not.toHaveProperty('apiKeyId');
       // id: is the cursor after the event — the REST feed resumes from it with what follows
-      expect((await feedPage(app, reader.key, { after: msgs[0].id! })).data.map((e) => e.id)).toEqual([second.id]);
+      expect((await feedPage(app, reader.key, { after: msgs[0].id! })).data.map((e) => e.id)).toContain(second.id);
       await s.until((m) => m.filter((x) => x.comment === 'heartbeat').length >= 2, 'two heartbeats');
     } finally {
       s.close();
@@ -79,9 +80,11 @@ describe('GET /events/stream', () => {
     try {
       await c.post(`/tensions/${other.id}/rename`, { name: 'Other 2' });
       await c.post(`/tensions/${t.id}/rename`, { name: 'Filtered 2' });
-      await byType.until((m) => eventsOf(m).length >= 2, 'two renames');
-      await byStream.until((m) => eventsOf(m).length >= 2, 'two events of t');
-      expect(eventsOf(byType.messages).map((e) => [e.type, e.streamId])).toEqual([['TensionRenamed', other.id], ['TensionRenamed', t.id]]);
+      const ours = (m: Parameters<typeof eventsOf>[0]) => eventsOf(m).filter((e) => e.streamId === t.id || e.streamId === other.id);
+      await byType.until((m) => ours(m).length >= 2, 'two renames');
+      await byStream.until((m) => ours(m).length >= 2, 'two events of t');
+      expect(eventsOf(byType.messages).every((e) => e.type === 'TensionRenamed')).toBe(true);
+      expect(ours(byType.messages).map((e) => [e.type, e.streamId])).toEqual([['TensionRenamed', other.id], ['TensionRenamed', t.id]]);
       expect(eventsOf(byStream.messages).map((e) => [e.type, e.streamId])).toEqual([['TensionSensed', t.id], ['TensionRenamed', t.id]]);
     } finally {
       byType.close();
@@ -114,7 +117,11 @@ describe('GET /events/stream', () => {
           received.push(JSON.parse(m.data));
           lastId = m.id!;
         }
-        if (!writing && received.length === before) return connections;
+        if (!writing && received.length === before) {
+          // done once every event of these tensions arrived (a busy cluster's horizon may hold some back a moment)
+          const [{ n: total }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+          if (received.filter((e) => ids.includes(e.streamId)).length >= total || connections > 200) return connections;
+        }
       }
     })();
     await Promise.all(
@@ -141,8 +148,9 @@ describe('GET /events/stream', () => {
       const before = await feedReads();
       const t = await newTension(c, { name: 'Fan-out', actorId });
       for (let v = 0; v < 4; v++) await c.post(`/tensions/${t.id}/rescore`, { score: v + 2 });
-      await Promise.all(subs.map((s) => s.until((m) => eventsOf(m).length >= 5, 'five events')));
-      for (const s of subs) expect(eventsOf(s.messages).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+      const mine = (s: SseConnection) => eventsOf(s.messages).filter((e) => e.streamId === t.id);
+      await Promise.all(subs.map((s) => s.until(() => mine(s).length >= 5, 'five events')));
+      for (const s of subs) expect(mine(s).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
       const after = await feedReads();
       const hubReads = (after.hub ?? 0) - (before.hub ?? 0);
       const catchUps = (after.catchup ?? 0) - (before.catchup ?? 0);

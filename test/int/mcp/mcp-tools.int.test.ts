@@ -13,7 +13,7 @@ import { hasPermission } from '../../../server/domain/permissions.js';
 const SPEC_TOOLS = [
   'whoami', 'list_tensions', 'get_tension', 'get_tension_history', 'sense_tension', 'rename_tension', 'rescore_tension',
   'revise_tension_context', 'set_tension_lead', 'reassign_tension', 'resolve_tension', 'drop_tension', 'reopen_tension',
-  'revive_tension', 'discard_tension', 'list_actors', 'get_actor',
+  'revive_tension', 'discard_tension', 'list_actors', 'get_actor', 'list_events',
 ];
 
 /** What the permission table says a caller holding `grants` may call. */
