@@ -15,7 +15,7 @@ import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHead
 
 graphql(`
   fragment TensionFields on Tension {
-    id name currentContext potentialFuture score state version createdAt updatedAt
+    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands
     actorId actor { id name type }
     leadUserId lead { id name type }
   }
@@ -119,11 +119,8 @@ function TensionFacts({ tension }: { tension: Tension }) {
   );
 }
 
-const LIFECYCLE: Record<string, ('resolve' | 'drop' | 'reopen' | 'revive')[]> = {
-  alive: ['resolve', 'drop'],
-  resolved: ['reopen'],
-  stale: ['revive'],
-};
+const LIFECYCLE = ['resolve', 'drop', 'reopen', 'revive'] as const;
+const EDITS: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
 
 function TensionCommands({ tension, onReload }: { tension: Tension; onReload: () => void }) {
   const { t } = useI18n();
@@ -162,7 +159,9 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
   );
 
   const conflict = failure && errorCode(failure) === 'VERSION_CONFLICT';
-  const edits: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
+  // What the server says would change this tension now: no copy of the lifecycle rules here.
+  const allowed = new Set(tension.allowedCommands);
+  const edits = EDITS.filter((k) => allowed.has(k));
   return (
     <div className="commands">
       {conflict ? (
@@ -183,7 +182,7 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
               ))}
             </div>
             <div className="toolbar-group">
-              {LIFECYCLE[tension.state]?.map((k) => (
+              {LIFECYCLE.filter((k) => allowed.has(k)).map((k) => (
                 <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
                   {t(`tension.cmd.${k}`)}
                 </Button>
@@ -191,7 +190,7 @@ function TensionCommands({ tension, onReload }: { tension: Tension; onReload: ()
             </div>
           </>
         ) : null}
-        {can('tensions:delete') ? (
+        {can('tensions:delete') && allowed.has('discard') ? (
           <div className="toolbar-group toolbar-end">
             <Button variant="danger" onClick={() => setDiscarding(true)}>{t('tension.cmd.discard')}</Button>
           </div>
