@@ -1,6 +1,7 @@
 // GraphQL types of the tensions area: Tension, its history entries, pages, command payload, rebuild report.
 import { builder } from '../builder.js';
 import type { CommandResult, HistoryEntry, RebuildReport, TensionView } from '../../server/application/tensions/index.js';
+import { allowedCommandsOf } from '../../server/application/tensions/index.js';
 
 interface Party {
   id: string;
@@ -29,6 +30,7 @@ export const TensionType = builder.objectRef<TensionView>('Tension').implement({
     version: t.exposeInt('version'),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
+    allowedCommands: t.stringList({ description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules.', resolve: (x) => allowedCommandsOf(x) }),
   }),
 });
 

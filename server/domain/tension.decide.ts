@@ -112,3 +112,25 @@ export function decide(command: TensionCommand, state: TensionState | null): Dec
       return assertNever(command);
   }
 }
+
+/**
+ * The commands that would change `state` (SPEC §3), by verb: each command is put to `decide` with values
+ * that differ from the state, and kept when it would append an event. Clients show these instead of
+ * keeping their own copy of the lifecycle rules. Sense never applies to an existing tension.
+ */
+export function allowedCommands(state: TensionState): string[] {
+  const base = { id: state.id, at: state.updatedAt };
+  const probes: TensionCommand[] = [
+    { ...base, type: 'RenameTension', name: `${state.name} ` },
+    { ...base, type: 'RescoreTension', score: state.score === 10 ? 1 : state.score + 1 },
+    { ...base, type: 'ReviseTensionContext', currentContext: `${state.currentContext ?? ''} ` },
+    { ...base, type: 'AssignTensionLead', leadUserId: state.leadUserId === null ? state.id : null, leadName: null },
+    { ...base, type: 'ReassignTension', actorId: state.id, actorName: '', previousActorName: '' },
+    { ...base, type: 'ResolveTension' },
+    { ...base, type: 'DropTension' },
+    { ...base, type: 'ReopenTension' },
+    { ...base, type: 'ReviveTension' },
+    { ...base, type: 'DiscardTension' },
+  ];
+  return probes.filter((c) => decide(c, state).kind === 'events').map((c) => COMMAND_VERB[c.type]);
+}

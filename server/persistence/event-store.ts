@@ -80,6 +80,27 @@ export async function streamHeadVersion(em: EntityManager, stream: StreamRef): P
 }
 
 /**
+ * The insert of `events` as versions expectedVersion+1…, up to (not including) `returning`: `sql(where)`
+ * places a condition of the caller's (with its own parameters after `params`). A version some other
+ * writer holds is skipped (`on conflict do nothing`), so fewer rows come back than were given.
+ */
+export function eventInsert(stream: StreamRef, expectedVersion: number, events: NewEvent[], metadata: EventMetadata, opts: AppendOptions) {
+  const params: unknown[] = [];
+  const tuples = events.map((e, i) => {
+    params.push(i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
+    return '(?::int, ?::uuid, ?, ?::uuid, ?::int, ?, ?::int, ?::jsonb, ?::jsonb, ?::timestamptz)';
+  });
+  // `order by v.n`: the sequence numbers the rows in version order.
+  const sql = (where: string) => `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+     select v.id, v.stream_type, v.stream_id, v.version, v.type, v.schema_version, v.data, v.metadata, v.occurred_at
+     from (values ${tuples.join(', ')}) v (n, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+     ${where}
+     order by v.n
+     on conflict (stream_type, stream_id, version) do nothing`;
+  return { sql, params };
+}
+
+/**
  * Appends `events` to `stream` if its head is `expectedVersion` (0 = the stream must not exist yet);
  * otherwise throws VersionConflictError and the caller's transaction rolls back.
  *
@@ -103,21 +124,10 @@ export async function appendToStream(
   opts: AppendOptions,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const values: unknown[] = [];
-  const tuples = events.map((e, i) => {
-    values.push(i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
-    return '(?::int, ?::uuid, ?, ?::uuid, ?::int, ?, ?::int, ?::jsonb, ?::jsonb, ?::timestamptz)';
-  });
-  // `order by v.n`: the sequence numbers the rows in version order.
+  const insert = eventInsert(stream, expectedVersion, events, metadata, opts);
   const rows: EventRow[] = await tx.execute(
-    `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-     select v.id, v.stream_type, v.stream_id, v.version, v.type, v.schema_version, v.data, v.metadata, v.occurred_at
-     from (values ${tuples.join(', ')}) v (n, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
-     where (select coalesce(max(version), 0) from domain_events where stream_type = ? and stream_id = ?) = ?
-     order by v.n
-     on conflict (stream_type, stream_id, version) do nothing
-     returning *`,
-    [...values, stream.type, stream.id, expectedVersion],
+    `${insert.sql(`where (select coalesce(max(version), 0) from domain_events where stream_type = ? and stream_id = ?) = ?`)} returning *`,
+    [...insert.params, stream.type, stream.id, expectedVersion],
   );
   if (rows.length < events.length) {
     throw new VersionConflictError(stream.id, await streamHeadVersion(tx, stream), expectedVersion);

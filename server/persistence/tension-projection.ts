@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TensionState } from '../domain/tension.types.js';
 import type { TensionView } from '../application/tensions/tension.inputs.js';
+import { eventInsert, toStoredEvent, type AppendOptions, type EventMetadata, type NewEvent, type StoredEvent, type StreamRef } from './event-store.js';
 
 export interface TensionRow {
   id: string;
@@ -77,28 +78,55 @@ function stateValues(s: TensionState): unknown[] {
 const SET_ALL = `name = ?, current_context = ?, potential_future = ?, score = ?, state = ?, actor_id = ?::uuid,
   lead_user_id = ?::uuid, version = ?, created_at = ?::timestamptz, updated_at = ?::timestamptz`;
 
-/**
- * Writes the folded state and answers it in the read shape, in one round trip; null when another writer
- * got there first. `expectedVersion` 0 creates the row (null if it exists); any other updates the row
- * only while it is still at that version. An update never inserts: a row that a committed discard or
- * actor deletion removed stays removed (an upsert here would resurrect it). The row lock this takes is
- * what concurrent commands on the same tension queue on.
- */
-export async function saveTensionState(tx: EntityManager, s: TensionState, expectedVersion: number): Promise<TensionRow | null> {
-  const [id, ...rest] = stateValues(s);
-  const write =
-    expectedVersion === 0
-      ? { sql: `insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
-                on conflict (id) do nothing returning *`, params: [id, ...rest] }
-      : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? returning *`, params: [...rest, id, expectedVersion] };
-  const rows: TensionRow[] = await tx.execute(`with t as (${write.sql}) ${TENSION_SELECT} from t ${TENSION_FROM}`, write.params);
-  return rows[0] ?? null;
+export interface TensionWrite {
+  stream: StreamRef;
+  /** the head the command decided on: 0 creates the row, anything else must still be the row's version */
+  head: number;
+  /** the folded state to store; null deletes the row (discard) */
+  next: TensionState | null;
+  events: NewEvent[];
+  metadata: EventMetadata;
+  opts: AppendOptions;
 }
 
-/** Deletes the row if it is still at `expectedVersion`; false when another writer got there first. */
-export async function deleteTensionRow(tx: EntityManager, id: string, expectedVersion: number): Promise<boolean> {
-  const rows = await tx.execute('delete from tensions where id = ? and version = ? returning id', [id, expectedVersion]);
-  return rows.length === 1;
+/**
+ * A tension command's whole write in one statement: the projection row (insert, conditional update or
+ * conditional delete) and, only if that row write happened, the events as versions head+1…. The row's
+ * condition proves the head (every append to a tension stream goes through its row), so no max(version)
+ * probe: the unique (stream, version) index still refuses a version written twice, and then fewer events
+ * come back than were given. Answers null when the row write found another writer's version or no row.
+ */
+export async function writeTensionCommand(
+  tx: EntityManager,
+  w: TensionWrite,
+): Promise<{ row: TensionRow | 'deleted'; events: StoredEvent[] } | null> {
+  const insert = eventInsert(w.stream, w.head, w.events, w.metadata, w.opts);
+  const events = `e as (${insert.sql('where exists (select 1 from t)')} returning *)`;
+  const eventsJson = `(select coalesce(json_agg(row_to_json(e) order by e.version), '[]'::json) from e) as events`;
+  type Events = { events: Parameters<typeof toStoredEvent>[0][] | string };
+  const parse = (x: Events) => (typeof x.events === 'string' ? JSON.parse(x.events) : x.events).map(toStoredEvent) as StoredEvent[];
+  if (!w.next) {
+    const [r]: ({ deleted: number } & Events)[] = await tx.execute(
+      `with t as (delete from tensions where id = ? and version = ? returning id), ${events}
+       select (select count(*) from t)::int as deleted, ${eventsJson}`,
+      [w.stream.id, w.head, ...insert.params],
+    );
+    return Number(r.deleted) === 1 ? { row: 'deleted', events: parse(r) } : null;
+  }
+  const [id, ...rest] = stateValues(w.next);
+  const write =
+    w.head === 0
+      ? { sql: `insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
+                on conflict (id) do nothing returning *`, params: [id, ...rest] }
+      : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? returning *`, params: [...rest, id, w.head] };
+  const rows: (TensionRow & Events)[] = await tx.execute(
+    `with t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
+    [...write.params, ...insert.params],
+  );
+  const [row] = rows;
+  if (!row) return null;
+  const { events: _events, ...tension } = row;
+  return { row: tension as TensionRow, events: parse(row) };
 }
 
 /** The row's version now (0 when gone): what a version conflict reports. */

@@ -1,6 +1,6 @@
 // Given events → when command → then events / no-op / refusal, for every command in every state.
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../server/domain/tension.decide.js';
+import { allowedCommands, decide } from '../../server/domain/tension.decide.js';
 import { evolve, fold } from '../../server/domain/tension.evolve.js';
 import { summarize } from '../../server/domain/tension.history.js';
 import type { RecordedTensionEvent, TensionCommand, TensionEvent, TensionState, TensionStatus } from '../../server/domain/tension.types.js';
@@ -212,4 +212,21 @@ describe('history summaries (SPEC §4)', () => {
       expect(summarize(event)).toEqual({ summary, summaryKey, summaryParams });
     });
   }
+});
+
+describe('allowedCommands', () => {
+  const EDITS = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
+  it.each([
+    ['alive', [...EDITS, 'resolve', 'drop', 'discard']],
+    ['resolved', [...EDITS, 'reopen', 'discard']],
+    ['stale', [...EDITS, 'revive', 'discard']],
+  ] as const)('a %s tension: the edits, the moves out of it and discard', (state, expected) => {
+    expect(allowedCommands(inState[state]()!)).toEqual(expected);
+  });
+
+  it('a score of 10 may still be rescored, a led tension may lose its lead', () => {
+    const led = given(sensed, { type: 'TensionRescored', data: { score: 10, previousScore: 5 } }, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'L', previousLeadUserId: null } })!;
+    expect(allowedCommands(led)).toContain('rescore');
+    expect(allowedCommands(led)).toContain('lead');
+  });
 });

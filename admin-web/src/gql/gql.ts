@@ -46,7 +46,7 @@ type Documents = {
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": typeof types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": typeof types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": typeof types.SenseTensionDocument,
-    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": typeof types.TensionFieldsFragmentDoc,
+    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": typeof types.TensionFieldsFragmentDoc,
     "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": typeof types.TensionDocument,
     "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ResolveTensionDocument,
     "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.DropTensionDocument,
@@ -96,7 +96,7 @@ const documents: Documents = {
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": types.SenseTensionDocument,
-    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": types.TensionFieldsFragmentDoc,
+    "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n": types.TensionFieldsFragmentDoc,
     "\n  query Tension($id: ID!) {\n    tension(id: $id) { ...TensionFields }\n  }\n": types.TensionDocument,
     "\n  mutation ResolveTension($id: ID!, $expectedVersion: Int) {\n    resolveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ResolveTensionDocument,
     "\n  mutation DropTension($id: ID!, $expectedVersion: Int) {\n    dropTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.DropTensionDocument,
@@ -259,7 +259,7 @@ export function graphql(source: "\n  mutation SenseTension($input: SenseTensionI
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"): (typeof documents)["\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"];
+export function graphql(source: "\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"): (typeof documents)["\n  fragment TensionFields on Tension {\n    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands\n    actorId actor { id name type }\n    leadUserId lead { id name type }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

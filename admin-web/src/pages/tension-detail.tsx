@@ -20,7 +20,7 @@ import { useLiveEvents } from '../lib/use-live-events.js';
 
 graphql(`
   fragment TensionFields on Tension {
-    id name currentContext potentialFuture score state version createdAt updatedAt
+    id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands
     actorId actor { id name type }
     leadUserId lead { id name type }
   }
@@ -143,11 +143,8 @@ function TensionFacts({ tension }: { tension: Tension }) {
   );
 }
 
-const LIFECYCLE: Record<string, ('resolve' | 'drop' | 'reopen' | 'revive')[]> = {
-  alive: ['resolve', 'drop'],
-  resolved: ['reopen'],
-  stale: ['revive'],
-};
+const LIFECYCLE = ['resolve', 'drop', 'reopen', 'revive'] as const;
+const EDITS: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
 
 function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; onReload: () => void; onApplied: (r: Applied) => void }) {
   const { t } = useI18n();
@@ -187,7 +184,9 @@ function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; o
   );
 
   const conflict = failure && errorCode(failure) === 'VERSION_CONFLICT';
-  const edits: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
+  // What the server says would change this tension now: no copy of the lifecycle rules here.
+  const allowed = new Set(tension.allowedCommands);
+  const edits = EDITS.filter((k) => allowed.has(k));
   return (
     <div className="commands">
       {conflict ? (
@@ -208,7 +207,7 @@ function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; o
               ))}
             </div>
             <div className="toolbar-group">
-              {LIFECYCLE[tension.state]?.map((k) => (
+              {LIFECYCLE.filter((k) => allowed.has(k)).map((k) => (
                 <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
                   {t(`tension.cmd.${k}`)}
                 </Button>
@@ -216,7 +215,7 @@ function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; o
             </div>
           </>
         ) : null}
-        {can('tensions:delete') ? (
+        {can('tensions:delete') && allowed.has('discard') ? (
           <div className="toolbar-group toolbar-end">
             <Button variant="danger" onClick={() => setDiscarding(true)}>{t('tension.cmd.discard')}</Button>
           </div>

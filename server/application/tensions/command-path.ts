@@ -5,8 +5,8 @@ import { ok, refuse, VersionConflictError, type Result } from '../../domain/erro
 import { decide } from '../../domain/tension.decide.js';
 import { evolve } from '../../domain/tension.evolve.js';
 import type { RecordedTensionEvent, TensionCommand, TensionState } from '../../domain/tension.types.js';
-import { appendToStream, type EventMetadata } from '../../persistence/event-store.js';
-import { currentTensionVersion, deleteTensionRow, loadTensionRow, rowToState, rowToView, saveTensionState, type TensionRow } from '../../persistence/tension-projection.js';
+import { streamHeadVersion, type EventMetadata } from '../../persistence/event-store.js';
+import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
 import type { Ctx, Deps } from '../context.js';
 import { inSpan } from '../../tracing.js';
 import { toHistoryEntry } from './history-entry.js';
@@ -64,28 +64,34 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   if (decision.kind === 'rejected') return refuse(decision.code, decision.detail, decision.extensions);
   if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
 
-  // Project first, conditional on the version we read: the tension's row lock is what a concurrent
-  // command on it queues on (and then finds the version moved, or the row gone). Nothing else is shared
-  // with commands on other tensions.
+  // One statement writes the projection row, conditional on the version we read, and the events after
+  // it: the tension's row lock is what a concurrent command on it queues on (and then finds the version
+  // moved, or the row gone). Nothing else is shared with commands on other tensions.
   const at = command.value.at;
   const next = decision.events.reduce<TensionState | null>(
     (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at } as RecordedTensionEvent),
     state,
   );
-  let tension = null;
+  const stream = { type: TENSION_STREAM, id: req.id };
   const writeStarted = process.hrtime.bigint();
-  const written = next ? await saveTensionState(tx, next, head) : (await deleteTensionRow(tx, req.id, head)) ? 'deleted' : null;
+  const written = await writeTensionCommand(tx, {
+    stream,
+    head,
+    next,
+    events: decision.events,
+    metadata: eventMetadata(ctx),
+    opts: { newId: deps.newId, occurredAt: at },
+  });
   if (!written) {
-    // Nothing written yet. Gone since we read it (discarded, or its actor deleted): 404 like any discarded tension.
+    // Nothing written. Gone since we read it (discarded, or its actor deleted): 404 like any discarded tension.
     const current = await currentTensionVersion(tx, req.id);
     if (current === 0 && !req.creates) return notFound(req.id);
     throw new VersionConflictError(req.id, current, head);
   }
-  if (written !== 'deleted') tension = rowToView(written);
-  const stored = await appendToStream(tx, { type: TENSION_STREAM, id: req.id }, head, decision.events, eventMetadata(ctx), {
-    newId: deps.newId,
-    occurredAt: at,
-  });
+  // A version already in the stream (a projection behind its stream): the transaction rolls back.
+  if (written.events.length < decision.events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
+  const tension = written.row === 'deleted' ? null : rowToView(written.row);
+  const stored = written.events;
   deps.metrics.eventAppend(Number(process.hrtime.bigint() - writeStarted) / 1e9);
   return ok({ tension, event: toHistoryEntry(stored[stored.length - 1]) });
 }

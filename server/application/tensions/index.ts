@@ -1,6 +1,6 @@
 // The tensions application API: what REST, GraphQL, MCP and the CLI call.
 export { runCommand } from './tension.commands.js';
-export { TENSION_COMMANDS, tensionCommandEntry, type TensionCommandEntry } from './registry.js';
+export { TENSION_COMMANDS, allowedCommandsOf, type TensionCommandEntry } from './registry.js';
 export { listTensions, getTension, getTensionHistory } from './tension.queries.js';
 export { rebuildTensionProjection, type RebuildOptions } from './rebuild.js';
 export * from './tension.inputs.js';

@@ -5,6 +5,7 @@
 // its i18n strings.
 import type { z } from 'zod';
 import { ok, type ErrorCode } from '../../domain/errors.js';
+import { allowedCommands } from '../../domain/tension.decide.js';
 import type { TensionCommand } from '../../domain/tension.types.js';
 import type { Deps } from '../context.js';
 import type { Operation } from '../permission-table.js';
@@ -17,6 +18,7 @@ import {
   reviseTensionContextInput,
   senseTensionInput,
   setTensionLeadInput,
+  type TensionView,
 } from './tension.inputs.js';
 
 export interface TensionCommandEntry<S extends z.ZodType = z.ZodType> {
@@ -235,8 +237,19 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
 ];
 
-export function tensionCommandEntry(operation: Operation): TensionCommandEntry {
-  const found = TENSION_COMMANDS.find((e) => e.operation === operation);
-  if (!found) throw new Error(`no tension command ${operation}`);
-  return found;
+/** The verbs of the commands that would change this tension now, as the decider sees it. */
+export function allowedCommandsOf(view: TensionView): string[] {
+  return allowedCommands({
+    id: view.id,
+    name: view.name,
+    currentContext: view.currentContext,
+    potentialFuture: view.potentialFuture,
+    score: view.score,
+    state: view.state,
+    actorId: view.actorId,
+    leadUserId: view.leadUserId,
+    version: view.version,
+    createdAt: new Date(view.createdAt),
+    updatedAt: new Date(view.updatedAt),
+  });
 }

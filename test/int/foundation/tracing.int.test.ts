@@ -56,12 +56,12 @@ describe('tracing', () => {
     const traceId = server!.spanContext().traceId;
     const sql = spans.filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId);
     expect(sql.length).toBeGreaterThan(1);
-    expect(sql.map((s) => s.name)).toContain('sql insert domain_events');
+    expect(sql.map((s) => s.name)).toContain('sql with tensions'); // the command's one write: row and events
     const useCase = spans.find((s) => s.name === 'tension.rescore');
     expect(useCase?.attributes['market.outcome']).toBe('appended');
     expect(lineage(spans, useCase!)).toEqual(['tension.rescore', server!.name]);
     const inCommand = sql.filter((s) => lineage(spans, s).includes('tension.rescore'));
-    expect(inCommand.map((s) => s.name)).toContain('sql insert domain_events');
+    expect(inCommand.map((s) => s.name)).toContain('sql with tensions');
     for (const s of sql) {
       expect(lineage(spans, s).at(-1)).toBe(server!.name);
       // never the statement's text, which carries the values bound to it

@@ -114,6 +114,18 @@ describe('a tension id that is not a UUID', () => {
   });
 });
 
+describe('Tension.allowedCommands', () => {
+  it('follows the decider as the tension moves: resolve it, and reopen takes the place of resolve and drop', async () => {
+    const rest = client(app, admin.key);
+    const actorId = await newActor(rest, 'Allowed org');
+    const tension = await newTension(rest, { name: 'Moves', actorId });
+    const read = async () => (await rest.gql('query($id: ID!) { tension(id: $id) { allowedCommands } }', { id: tension.id })).body.data.tension.allowedCommands;
+    expect(await read()).toEqual(['rename', 'rescore', 'revise', 'lead', 'reassign', 'resolve', 'drop', 'discard']);
+    expect((await rest.post(`/tensions/${tension.id}/resolve`)).status).toBe(200);
+    expect(await read()).toEqual(['rename', 'rescore', 'revise', 'lead', 'reassign', 'reopen', 'discard']);
+  });
+});
+
 describe('discardTension', () => {
   it('takes an input like every other command, and its expectedVersion guards the write', async () => {
     const rest = client(app, admin.key);

@@ -1,0 +1,48 @@
+// Database round trips per tension command (issue 18), counted from the statements knex sends for one
+// REST request (authentication included). Counts, not timings: each statement is one round trip.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { newActor, newTension } from '../../support/tensions.js';
+
+let app: TestApp;
+let admin: SeededUser;
+const statements: string[] = [];
+let counting = false;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'], name: 'Round trips' });
+  app.deps.orm.em.getConnection().getKnex().on('query', (q: { sql: string }) => {
+    if (counting) statements.push(q.sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+  });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function count(work: () => Promise<unknown>): Promise<string[]> {
+  statements.length = 0;
+  counting = true;
+  try {
+    await work();
+  } finally {
+    counting = false;
+  }
+  return [...statements];
+}
+
+describe('round trips of one REST command', () => {
+  it('a rescore: authentication, then begin, read the row, write the row and the event in one statement, commit', async () => {
+    const rest = client(app, admin.key);
+    const actorId = await newActor(rest, 'Trips org');
+    const tension = await newTension(rest, { name: 'Trips', actorId });
+    await rest.post(`/tensions/${tension.id}/rescore`, { score: 6 }); // warm: the key's last-used stamp
+    const seen = await count(async () => expect((await rest.post(`/tensions/${tension.id}/rescore`, { score: 7 })).status).toBe(200));
+    // before issue 18's change: 6 (the projection update and the guarded event insert were two statements)
+    expect(seen.length, seen.join('\n')).toBe(5);
+    expect(seen[0]).toMatch(/^select .* from api_keys|^select k\./);
+    expect(seen.slice(1).map((s) => s.split(' ')[0].toLowerCase())).toEqual(['begin;', 'select', 'with', 'commit;']);
+    expect(seen.join('\n')).not.toMatch(/max\(version\)/);
+  });
+});
