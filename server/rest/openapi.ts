@@ -22,6 +22,10 @@ export interface RouteDoc {
   pathParams?: Record<string, string>;
   query?: z.ZodObject;
   response?: z.ZodType;
+  /** a Server-Sent Events stream instead of a JSON answer (`response` then describes each event's `data:`) */
+  eventStream?: boolean;
+  /** when two routes share one permission-table operation, the second names its own operationId */
+  operationId?: string;
   status: number;
   errors?: ErrorCode[];
 }
@@ -78,9 +82,14 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
     if (r.body || r.query) errorCodes.add('validation_failed');
     if (r.path.includes(':')) errorCodes.add('not_found');
     const responses: Record<string, unknown> = {
-      [r.status]: r.status === 204 || !r.response
-        ? { description: 'No content' }
-        : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
+      [r.status]: r.eventStream
+        ? {
+            description: 'A stream of Server-Sent Events: `id:` the cursor after the event, `event:` its type, `data:` the event as JSON (schema below); a comment line every 15 s',
+            content: { 'text/event-stream': { schema: { type: 'string', ...(r.response ? { 'x-event-data': schemaOf(r.response, 'output') } : {}) } } },
+          }
+        : r.status === 204 || !r.response
+          ? { description: 'No content' }
+          : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
     };
     for (const code of errorCodes) {
       const status = String(ERROR_STATUS[code]);
@@ -91,7 +100,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
       };
     }
     (paths[p] ??= {})[r.method] = {
-      operationId: r.operation ?? `${r.method}${r.path.replace(/[/:{}-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      operationId: r.operationId ?? r.operation ?? `${r.method}${r.path.replace(/[/:{}-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
       summary: r.summary,
       tags: [r.tag],
       ...(r.auth === 'public' ? { security: [] } : {}),
