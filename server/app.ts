@@ -1,9 +1,9 @@
 // buildApp(deps): one Express app serving /healthz, /readyz, /api/v1, /graphql, /mcp and the admin web build.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
@@ -67,7 +67,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.get('/readyz', async (req, res) => {
     if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });
     try {
-      await (deps.orm.em.fork() as EntityManager).execute('select 1');
+      await (deps.orm.em.fork()).execute('select 1');
       if (opts.health && !(await opts.health.schemaCurrent())) return void res.status(503).json({ status: 'migrations_pending' });
       res.json({ status: 'ready' });
     } catch (err) {

@@ -8,7 +8,7 @@ import { bootstrap } from './persistence/bootstrap.js';
 import { migrationStatus } from './persistence/database.js';
 import { deleteExpired } from './persistence/housekeeping.js';
 import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
@@ -74,7 +74,7 @@ export async function startService(
   const housekeeping = async () => {
     if (!(await schemaCurrent())) return;
     try {
-      const gone = await deleteExpired(db.orm.em.fork() as EntityManager, deps.clock(), LOGIN_WINDOW_MS);
+      const gone = await deleteExpired(db.orm.em.fork(), deps.clock(), LOGIN_WINDOW_MS);
       if (gone.sessions || gone.loginAttempts) logger.info(gone, 'housekeeping: expired rows deleted');
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; retried at the next interval');

@@ -124,7 +124,8 @@ export function createMetrics(orm: MikroORM): Metrics {
 
 /** Route templates, never raw paths: a label per id would grow without bound. */
 export function routeLabel(req: Request): string {
-  if (req.route?.path) return `${req.baseUrl}${String(req.route.path)}`;
+  const route = req.route as { path?: string | RegExp } | undefined;
+  if (route?.path) return `${req.baseUrl}${String(route.path)}`;
   for (const prefix of ['/graphql', '/mcp', '/api/v1', '/healthz', '/readyz', '/metrics']) {
     if (req.originalUrl === prefix || req.originalUrl.startsWith(`${prefix}/`) || req.originalUrl.startsWith(`${prefix}?`)) return prefix;
   }

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
 import { IsolationLevel } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import { systemCaller } from '../application/context.js';
 import { rebuildTensionProjection } from '../application/tensions/index.js';
 import { migrationStatus } from '../persistence/database.js';
@@ -40,7 +40,7 @@ export const runExport: CommandRun = async (args, { config, logger }) => {
     }
     const counts: Record<string, number> = {};
     // One consistent snapshot, even while the service keeps writing.
-    await (db.orm.em.fork() as EntityManager).transactional(
+    await (db.orm.em.fork()).transactional(
       async (tx) => {
         for await (const line of exportRows(tx, applied, new Date())) {
           if (line.kind === 'row') {
@@ -97,7 +97,7 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
   }
   const db = await openServiceDatabase(config, logger);
   try {
-    const em = db.orm.em.fork() as EntityManager;
+    const em = db.orm.em.fork();
     const filled = await nonEmptyTables(em);
     if (filled.length) {
       console.error(`Import needs an empty database; this one has rows in ${filled.join(', ')}.`);

@@ -1,7 +1,7 @@
 // `market-service users create-admin --email E [--name N]`: a human holding the system role `admin`.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import type { CommandRun } from './commands.js';
 import { openServiceDatabase } from '../runtime.js';
 import { generatePassword, hashPassword } from '../auth/password.js';
@@ -40,7 +40,7 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
   const hash = await hashPassword(password); // before the transaction: argon2 is slow
   const db = await openServiceDatabase(config, logger);
   try {
-    const em = db.orm.em.fork() as EntityManager;
+    const em = db.orm.em.fork();
     const now = new Date();
     const created = await em.transactional(async (tx) => {
       const [taken] = await tx.execute('select 1 from users where email = ?', [email.data]);

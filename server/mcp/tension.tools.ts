@@ -65,7 +65,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     input: z.strictObject({ id }),
     output: tensionOutput,
     annotations: READ,
-    run: (deps, ctx, args) => getTension(deps, ctx, args.id as string),
+    run: (deps, ctx, args) => getTension(deps, ctx, args.id),
   }),
   defineTool({
     name: 'get_tension_history',
@@ -77,7 +77,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     input: z.strictObject({ id, ...historyQuery.shape }),
     output: historyPageOutput,
     annotations: READ,
-    run: (deps, ctx, { id: tensionId, ...query }) => getTensionHistory(deps, ctx, tensionId as string, query),
+    run: (deps, ctx, { id: tensionId, ...query }) => getTensionHistory(deps, ctx, tensionId, query),
   }),
   ...TENSION_COMMANDS.map(commandTool),
   defineTool({
@@ -98,6 +98,6 @@ export const TENSION_TOOLS: ToolDef[] = [
     input: z.strictObject({ id: z.uuid().describe('The actor id (a UUID).') }),
     output: actorOutput,
     annotations: READ,
-    run: (deps, ctx, args) => getActor(deps, ctx, args.id as string),
+    run: (deps, ctx, args) => getActor(deps, ctx, args.id),
   }),
 ];

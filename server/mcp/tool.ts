@@ -22,5 +22,5 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
 }
 
 export function defineTool<I extends z.ZodObject>(def: ToolDef<I>): ToolDef {
-  return def as unknown as ToolDef;
+  return def;
 }

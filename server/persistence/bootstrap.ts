@@ -1,5 +1,5 @@
 // First start on an empty database: the system role `admin` (`*`) and one human admin. Never again after.
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { generatePassword, hashPassword } from '../auth/password.js';
 
@@ -16,7 +16,7 @@ export async function bootstrap(
   orm: MikroORM,
   opts: { adminEmail?: string; adminPassword?: string; newId: () => string; clock: () => Date },
 ): Promise<BootstrapResult> {
-  const em = orm.em.fork() as EntityManager;
+  const em = orm.em.fork();
   const [{ n }] = await em.execute('select count(*)::int as n from users');
   const generatedPassword = n === 0 && !opts.adminPassword ? generatePassword() : undefined;
   // Hash before the transaction: never hold one across slow work.

@@ -134,9 +134,9 @@ const MIGRATION_LOCK = `hashtext('market-service:migrations')`;
  * collide on `pg_type_typname_nsp_index`). A crashed holder's session ends, and its lock with it.
  */
 async function withMigrationLock<T>(orm: MikroORM, work: () => Promise<T>): Promise<T> {
-  const knex = orm.em.getConnection().getKnex();
+  const raw = rawConnections(orm);
   // Outside the pool, which may have a single connection (the migration itself needs one).
-  const conn = await knex.client.acquireRawConnection();
+  const conn = await raw.acquire();
   try {
     await conn.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
     try {
@@ -145,7 +145,7 @@ async function withMigrationLock<T>(orm: MikroORM, work: () => Promise<T>): Prom
       await conn.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
     }
   } finally {
-    await knex.client.destroyRawConnection(conn);
+    await raw.destroy(conn);
   }
 }
 
@@ -169,4 +169,21 @@ export async function migrate(orm: MikroORM, logger?: Logger): Promise<string[]>
     if (applied.length) logger?.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
     return applied.map((m) => m.name);
   });
+}
+
+/** A driver connection outside the pool: for what must never hold (or wait for) a pool slot. */
+export interface RawConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): void;
+  on(event: 'error' | 'end', cb: (err?: Error) => void): void;
+  removeAllListeners(): void;
+}
+
+/** knex's raw connections (untyped in its client), typed once here: the migration lock and LISTEN use them. */
+export function rawConnections(orm: MikroORM): { acquire(): Promise<RawConnection>; destroy(c: RawConnection): Promise<void> } {
+  const client = orm.em.getConnection().getKnex().client as {
+    acquireRawConnection(): Promise<RawConnection>;
+    destroyRawConnection(c: RawConnection): Promise<void>;
+  };
+  return { acquire: () => client.acquireRawConnection(), destroy: (c) => client.destroyRawConnection(c) };
 }

@@ -72,7 +72,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 export async function streamHeadVersion(em: EntityManager, stream: StreamRef): Promise<number> {
-  const [row] = await em.execute(
+  const [row] = await em.execute<{ v: number }[]>(
     'select coalesce(max(version), 0)::int as v from domain_events where stream_type = ? and stream_id = ?',
     [stream.type, stream.id],
   );

@@ -4,15 +4,9 @@
 // the embedded database's socket accepts LISTEN but delivers nothing between connections.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
+import { rawConnections, type RawConnection } from './database.js';
 
 export const FEED_CHANNEL = 'market_events';
-
-interface RawConnection {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', cb: (n: { channel: string; payload?: string }) => void): void;
-  on(event: 'error' | 'end', cb: (err?: Error) => void): void;
-  removeAllListeners(): void;
-}
 
 export interface FeedListener {
   /** false while no LISTEN connection is up (embedded database, or reconnecting): poll instead */
@@ -27,7 +21,7 @@ const RECONNECT_MS = 2_000;
  * `onWake` runs on every notification, and once after each (re)connect, for what was missed meanwhile.
  */
 export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Logger): FeedListener {
-  const knex = orm.em.getConnection().getKnex();
+  const raw = rawConnections(orm);
   let conn: RawConnection | null = null;
   /** the LISTEN connection heard its own probe: notifications really arrive */
   let heard = false;
@@ -36,13 +30,13 @@ export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Log
 
   const drop = (c: RawConnection) => {
     c.removeAllListeners();
-    void knex.client.destroyRawConnection(c).catch(() => undefined);
+    void raw.destroy(c).catch(() => undefined);
   };
   const connect = async () => {
     retry = undefined;
     if (closed) return;
     try {
-      const c = (await knex.client.acquireRawConnection()) as RawConnection;
+      const c = await raw.acquire();
       if (closed) return drop(c);
       const probe = `probe-${Math.random().toString(36).slice(2)}`;
       c.on('notification', (n: { channel: string; payload?: string }) => {
@@ -81,7 +75,7 @@ export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Log
       conn = null;
       if (c) {
         c.removeAllListeners();
-        await knex.client.destroyRawConnection(c).catch(() => undefined);
+        await raw.destroy(c).catch(() => undefined);
       }
     },
   };

@@ -104,7 +104,8 @@ export async function writeTensionCommand(
   const events = `e as (${insert.sql('where exists (select 1 from t)')} returning *)`;
   const eventsJson = `(select coalesce(json_agg(row_to_json(e) order by e.version), '[]'::json) from e) as events`;
   type Events = { events: Parameters<typeof toStoredEvent>[0][] | string };
-  const parse = (x: Events) => (typeof x.events === 'string' ? JSON.parse(x.events) : x.events).map(toStoredEvent) as StoredEvent[];
+  const parse = (x: Events): StoredEvent[] =>
+    (typeof x.events === 'string' ? (JSON.parse(x.events) as Parameters<typeof toStoredEvent>[0][]) : x.events).map(toStoredEvent);
   if (!w.next) {
     const [r]: ({ deleted: number } & Events)[] = await tx.execute(
       `with t as (delete from tensions where id = ? and version = ? returning id), ${events}
@@ -126,7 +127,7 @@ export async function writeTensionCommand(
   const [row] = rows;
   if (!row) return null;
   const { events: _events, ...tension } = row;
-  return { row: tension as TensionRow, events: parse(row) };
+  return { row: tension, events: parse(row) };
 }
 
 /** The row's version now (0 when gone): what a version conflict reports. */

@@ -14,14 +14,14 @@ class Rollback extends Error {
 
 /** A fresh EntityManager for reads that need no transaction. */
 export function reader(orm: MikroORM): EntityManager {
-  return orm.em.fork() as EntityManager;
+  return orm.em.fork();
 }
 
 /** Runs `work` in one transaction; a returned refusal rolls back and is returned, a thrown error rolls back and propagates. */
 export async function transact<T>(orm: MikroORM, work: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
   try {
     return await reader(orm).transactional(async (tx) => {
-      const result = await work(tx as EntityManager);
+      const result = await work(tx);
       if (!result.ok) throw new Rollback(result);
       return result;
     });

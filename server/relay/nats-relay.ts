@@ -6,7 +6,7 @@
 // batch, which JetStream's duplicate window absorbs.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from '../logger.js';
@@ -59,7 +59,7 @@ export async function startNatsRelay(opts: RelayOptions): Promise<RunningRelay> 
   const pollMs = opts.pollMs ?? 250;
   const renewMs = Math.max(200, Math.floor(opts.leaseMs / 3));
   const log = opts.logger.child({ relay: name, holder: id });
-  const em = () => opts.orm.em.fork() as EntityManager;
+  const em = () => opts.orm.em.fork();
 
   const nc = await connect({ servers: opts.natsUrl.split(',').map((s) => s.trim()), name: `market-service relay ${id}` });
   await ensureStream(nc, opts.stream, opts.subjectPrefix);
@@ -99,7 +99,7 @@ export async function startNatsRelay(opts: RelayOptions): Promise<RunningRelay> 
   };
 
   const loop = async () => {
-    let lastRenew = 0;
+    let lastRenew: number;
     while (!stopping) {
       try {
         const checkpoint = await acquireLease(em(), name, id, opts.leaseMs);

@@ -1,4 +1,6 @@
 // Renders the OpenAPI document as one static HTML page: operations by tag, schemas as compact type text.
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment --
+   this module walks JSON Schema, which is untyped JSON by nature; every value it reads is turned into escaped text */
 type Schema = Record<string, any>;
 
 interface Operation {

@@ -3,7 +3,7 @@
 // follower (SSE streams, GraphQL subscriptions, long polls), each with its own filters and cursor.
 // A follower behind the reader catches up with reads of its own, then joins; no follower holds a
 // database connection while it waits.
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
@@ -122,7 +122,7 @@ export class FeedHub {
           return;
         }
         this.opts.onRead?.('catchup');
-        const page = await readFeed(this.orm.em.fork() as EntityManager, f.cursor, CATCH_UP_PAGE, f.filter);
+        const page = await readFeed(this.orm.em.fork(), f.cursor, CATCH_UP_PAGE, f.filter);
         if (f.stopped) return;
         f.cursor = page.next;
         if (page.events.length) f.onEvents(page.events, page.next);
@@ -174,7 +174,7 @@ export class FeedHub {
           this.again = false;
           const from: FeedCursor = this.cursor!;
           this.opts.onRead?.('hub');
-          const page = await readFeed(this.orm.em.fork() as EntityManager, from, PAGE);
+          const page = await readFeed(this.orm.em.fork(), from, PAGE);
           if (this.closed) return;
           this.cursor = page.next;
           if (page.events.length) sawEvents = true;

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
 import { decide } from '../../domain/tension.decide.js';
 import { evolve } from '../../domain/tension.evolve.js';
-import type { RecordedTensionEvent, TensionCommand, TensionState } from '../../domain/tension.types.js';
+import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
 import { streamHeadVersion, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
 import type { Ctx, Deps } from '../context.js';
@@ -69,7 +69,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   // moved, or the row gone). Nothing else is shared with commands on other tensions.
   const at = command.value.at;
   const next = decision.events.reduce<TensionState | null>(
-    (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at } as RecordedTensionEvent),
+    (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at }),
     state,
   );
   const stream = { type: TENSION_STREAM, id: req.id };
@@ -114,7 +114,7 @@ export function observedCommand(deps: Deps, op: string, run: () => Promise<Resul
 /** One command, one transaction; a concurrent append surfaces as 409 `version_conflict`, never retried. */
 export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   try {
-    return await (deps.orm.em.fork() as EntityManager).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+    return await (deps.orm.em.fork()).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
   } catch (err) {
     if (err instanceof VersionConflictError) return versionConflict(err.currentVersion, req.expectedVersion);
     throw err;
@@ -132,7 +132,7 @@ export async function lookupActor(tx: EntityManager, actorId: string): Promise<R
 export async function lookupLead(tx: EntityManager, userId: string): Promise<Result<{ id: string; name: string }>> {
   // share: a deactivation (which locks and updates the row) either commits before this read, which then
   // sees it, or waits until this transaction commits; no assignment decided on a status already changed.
-  const [user] = await tx.execute('select id, name, status from users where id = ? for share', [userId]);
+  const [user] = await tx.execute<{ id: string; name: string; status: string }[]>('select id, name, status from users where id = ? for share', [userId]);
   if (!user) return refuse('user_not_found', `No user ${userId}.`);
   if (user.status !== 'active') return refuse('not_applicable', `User ${userId} is deactivated and cannot lead a tension.`);
   return ok({ id: user.id, name: user.name });

@@ -69,7 +69,7 @@ async function foldStreams(em: EntityManager, settle: (streams: Map<string, Fold
       events++;
     }
     const last = batch.length < BATCH;
-    const open = current as { id: string; folded: Folded } | null;
+    const open = current;
     if (last && open) pending.set(open.id, open.folded);
     await settle(pending, events);
     pending = new Map();
@@ -157,7 +157,7 @@ export async function rebuildTensionProjection(
   if (!parsed.ok) return parsed;
   const { dryRun } = parsed.value;
   const started = performance.now();
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const t = emptyTally();
   const progress = () => opts.onProgress?.({ streams: t.streams, events: t.events });
 

@@ -1,5 +1,5 @@
 // Tension reads: the filtered, keyset-paged list, one tension, and its history (SPEC §4, §5).
-import type { EntityManager } from '@mikro-orm/postgresql';
+
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { readStream } from '../../persistence/event-store.js';
 import { loadTensionRow, rowToView, TENSION_FROM, TENSION_SELECT, type TensionRow } from '../../persistence/tension-projection.js';
@@ -31,10 +31,22 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
 
   const where: string[] = [];
   const params: unknown[] = [];
-  if (q.state) where.push('t.state = ?') && params.push(q.state);
-  if (q.actorId) where.push('t.actor_id = ?') && params.push(q.actorId);
-  if (q.leadUserId) where.push('t.lead_user_id = ?') && params.push(q.leadUserId);
-  if (q.minScore !== undefined) where.push('t.score >= ?') && params.push(q.minScore);
+  if (q.state) {
+    where.push('t.state = ?');
+    params.push(q.state);
+  }
+  if (q.actorId) {
+    where.push('t.actor_id = ?');
+    params.push(q.actorId);
+  }
+  if (q.leadUserId) {
+    where.push('t.lead_user_id = ?');
+    params.push(q.leadUserId);
+  }
+  if (q.minScore !== undefined) {
+    where.push('t.score >= ?');
+    params.push(q.minScore);
+  }
   if (q.q) {
     const p = likePattern(q.q);
     where.push('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)');
@@ -47,7 +59,7 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     params.push(cursor.value.v, cursor.value.id);
   }
   const dir = desc ? 'desc' : 'asc';
-  const rows: (TensionRow & { sort_value: string })[] = await (deps.orm.em.fork() as EntityManager).execute(
+  const rows: (TensionRow & { sort_value: string })[] = await (deps.orm.em.fork()).execute(
     `${TENSION_SELECT}, ${column}::text as sort_value from tensions t ${TENSION_FROM}
      ${where.length ? `where ${where.join(' and ')}` : ''}
      order by ${column} ${dir}, t.id ${dir} limit ?`,
@@ -65,7 +77,7 @@ export async function getTension(deps: Deps, ctx: Ctx, id: string): Promise<Resu
   const denied = authorize(ctx, 'tensions.get');
   if (denied) return denied;
   if (!UUID_RE.test(id)) return notFound(id);
-  const row = await loadTensionRow(deps.orm.em.fork() as EntityManager, id);
+  const row = await loadTensionRow(deps.orm.em.fork(), id);
   return row ? ok(rowToView(row)) : notFound(id);
 }
 
@@ -81,7 +93,7 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query:
     if (!cursor.ok) return cursor;
     before = cursor.value.before;
   }
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const limit = parsed.value.limit;
   const events = await readStream(em, { type: TENSION_STREAM, id }, { direction: 'backward', before, limit: limit + 1 });
   if (events.length === 0) {
