@@ -44,7 +44,6 @@ export type TensionCommand =
   | (CommandBase & { type: 'ReviveTension' })
   | (CommandBase & { type: 'DiscardTension' });
 
-export type TensionCommandType = TensionCommand['type'];
 
 export type TensionEvent =
   | {

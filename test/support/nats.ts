@@ -2,7 +2,7 @@
 // run uses its own stream and subject prefix, and deletes its stream afterwards.
 import { randomBytes } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -45,4 +45,3 @@ export async function deleteStream(nc: NatsConnection, stream: string): Promise<
   await jsm.streams.delete(stream).catch(() => undefined);
 }
 
-export type { JsMsg };

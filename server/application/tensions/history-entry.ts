@@ -1,12 +1,8 @@
 // A stored tension event in the history entry shape of SPEC §4.
 import { summarize } from '../../domain/tension.history.js';
-import type { RecordedTensionEvent, TensionEvent } from '../../domain/tension.types.js';
+import type { TensionEvent } from '../../domain/tension.types.js';
 import type { StoredEvent } from '../../persistence/event-store.js';
 import type { HistoryEntry } from './tension.inputs.js';
-
-export function recorded(e: StoredEvent): RecordedTensionEvent {
-  return { type: e.type, data: e.data, version: e.version, occurredAt: e.occurredAt } as RecordedTensionEvent;
-}
 
 export function toHistoryEntry(e: StoredEvent): HistoryEntry {
   const m = e.metadata;

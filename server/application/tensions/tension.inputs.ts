@@ -83,8 +83,6 @@ export const historyQuery = z.strictObject({
 
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
 
-export type SenseTensionInput = z.input<typeof senseTensionInput>;
-export type ListTensionsQuery = z.input<typeof listTensionsQuery>;
 
 // ---- outputs -------------------------------------------------------------------------------
 
