@@ -78,7 +78,14 @@ export function TensionDetailPage({ id }: { id: string }) {
     const event = r.event;
     if (event) setFresh((f) => [event, ...f]);
   };
-  const live = useLiveEvents({ streamId: id, onEvent: reload });
+  // the version on screen: an event at or below it is one this page already shows (its own command's)
+  const shownVersion = Math.max(latest?.version ?? 0, data?.tension.version ?? 0);
+  const live = useLiveEvents({
+    streamId: id,
+    onEvent: (e) => {
+      if (e.event.version > shownVersion) reload();
+    },
+  });
   useTitle(data?.tension.name ?? t('nav.tensions'));
   if (error && !data) {
     if (errorCode(error) === 'NOT_FOUND') {
