@@ -201,6 +201,13 @@ describe('admin web app', () => {
 
   it('tells the user when someone else changed the tension, and reloads on request', async () => {
     const id = tensionUrl.split('/').pop()!;
+    // Live updates would show the change before the conflict could happen: cut the page's event stream,
+    // as a dropped network would (live.e2e.test.ts covers the live path), so the 409 notice is what saves it.
+    const noStream = (route: import('playwright-core').Route) =>
+      route.request().headers()['accept'] === 'text/event-stream' ? route.abort() : route.continue();
+    await page.route('**/graphql', noStream);
+    await page.reload();
+    await page.getByRole('button', { name: 'Rescore' }).waitFor();
     const renamed = await rest(`/tensions/${id}/rename`, { method: 'POST', body: JSON.stringify({ name: 'Quotes arrive far too late' }) });
     expect(renamed.status).toBe(200);
     await page.getByRole('button', { name: 'Rescore' }).click();
@@ -220,6 +227,7 @@ describe('admin web app', () => {
     const renamed2 = history.locator('.timeline-item').nth(1);
     await renamed2.getByText('Renamed from “Quotes arrive too late” to “Quotes arrive far too late”').waitFor();
     await expect(renamed2.textContent()).resolves.toMatch(/Pricing bot.*agent.*pricing-bot production.*via REST/);
+    await page.unroute('**/graphql', noStream);
   });
 
   it('lists and filters tensions', async () => {
