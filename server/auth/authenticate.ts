@@ -1,6 +1,5 @@
 // Turns a request's bearer key or session cookie into a Caller. No cache: revocation, expiry and
 // deactivation take effect on the very next request, on every instance.
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
 import { refuse, type Refusal } from '../domain/errors.js';
 import type { Caller, Deps } from '../application/context.js';
@@ -28,8 +27,10 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 export async function authenticateApiKey(deps: Deps, key: string): Promise<Caller | Refusal> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
-  const em = deps.orm.em.fork() as EntityManager;
-  const [row] = await em.execute(KEY_SQL, [hashApiKey(key)]);
+  const em = deps.orm.em.fork();
+  const [row] = await em.execute<
+    { id: string; name: string; user_id: string; user_name: string; type: 'human' | 'agent'; grants: string[] | null; last_used_at: string | Date | null }[]
+  >(KEY_SQL, [hashApiKey(key)]);
   if (!row) return UNAUTHENTICATED('The API key is unknown, expired or revoked.');
   const now = deps.clock();
   const lastUsed = row.last_used_at ? new Date(row.last_used_at) : null;
@@ -56,9 +57,9 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Calle
 export async function authenticateSession(deps: Deps, token: string): Promise<Caller | null> {
   const claims = verifySessionToken(deps.sessionSecret, token);
   if (!claims) return null;
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   // The user-type filter in SQL refuses agents even when the token's signature is valid.
-  const [row] = await em.execute(SESSION_SQL, [claims.sessionId, claims.userId]);
+  const [row] = await em.execute<{ id: string; user_id: string; user_name: string; grants: string[] | null }[]>(SESSION_SQL, [claims.sessionId, claims.userId]);
   if (!row) return null;
   return {
     kind: 'human',

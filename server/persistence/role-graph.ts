@@ -24,7 +24,7 @@ export function userGrantsSql(userId: string): string {
 export async function roleGrants(em: EntityManager, roleIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(roleIds.map((id) => [id, []]));
   if (roleIds.length === 0) return out;
-  const rows = await em.execute(
+  const rows = await em.execute<{ id: string; grants: string[] | null }[]>(
     `with recursive closure(root, role_id) as (
        select id, id from roles where id = any(?::uuid[])
        union
@@ -47,7 +47,7 @@ export async function unionGrants(em: EntityManager, roleIds: readonly string[])
 
 /** Effective grants of one user. */
 export async function userGrants(em: EntityManager, userId: string): Promise<string[]> {
-  const [row] = await em.execute(`select ${userGrantsSql('?::uuid')} as grants`, [userId]);
+  const [row] = await em.execute<{ grants: string[] | null }[]>(`select ${userGrantsSql('?::uuid')} as grants`, [userId]);
   return row?.grants ?? [];
 }
 
@@ -69,7 +69,7 @@ export async function wouldCycle(em: EntityManager, roleId: string, inherits: re
 
 /** How many active humans effectively hold `*` (agents never count: no agent can hold an admin session). */
 export async function countHumanStarHolders(em: EntityManager): Promise<number> {
-  const [row] = await em.execute(
+  const [row] = await em.execute<{ n: number }[]>(
     `select count(*)::int as n from users u
      where u.type = 'human' and u.status = 'active' and ${userGrantsSql('u.id')} @> array['*']::text[]`,
   );

@@ -29,11 +29,11 @@ function toView(row: ActorRow): ActorView {
   return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count) };
 }
 
-const em = (deps: Deps) => deps.orm.em.fork() as EntityManager;
+const em = (deps: Deps) => deps.orm.em.fork();
 const actorNotFound = (id: string) => refuse('actor_not_found', `No actor ${id}.`);
 
 async function load(e: EntityManager, id: string): Promise<ActorView | null> {
-  const [row] = (await e.execute(`${SELECT} where a.id = ?`, [id])) as ActorRow[];
+  const [row] = await e.execute<ActorRow[]>(`${SELECT} where a.id = ?`, [id]);
   return row ? toView(row) : null;
 }
 
@@ -59,10 +59,10 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
     where.push('(lower(a.name), a.id) > (?, ?::uuid)');
     params.push(cursor.value.n, cursor.value.id);
   }
-  const rows = (await em(deps).execute(
+  const rows = await em(deps).execute<ActorRow[]>(
     `${SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by lower(a.name), a.id limit ?`,
     [...params, q.limit + 1],
-  )) as ActorRow[];
+  );
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return ok({

@@ -1,6 +1,5 @@
 // Sign-in, sign-out, who am I, and self-service password change (SPEC §5, §6).
 import { z } from 'zod';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { expandGrants } from '../../domain/permissions.js';
 import { ok, refuse, validationFailed, type Result } from '../../domain/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../../auth/password.js';
@@ -50,7 +49,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
     return throttled;
   }
 
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const [user] = await em.execute<{ id: string; type: string; status: string; password_hash: string | null }[]>(
     'select id, type, status, password_hash from users where email = ?',
     [email],
@@ -81,7 +80,7 @@ export async function logout(deps: Deps, ctx: Ctx): Promise<Result<null>> {
   if (ctx.caller.authenticatedBy !== 'session' || !ctx.caller.sessionId) {
     return refuse('session_required', 'Only a session can sign out; API keys are revoked instead.');
   }
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   await em.execute('update sessions set revoked_at = coalesce(revoked_at, ?) where id = ?', [deps.clock(), ctx.caller.sessionId]);
   return ok(null);
 }
@@ -108,7 +107,7 @@ export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   if (denied) return denied;
   const { caller } = ctx;
   if (!caller.userId || caller.authenticatedBy === 'system') return refuse('unauthenticated', 'No user is signed in.');
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const user = await loadUser(em, caller.userId);
   if (!user) return refuse('unauthenticated', 'No user is signed in.');
   return ok({
@@ -132,7 +131,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   if (!parsed.ok) return parsed;
   const { currentPassword, newPassword } = parsed.value;
   const userId = ctx.caller.userId!;
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const [row] = await em.execute<{ email: string; password_hash: string | null }[]>('select email, password_hash from users where id = ?', [userId]);
   if (!row) return refuse('unauthenticated', 'No user is signed in.');
   const throttled = await reservePasswordAttempt(deps, row.email, client);

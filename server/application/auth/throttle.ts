@@ -44,12 +44,12 @@ async function overLimit(em: EntityManager, now: Date, email: string, client: st
  * (`clearPasswordAttempts`, in the caller's transaction).
  */
 export async function reservePasswordAttempt(deps: Deps, email: string, client: string): Promise<Refusal | null> {
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   return em.transactional(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(?::int, hashtext(?))', [EMAIL_LOCK, email]);
     await tx.execute('select pg_advisory_xact_lock(?::int, hashtext(?))', [CLIENT_LOCK, client]);
     const now = deps.clock();
-    const refused = await overLimit(tx as EntityManager, now, email, client);
+    const refused = await overLimit(tx, now, email, client);
     if (refused) return refused;
     await tx.execute('insert into login_attempts (id, email, client, attempted_at) values (?, ?, ?, ?)', [deps.newId(), email, client, now]);
     // Housekeeping: rows that left the window count for nothing.

@@ -46,7 +46,7 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const { limit } = parsed.value;
   const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
   if (!after.ok) return after;
-  const rows = await listRoleRows(deps.orm.em.fork() as EntityManager, after.value?.[0], limit + 1);
+  const rows = await listRoleRows(deps.orm.em.fork(), after.value?.[0], limit + 1);
   return ok(toPage(deps, 'roles', rows, limit, (r) => [r.code], (r) => r));
 }
 
@@ -54,7 +54,7 @@ export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<
   const denied = authorize(ctx, 'roles.get');
   if (denied) return denied;
   if (!uuidSchema.safeParse(id).success) return notFound(id);
-  const role = await loadRole(deps.orm.em.fork() as EntityManager, id.toLowerCase());
+  const role = await loadRole(deps.orm.em.fork(), id.toLowerCase());
   return role ? ok(role) : notFound(id);
 }
 

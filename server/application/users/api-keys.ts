@@ -159,7 +159,7 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
 export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'users.listApiKeys');
   if (denied) return denied;
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const owner = await keyOwner(em, ctx, userId, false);
   if (typeof owner !== 'string') return owner;
   return listFor(deps, em, owner, input);
@@ -186,7 +186,7 @@ export function requirePasswordSession(ctx: Ctx): Refusal | null {
 export async function listMyApiKeys(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'me.listApiKeys') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return listFor(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, input);
+  return listFor(deps, deps.orm.em.fork(), ctx.caller.userId!, input);
 }
 
 export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<CreatedApiKey>> {
@@ -194,11 +194,11 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   if (denied) return denied;
   const parsed = parseKeyInput(deps, input);
   if (!parsed.ok) return parsed;
-  return ok(await mint(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, parsed.value));
+  return ok(await mint(deps, deps.orm.em.fork(), ctx.caller.userId!, parsed.value));
 }
 
 export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return revokeFor(deps, deps.orm.em.fork() as EntityManager, ctx.caller.userId!, keyId);
+  return revokeFor(deps, deps.orm.em.fork(), ctx.caller.userId!, keyId);
 }

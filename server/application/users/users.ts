@@ -112,7 +112,7 @@ export async function getUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<
   const denied = authorize(ctx, 'users.get');
   if (denied) return denied;
   const userId = userIdOf(id);
-  const user = userId ? await loadUser(deps.orm.em.fork() as EntityManager, userId) : null;
+  const user = userId ? await loadUser(deps.orm.em.fork(), userId) : null;
   return user ? ok(user) : userNotFound(id);
 }
 
@@ -124,8 +124,14 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const { type, status, q, limit, cursor } = parsed.value;
   const where: string[] = [];
   const params: unknown[] = [];
-  if (type) where.push('u.type = ?') && params.push(type);
-  if (status) where.push('u.status = ?') && params.push(status);
+  if (type) {
+    where.push('u.type = ?');
+    params.push(type);
+  }
+  if (status) {
+    where.push('u.status = ?');
+    params.push(status);
+  }
   if (q) {
     const like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
     where.push('(u.name ilike ? or u.email ilike ?)');
@@ -137,7 +143,7 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
     where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
     params.push(...after.value);
   }
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const rows = await em.execute<UserRow[]>(
     `${USER_SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by u.created_at, u.id limit ?`,
     [...params, limit + 1],
@@ -255,7 +261,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   if (!parsed.ok) return parsed;
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
-  const em = deps.orm.em.fork() as EntityManager;
+  const em = deps.orm.em.fork();
   const [user] = await em.execute<{ type: string }[]>('select type from users where id = ?', [userId]);
   if (!user) return userNotFound(id);
   // Checked before the slow hash, and again under the lock in case the target gained permissions meanwhile.
