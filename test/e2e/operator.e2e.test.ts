@@ -96,6 +96,9 @@ describe('admin app for operators', () => {
       const query = url.searchParams.get('query') ?? String(r.postDataJSON()?.query ?? '');
       if (url.pathname === '/graphql') requests.push(query.match(/(mutation|query) (\w+)/)?.[2] ?? '?');
     };
+    // the page's live-updates stream connects on its own (a head query, then the stream): let it settle first
+    const liveBadge = page.getByTestId('live-indicator').and(page.locator('[data-state="live"]'));
+    await liveBadge.waitFor();
     page.on('request', count);
     await page.getByRole('button', { name: 'Rename' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rename' });
@@ -107,7 +110,7 @@ describe('admin app for operators', () => {
     await page.getByRole('dialog', { name: 'Change lead' }).getByRole('button', { name: 'Cancel' }).click();
     // never 'networkidle': the page holds its live-updates stream open. The edit's own event arrives on that
     // stream meanwhile and must not cause a refetch; give any such request time to show up.
-    await page.getByTestId('live-indicator').and(page.locator('[data-state="live"]')).waitFor();
+    await liveBadge.waitFor();
     await page.waitForTimeout(1_000);
     page.off('request', count);
     expect(requests).toEqual(['RenameTension']);
