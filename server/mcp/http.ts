@@ -1,7 +1,8 @@
 // MCP over Streamable HTTP at /mcp: stateless, one server per request, bearer API keys only.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
+import { ok, type ErrorCode } from '../domain/errors.js';
+import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isForeignOrigin } from '../http/cors.js';
 
@@ -16,7 +17,7 @@ function jsonRpcError(res: Response, status: number, rpcCode: number, message: s
 
 function refusal(res: Response, code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   const rpcCode = code === 'invalid_json' ? -32700 : code === 'unauthenticated' ? -32001 : -32000;
-  jsonRpcError(res, ERROR_STATUS[code], rpcCode, message, { code, ...extra });
+  jsonRpcError(res, REFUSAL_STATUS[code], rpcCode, message, { code, ...extra });
 }
 
 function unauthenticated(res: Response, message: string) {
@@ -43,7 +44,7 @@ export function mcpHandler(deps: Deps) {
     try {
       const [{ createMcpServer, acceptAnyArguments }, { StreamableHTTPServerTransport }] = await loadSdk();
       const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
-      const server = createMcpServer(deps, async () => ctx);
+      const server = createMcpServer(deps, async () => ok(ctx));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

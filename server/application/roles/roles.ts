@@ -73,7 +73,7 @@ async function unknownInherits(tx: EntityManager, inherits: string[]) {
   return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
 }
 
-const codeTaken = () => validationFailed([{ path: 'code', message: 'is already used by another role' }]);
+const codeTaken = () => refuse('code_taken', 'Another role already has this code.');
 
 export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<RoleView>> {
   const denied = authorize(ctx, 'roles.create');

@@ -61,14 +61,15 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   const command = await req.build(tx, row, state);
   if (!command.ok) return command;
   const decision = decide(command.value, state);
-  if (decision.kind === 'rejected') return refuse(decision.code, decision.detail, decision.extensions);
-  if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
+  if (!decision.ok) return decision;
+  const events = decision.value;
+  if (events.length === 0) return ok({ tension: row ? rowToView(row) : null, event: null });
 
   // One statement writes the projection row, conditional on the version we read, and the events after
   // it: the tension's row lock is what a concurrent command on it queues on (and then finds the version
   // moved, or the row gone). Nothing else is shared with commands on other tensions.
   const at = command.value.at;
-  const next = decision.events.reduce<TensionState | null>(
+  const next = events.reduce<TensionState | null>(
     (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at }),
     state,
   );
@@ -78,7 +79,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     stream,
     head,
     next,
-    events: decision.events,
+    events,
     metadata: eventMetadata(ctx),
     opts: { newId: deps.newId, occurredAt: at },
   });
@@ -89,7 +90,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     throw new VersionConflictError(req.id, current, head);
   }
   // A version already in the stream (a projection behind its stream): the transaction rolls back.
-  if (written.events.length < decision.events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
+  if (written.events.length < events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
   const tension = written.row === 'deleted' ? null : rowToView(written.row);
   const stored = written.events;
   deps.metrics.eventAppend(Number(process.hrtime.bigint() - writeStarted) / 1e9);
