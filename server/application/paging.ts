@@ -115,8 +115,3 @@ export const intTextKey = z.string().regex(/^-?\d{1,9}$/);
 
 /** Identity lists page by `(created_at, id)`. */
 export const createdAtIdKey = z.tuple([instantKey, uuidKey]);
-
-/** `%text%` for ILIKE, with the wildcards the user typed matched literally (backslash is the default escape). */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -1,5 +1,6 @@
 // The one path every tension command takes, in one transaction: load the projection row → check the
 // client's expectedVersion → decide → append with the head as expected version → project with evolve.
+import { shareActor, shareUser } from '../../persistence/references.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
 import { decide } from '../../domain/tension.decide.js';
@@ -125,15 +126,12 @@ export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRe
 // ---- lookups of what a command references, inside its transaction ----------------------------
 
 export async function lookupActor(tx: EntityManager, actorId: string): Promise<Result<{ id: string; name: string; type: string }>> {
-  // key share: the actor cannot be deleted under us before this transaction commits
-  const [actor] = await tx.execute('select id, name, type from actors where id = ? for key share', [actorId]);
-  return actor ? ok(actor as { id: string; name: string; type: string }) : refuse('actor_not_found', `No actor ${actorId}.`);
+  const actor = await shareActor(tx, actorId);
+  return actor ? ok(actor) : refuse('actor_not_found', `No actor ${actorId}.`);
 }
 
 export async function lookupLead(tx: EntityManager, userId: string): Promise<Result<{ id: string; name: string }>> {
-  // share: a deactivation (which locks and updates the row) either commits before this read, which then
-  // sees it, or waits until this transaction commits; no assignment decided on a status already changed.
-  const [user] = await tx.execute<{ id: string; name: string; status: string }[]>('select id, name, status from users where id = ? for share', [userId]);
+  const user = await shareUser(tx, userId);
   if (!user) return refuse('user_not_found', `No user ${userId}.`);
   if (user.status !== 'active') return refuse('not_applicable', `User ${userId} is deactivated and cannot lead a tension.`);
   return ok({ id: user.id, name: user.name });
