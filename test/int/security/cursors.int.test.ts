@@ -65,12 +65,14 @@ function graphql(list: ListName, field: string, args: string, vars: () => Record
     list,
     face: 'graphql',
     async call(cursor, opts = {}) {
-      const extra = list === 'tensions' ? ', $sort: String' : '';
+      const extra = list === 'tensions' ? ', $sort: TensionSort' : '';
       const doc = `query($cursor: String, $limit: Int${extra}${args ? `, ${args}` : ''}) { ${field}(cursor: $cursor, limit: $limit${extra ? ', sort: $sort' : ''}${
         args ? `, ${args.replace(/\$(\w+): \w+!?/g, '$1: $$$1')}` : ''
       }) { data { ${item} } nextCursor } }`;
       const c = session ? sessionClient(app, sessionToken) : client(app, admin.key);
-      const res = await c.gql(doc, { cursor, limit: opts.limit, sort: opts.sort, ...vars() });
+      // GraphQL's sort enum spells REST's `-score` as `score_desc`
+      const sort = opts.sort?.startsWith('-') ? `${opts.sort.slice(1)}_desc` : opts.sort;
+      const res = await c.gql(doc, { cursor, limit: opts.limit, sort, ...vars() });
       const page = res.body?.data?.[field];
       return {
         status: res.status,
