@@ -36,7 +36,7 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   const server = createMcpServer(deps, async () => {
     const caller = await authenticateApiKey(deps, key);
     if ('ok' in caller) return caller;
-    return { caller, via: 'mcp', requestId: randomUUID() };
+    return { caller, via: 'mcp', requestId: randomUUID(), clientAddress: null };
   });
   const first = await authenticateApiKey(deps, key);
   if ('ok' in first) {
