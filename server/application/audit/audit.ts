@@ -79,10 +79,12 @@ export const roleTarget = (id: string, code: string) => ({ type: 'role' as const
 export const keyTarget = (id: string, name: string) => ({ type: 'key' as const, id, label: name });
 export const actorTarget = (id: string, name: string) => ({ type: 'actor' as const, id, label: name });
 
-/** `{field: {from: null, to}}` for every field of something created (or `{from, to: null}` when `gone`). */
+/** `{field: {from: null, to}}` for every field of something created (or `{from, to: null}` when `gone`); null fields are no change. */
 export function fieldsOf(values: Record<string, unknown>, gone = false): AuditChanges {
   const out: AuditChanges = {};
-  for (const [field, value] of Object.entries(values)) out[field] = gone ? { from: value ?? null, to: null } : { from: null, to: value ?? null };
+  for (const [field, value] of Object.entries(values)) {
+    if (value !== null && value !== undefined) out[field] = gone ? { from: value, to: null } : { from: null, to: value };
+  }
   return out;
 }
 

@@ -110,6 +110,7 @@ const TARGETS: Target[] = [
   rest('roles', () => '/roles'),
   rest('apiKeys', () => `/users/${agentId}/api-keys`),
   rest('apiKeys', () => '/me/api-keys', true),
+  rest('audit', () => '/audit'),
   graphql('tensions', 'tensions', '', () => ({})),
   graphql('tensionHistory', 'tensionHistory', '$id: ID!', () => ({ id: tensionId }), 'version'),
   graphql('actors', 'actors', '', () => ({})),
@@ -117,6 +118,7 @@ const TARGETS: Target[] = [
   graphql('roles', 'roles', '', () => ({})),
   graphql('apiKeys', 'userApiKeys', '$userId: ID!', () => ({ userId: agentId })),
   graphql('apiKeys', 'myApiKeys', '', () => ({}), 'id', true),
+  graphql('audit', 'auditLog', '', () => ({})),
   mcp('tensions', 'list_tensions', () => ({})),
   mcp('tensionHistory', 'get_tension_history', () => ({ id: tensionId }), 'version'),
   mcp('actors', 'list_actors', () => ({})),
@@ -168,7 +170,7 @@ const malformedKey: Record<ListName, fc.Arbitrary<{ key: unknown; sort?: string 
   events: fc.oneof(fc.record({ t: badScalar, p: fc.nat() }), fc.record({ t: fc.constant('1'), p: badScalar })).map((key) => ({ key })),
 };
 
-const OTHER_LISTS: ListName[] = ['tensions', 'tensionHistory', 'actors', 'users', 'roles', 'apiKeys'];
+const OTHER_LISTS: ListName[] = ['tensions', 'tensionHistory', 'actors', 'users', 'roles', 'apiKeys', 'audit'];
 const genuine = new Map<ListName, string>();
 
 function cursors(list: ListName): fc.Arbitrary<{ cursor: string; sort?: string; kind: string }> {
