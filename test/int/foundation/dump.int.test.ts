@@ -52,9 +52,10 @@ describe('export and import', () => {
     }
     expect((await api.del(`/tensions/${ids[5]}`)).status).toBe(204);
     const reads = ['/tensions?limit=100', `/tensions/${ids[0]}`, `/tensions/${ids[5]}/history`, `/tensions/${ids[3]}/history?limit=1`, '/actors', '/users', '/roles', '/auth/me'];
-    const before = await Promise.all(reads.map(async (p) => ({ path: p, ...(await api.get(p)) })));
+    // Read first: a read may stamp the key's lastUsedAt, which /auth/me below shows.
     const auditBefore = (await api.get('/audit?limit=100')).body;
     expect(auditBefore.data.length).toBeGreaterThan(3);
+    const before = await Promise.all(reads.map(async (p) => ({ path: p, ...(await api.get(p)) })));
     await source.close();
 
     const dump = join(dir, 'dump.ndjson');

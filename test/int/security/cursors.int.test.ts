@@ -285,7 +285,7 @@ describe('list cursors', () => {
         }
       }
     }
-  });
+  }, 120_000);
 
   it('refuses every generated cursor the server did not issue for that list, on every face, never with a 5xx', async () => {
     const kinds = new Map<string, number>();
@@ -299,5 +299,5 @@ describe('list cursors', () => {
       );
     }
     console.log(`cursor fuzz: ${[...kinds.values()].reduce((a, b) => a + b, 0)} cursors refused over ${TARGETS.length} list faces, by kind ${JSON.stringify(Object.fromEntries(kinds))}`);
-  });
+  }, 120_000);
 });
