@@ -8,5 +8,6 @@ import './roles/index.js';
 import './actors/index.js';
 import './tensions/index.js';
 import './events/index.js';
+import './audit/index.js';
 
 export const schema = describeFromZod(builder.toSchema({ sortSchema: true }));

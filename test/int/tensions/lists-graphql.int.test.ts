@@ -141,6 +141,15 @@ describe('GraphQL', () => {
     expect((await c.gql(`{ tensions(state: "alive") { data { id } } }`)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
   });
 
+  it('an unknown id nulls only its own field: the rest of the answer stays (NOT_FOUND on that path)', async () => {
+    const ghost = '00000000-0000-4000-8000-000000000001';
+    const res = await c.gql(`query($ghost: ID!) { missing: tension(id: $ghost) { id } actor(id: $ghost) { id } tensions(limit: 1) { data { id } } }`, { ghost });
+    expect(res.body.data.missing).toBeNull();
+    expect(res.body.data.actor).toBeNull();
+    expect(res.body.data.tensions.data).toHaveLength(1);
+    expect(res.body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path[0], e.extensions.code]).sort()).toEqual([['actor', 'ACTOR_NOT_FOUND'], ['missing', 'NOT_FOUND']]);
+  });
+
   it('refuses callers without the permission', async () => {
     const reader = client(app, (await seedUserWithKey(app, { grants: ['tensions:read'] })).key);
     const res = await reader.gql(`mutation($a: ID!) { senseTension(input: { name: "x", actorId: $a }) { tension { id } } }`, { a: orgA });
