@@ -23,7 +23,12 @@ const CreateUserInput = builder.inputType('CreateUserInput', {
 });
 
 const UpdateUserInput = builder.inputType('UpdateUserInput', {
-  fields: (t) => ({ name: t.string(), email: t.string(), linkedActorId: t.id({ description: 'null unlinks' }) }),
+  fields: (t) => ({
+    name: t.string(),
+    email: t.string(),
+    linkedActorId: t.id({ description: 'null unlinks' }),
+    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the user is at this version' }),
+  }),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
@@ -60,9 +65,15 @@ builder.mutationFields((t) => ({
   setUserRoles: t.field({
     type: UserRef,
     authScopes: { operation: 'users.setRoles' },
-    args: { id: t.arg.id({ required: true }), roleIds: t.arg.idList({ required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      roleIds: t.arg.idList({ required: true }),
+      expectedVersion: t.arg.int({ description: 'refuse with VERSION_CONFLICT unless the user is at this version' }),
+    },
     resolve: async (_r, args, context) =>
-      unwrap(await setUserRoles(context.deps, gqlCtx(context), String(args.id), { roleIds: args.roleIds.map(String) })),
+      unwrap(
+        await setUserRoles(context.deps, gqlCtx(context), String(args.id), { roleIds: args.roleIds.map(String), expectedVersion: args.expectedVersion }),
+      ),
   }),
   resetUserPassword: t.boolean({
     authScopes: { operation: 'users.resetPassword' },

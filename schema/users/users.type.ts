@@ -20,6 +20,7 @@ export const UserRef = builder.objectRef<UserView>('User').implement({
     linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
     linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
     roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
+    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
     createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
   }),

@@ -93,11 +93,15 @@ export type SetTensionLeadInput = {
 };
 
 export type UpdateActorInput = {
+  /** refuse with VERSION_CONFLICT unless the actor is at this version */
+  expectedVersion?: number | null | undefined;
   name: string;
 };
 
 export type UpdateRoleInput = {
   code?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the role is at this version */
+  expectedVersion?: number | null | undefined;
   inherits?: Array<string | number> | null | undefined;
   name?: string | null | undefined;
   permissions?: Array<string> | null | undefined;
@@ -105,6 +109,8 @@ export type UpdateRoleInput = {
 
 export type UpdateUserInput = {
   email?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the user is at this version */
+  expectedVersion?: number | null | undefined;
   /** null unlinks */
   linkedActorId?: string | number | null | undefined;
   name?: string | null | undefined;

@@ -9,6 +9,9 @@ import { UUID_RE } from '../../domain/ids.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
+import { staleVersion } from '../versions.js';
+import { transact } from '../../persistence/transaction.js';
+import { lockRowVersion } from '../../persistence/row-versions.js';
 
 interface ActorRow {
   id: string;
@@ -17,16 +20,17 @@ interface ActorRow {
   created_at: Date | string;
   updated_at: Date | string;
   tension_count: number | string;
+  version: number;
   sort_name: string;
 }
 
-const SELECT = `select a.id, a.name, a.type, a.created_at, a.updated_at,
+const SELECT = `select a.id, a.name, a.type, a.created_at, a.updated_at, a.version,
   (select count(*) from tensions t where t.actor_id = a.id)::int as tension_count, lower(a.name) as sort_name from actors a`;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 function toView(row: ActorRow): ActorView {
-  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count) };
+  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count), version: row.version };
 }
 
 const em = (deps: Deps) => deps.orm.em.fork();
@@ -97,11 +101,16 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
   const parsed = parseInput(updateActorInput, input);
   if (!parsed.ok) return parsed;
   if (!UUID_RE.test(id)) return actorNotFound(id);
-  const e = em(deps);
-  // renaming to the same name changes nothing, not even updatedAt
-  await e.execute('update actors set name = ?, updated_at = ? where id = ? and name <> ?', [parsed.value.name, deps.clock(), id, parsed.value.name]);
-  const actor = await load(e, id);
-  return actor ? ok(actor) : actorNotFound(id);
+  const { name, expectedVersion } = parsed.value;
+  return transact(deps.orm, async (tx) => {
+    const version = await lockRowVersion(tx, 'actors', id);
+    if (version === null) return actorNotFound(id);
+    const stale = staleVersion('actor', version, expectedVersion);
+    if (stale) return stale;
+    // renaming to the same name changes nothing, not even updatedAt or the version
+    await tx.execute('update actors set name = ?, updated_at = ?, version = version + 1 where id = ? and name <> ?', [name, deps.clock(), id, name]);
+    return ok((await load(tx, id))!);
+  });
 }
 
 /**

@@ -143,7 +143,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   const hash = await hashPassword(newPassword);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
-    await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
     await clearPasswordAttempts(tx, row.email);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [
       now,
