@@ -32,7 +32,11 @@ const UpdateUserInput = builder.inputType('UpdateUserInput', {
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
-  fields: (t) => ({ name: t.string({ required: true }), expiresAt: t.field({ type: 'DateTime' }) }),
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    expiresAt: t.field({ type: 'DateTime' }),
+    permissions: t.stringList({ description: "narrow the key to these permissions (each one the user holds); null: all of the user's" }),
+  }),
 });
 
 /** Name and email cannot be cleared: an explicit null means "unchanged"; linkedActorId null unlinks. */

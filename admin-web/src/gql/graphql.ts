@@ -17,6 +17,8 @@ export type CreateActorInput = {
 export type CreateApiKeyInput = {
   expiresAt?: string | null | undefined;
   name: string;
+  /** narrow the key to these permissions (each one the user holds); null: all of the user's */
+  permissions?: Array<string> | null | undefined;
 };
 
 export type CreateRoleInput = {

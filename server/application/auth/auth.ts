@@ -5,7 +5,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { dummyHash, hashPassword, verifyPassword } from '../../auth/password.js';
 import { signSessionToken } from '../../auth/session-token.js';
 import { authenticateSession } from '../../auth/authenticate.js';
-import { authorize } from '../authorize.js';
+import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps, Via } from '../context.js';
 import { loadUser, userOutput, type UserView } from '../users/user.read.js';
@@ -113,7 +113,7 @@ export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   return ok({
     user,
     roles: user.roles,
-    permissions: expandGrants(caller.grants),
+    permissions: expandGrants(callerGrants(caller)),
     authenticatedBy: caller.authenticatedBy,
     apiKey: caller.apiKey ? await loadKeyMetadata(em, caller.apiKey.id) : null,
   });

@@ -14,7 +14,8 @@ import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
-const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
+/** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
+export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 const nameSchema = z.string().trim().min(1).max(200);
 const codeSchema = z

@@ -4,23 +4,29 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiKeyPrefix, formatApiKey, hashApiKey } from '../../domain/api-key.js';
 import { ok, refuse, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
-import { authorize } from '../authorize.js';
+import { coversAll } from '../../domain/permissions.js';
+import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
 import { mayActOnUser } from './act-on-user.js';
 import { transact } from '../../persistence/transaction.js';
-import { lockIdentityChanges } from '../../persistence/role-graph.js';
+import { lockIdentityChanges, pgArray, userGrants } from '../../persistence/role-graph.js';
+import { grantSchema } from '../roles/roles.js';
 
 export interface ApiKeyMetadata {
   id: string;
   name: string;
   prefix: string;
+  /** null: all of the user's permissions; otherwise the key carries the user's ∩ these */
+  permissions: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** the key this one replaced by rotation */
+  rotatedFromId: string | null;
 }
 export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
@@ -29,10 +35,15 @@ export const apiKeyOutput = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
+  permissions: z
+    .array(z.string())
+    .nullable()
+    .describe("null: all of the user's permissions; otherwise a request with this key carries the user's effective permissions ∩ this list"),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
 }) satisfies z.ZodType<ApiKeyMetadata>;
 export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
@@ -44,6 +55,12 @@ export const createApiKeyInput = z.object({
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
     .transform((s) => new Date(s))
     .nullish(),
+  permissions: z
+    .array(grantSchema)
+    .max(100)
+    .transform((ps) => [...new Set(ps)])
+    .nullish()
+    .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
 export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
 
@@ -55,6 +72,8 @@ interface KeyRow {
   last_used_at: Date | string | null;
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
+  permissions: string[] | null;
+  rotated_from_id: string | null;
 }
 const isoOrNull = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -63,38 +82,57 @@ export function keyMetadata(r: KeyRow): ApiKeyMetadata {
     id: r.id,
     name: r.name,
     prefix: r.prefix,
+    permissions: r.permissions,
     createdAt: new Date(r.created_at).toISOString(),
     lastUsedAt: isoOrNull(r.last_used_at),
     expiresAt: isoOrNull(r.expires_at),
     revokedAt: isoOrNull(r.revoked_at),
+    rotatedFromId: r.rotated_from_id,
   };
 }
 
-const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at';
+const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at, permissions, rotated_from_id';
 
 export async function loadKeyMetadata(em: EntityManager, keyId: string): Promise<ApiKeyMetadata | null> {
   const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);
   return row ? keyMetadata(row) : null;
 }
 
+interface KeySpec {
+  name: string;
+  expiresAt: Date | null;
+  permissions: string[] | null;
+  rotatedFromId?: string;
+}
+
 /** The creation input, checked (an expiry must lie in the future). */
-function parseKeyInput(deps: Deps, input: unknown): Result<{ name: string; expiresAt: Date | null }> {
+function parseKeyInput(deps: Deps, input: unknown): Result<KeySpec> {
   const parsed = parseInput(createApiKeyInput, input);
   if (!parsed.ok) return parsed;
-  const { name, expiresAt } = parsed.value;
+  const { name, expiresAt, permissions } = parsed.value;
   if (expiresAt && expiresAt.getTime() <= deps.clock().getTime()) {
     return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
   }
-  return ok({ name, expiresAt: expiresAt ?? null });
+  return ok({ name, expiresAt: expiresAt ?? null, permissions: permissions ?? null });
+}
+
+/** A key's permissions must be ones its user holds when it is made (later role changes narrow it instead). */
+function unheldPermissions(spec: KeySpec, ownerGrants: readonly string[]): Refusal | null {
+  const missing = spec.permissions ? coversAll(ownerGrants, spec.permissions) : [];
+  if (missing.length === 0) return null;
+  return validationFailed([
+    { path: 'permissions', message: `the user does not hold ${missing.join(', ')}`, code: 'not_held', params: { permissions: missing } },
+  ]);
 }
 
 /** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
-async function mint(deps: Deps, em: EntityManager, userId: string, v: { name: string; expiresAt: Date | null }): Promise<CreatedApiKey> {
+async function mint(deps: Deps, em: EntityManager, userId: string, v: KeySpec): Promise<CreatedApiKey> {
   const key = formatApiKey(randomBytes(32));
   const [row] = await em.execute<KeyRow[]>(
-    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)
+    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at, permissions, rotated_from_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?::text[], ?)
      returning ${KEY_COLUMNS}`,
-    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt],
+    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt, v.permissions && pgArray(v.permissions), v.rotatedFromId ?? null],
   );
   return { ...keyMetadata(row), key };
 }
@@ -152,6 +190,8 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const unheld = unheldPermissions(parsed.value, await userGrants(tx, owner));
+    if (unheld) return unheld;
     return ok(await mint(deps, tx, owner, parsed.value));
   });
 }
@@ -194,6 +234,9 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   if (denied) return denied;
   const parsed = parseKeyInput(deps, input);
   if (!parsed.ok) return parsed;
+  // A password session carries all of its user's grants.
+  const unheld = unheldPermissions(parsed.value, callerGrants(ctx.caller));
+  if (unheld) return unheld;
   return ok(await mint(deps, deps.orm.em.fork(), ctx.caller.userId!, parsed.value));
 }
 
