@@ -8,7 +8,7 @@ import {
   setUserRoles,
   updateUser,
 } from '../../server/application/users/users.js';
-import { createMyApiKey, provisionApiKey, revokeMyApiKey, revokeUserApiKey } from '../../server/application/users/api-keys.js';
+import { createMyApiKey, provisionApiKey, revokeMyApiKey, revokeUserApiKey, rotateMyApiKey, rotateUserApiKey } from '../../server/application/users/api-keys.js';
 import { CreatedApiKeyRef, UserRef } from './users.type.js';
 
 const CreateUserInput = builder.inputType('CreateUserInput', {
@@ -38,6 +38,15 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
     permissions: t.stringList({ description: "narrow the key to these permissions (each one the user holds); null: all of the user's" }),
   }),
 });
+
+const RotateApiKeyInput = builder.inputType('RotateApiKeyInput', {
+  fields: (t) => ({
+    overlapSeconds: t.int({ description: 'how long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once' }),
+  }),
+});
+
+/** GraphQL sends explicit nulls for left-out optional fields; the use case reads them as absent. */
+const rotation = (input: { overlapSeconds?: number | null } | null | undefined) => ({ overlapSeconds: input?.overlapSeconds ?? undefined });
 
 /** Name and email cannot be cleared: an explicit null means "unchanged"; linkedActorId null unlinks. */
 const updatePatch = ({ name, email, ...rest }: Record<string, unknown>) => ({
@@ -102,11 +111,26 @@ builder.mutationFields((t) => ({
       return true;
     },
   }),
+  rotateUserApiKey: t.field({
+    type: CreatedApiKeyRef,
+    description: "A new key copying the old one's name, permissions and expiry; the old key stops working after the overlap.",
+    authScopes: { operation: 'users.rotateApiKey' },
+    args: { userId: t.arg.id({ required: true }), keyId: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
+    resolve: async (_r, args, context) =>
+      unwrap(await rotateUserApiKey(context.deps, gqlCtx(context), String(args.userId), String(args.keyId), rotation(args.input))),
+  }),
   createMyApiKey: t.field({
     type: CreatedApiKeyRef,
     authScopes: { operation: 'me.createApiKey' },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
     resolve: async (_r, args, context) => unwrap(await createMyApiKey(context.deps, gqlCtx(context), args.input)),
+  }),
+  rotateMyApiKey: t.field({
+    type: CreatedApiKeyRef,
+    description: "A new key copying the old one's name, permissions and expiry; the old key stops working after the overlap.",
+    authScopes: { operation: 'me.rotateApiKey' },
+    args: { keyId: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
+    resolve: async (_r, args, context) => unwrap(await rotateMyApiKey(context.deps, gqlCtx(context), String(args.keyId), rotation(args.input))),
   }),
   revokeMyApiKey: t.boolean({
     authScopes: { operation: 'me.revokeApiKey' },

@@ -33,6 +33,7 @@ export const OPERATION_PERMISSIONS = {
   'users.listApiKeys': 'users:read',
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
+  'users.rotateApiKey': 'users:write',
   'roles.list': 'roles:read',
   'roles.get': 'roles:read',
   'roles.create': 'roles:write',
@@ -46,6 +47,7 @@ export const OPERATION_PERMISSIONS = {
   'me.listApiKeys': null,
   'me.createApiKey': null,
   'me.revokeApiKey': null,
+  'me.rotateApiKey': null,
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -11,7 +11,7 @@ const GRANTS_SQL = userGrantsSql('u.id');
 const KEY_SQL = `
   select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${GRANTS_SQL} as grants
   from api_keys k join users u on u.id = k.user_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?)
     and u.status = 'active'`;
 
 const SESSION_SQL = `
@@ -28,6 +28,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function authenticateApiKey(deps: Deps, key: string): Promise<Caller | Refusal> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
   const em = deps.orm.em.fork();
+  // Expiry against the service's clock: the one that computed an expiry or the end of a rotation's overlap.
+  const now = deps.clock();
   const [row] = await em.execute<
     {
       id: string;
@@ -39,9 +41,8 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Calle
       permissions: string[] | null;
       last_used_at: string | Date | null;
     }[]
-  >(KEY_SQL, [hashApiKey(key)]);
+  >(KEY_SQL, [hashApiKey(key), now]);
   if (!row) return UNAUTHENTICATED('The API key is unknown, expired or revoked.');
-  const now = deps.clock();
   const lastUsed = row.last_used_at ? new Date(row.last_used_at) : null;
   if (!lastUsed || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS) {
     // Off the critical path; the guard in SQL keeps it to one write a minute across instances.

@@ -1,7 +1,7 @@
 // OpenAPI descriptions of the identity routes (auth, me, users, roles, permissions, API keys), from the use cases' schemas.
 import { z } from 'zod';
 import { changePasswordInput, loginInput, meOutput } from '../application/auth/auth.js';
-import { createApiKeyInput, createdApiKeyOutput, apiKeyOutput, listApiKeysInput } from '../application/users/api-keys.js';
+import { createApiKeyInput, createdApiKeyOutput, apiKeyOutput, listApiKeysInput, rotateApiKeyInput } from '../application/users/api-keys.js';
 import { createUserInput, listUsersInput, resetPasswordInput, setUserRolesInput, updateUserInput } from '../application/users/users.js';
 import { userOutput } from '../application/users/user.read.js';
 import { createRoleInput, listRolesInput, updateRoleInput } from '../application/roles/roles.js';
@@ -20,6 +20,7 @@ export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
   { method: 'post', path: '/me/password', summary: `Change my password (revokes my other sessions). ${SELF}`, tag: 'me', operation: 'me.changePassword', auth: 'session', body: changePasswordInput, status: 204, errors: ['session_required'] },
   { method: 'get', path: '/me/api-keys', summary: `List my API keys. ${SELF}`, tag: 'me', operation: 'me.listApiKeys', auth: 'session', query: listApiKeysInput, response: page(apiKeyOutput), status: 200, errors: ['session_required'] },
   { method: 'post', path: '/me/api-keys', summary: `Create an API key for myself; the key is shown once. ${SELF}`, tag: 'me', operation: 'me.createApiKey', auth: 'session', body: createApiKeyInput, response: createdApiKeyOutput, status: 201, errors: ['session_required'] },
+  { method: 'post', path: '/me/api-keys/:keyId/rotate', summary: `Rotate one of my API keys: a new key (shown once) with its name, permissions and expiry; the old one stops working after overlapSeconds. ${SELF}`, tag: 'me', operation: 'me.rotateApiKey', auth: 'session', body: rotateApiKeyInput, bodyRequired: false, response: createdApiKeyOutput, status: 201, errors: ['session_required', 'not_found', 'not_applicable'] },
   { method: 'delete', path: '/me/api-keys/:keyId', summary: `Revoke one of my API keys. ${SELF}`, tag: 'me', operation: 'me.revokeApiKey', auth: 'session', status: 204, errors: ['session_required'] },
 
   { method: 'get', path: '/users', summary: 'List users (filters type, status, q)', tag: 'users', operation: 'users.list', query: listUsersInput, response: page(userOutput), status: 200 },
@@ -30,7 +31,8 @@ export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
   { method: 'put', path: '/users/:id/roles', summary: "Replace the user's roles", tag: 'users', operation: 'users.setRoles', body: setUserRolesInput, response: userOutput, status: 200, errors: ['user_not_found', 'escalation_denied', 'last_admin', 'version_conflict'] },
   { method: 'post', path: '/users/:id/password', summary: "Set a human user's password (revokes its sessions)", tag: 'users', operation: 'users.resetPassword', body: resetPasswordInput, status: 204, errors: ['user_not_found', 'not_applicable'] },
   { method: 'get', path: '/users/:id/api-keys', summary: "List an agent user's API keys (metadata only, never a key)", tag: 'api-keys', operation: 'users.listApiKeys', query: listApiKeysInput, response: page(apiKeyOutput), status: 200, errors: ['user_not_found'] },
-  { method: 'post', path: '/users/:id/api-keys', summary: 'Provision an API key for an agent user; the plaintext key is in this answer only', tag: 'api-keys', operation: 'users.provisionApiKey', body: createApiKeyInput, response: createdApiKeyOutput, status: 201, errors: ['user_not_found', 'not_an_agent'] },
+  { method: 'post', path: '/users/:id/api-keys', summary: 'Provision an API key for an agent user; the plaintext key is in this answer only', tag: 'api-keys', operation: 'users.provisionApiKey', body: createApiKeyInput, response: createdApiKeyOutput, status: 201, errors: ['user_not_found', 'not_an_agent', 'escalation_denied'] },
+  { method: 'post', path: '/users/:id/api-keys/:keyId/rotate', summary: "Rotate an agent user's API key: a new key (shown once) with the old one's name, permissions and expiry; the old one stops working after overlapSeconds (at once for 0)", tag: 'api-keys', operation: 'users.rotateApiKey', body: rotateApiKeyInput, bodyRequired: false, response: createdApiKeyOutput, status: 201, errors: ['user_not_found', 'not_found', 'not_an_agent', 'not_applicable', 'escalation_denied'] },
   { method: 'delete', path: '/users/:id/api-keys/:keyId', summary: "Revoke an agent user's API key (refused from the very next request)", tag: 'api-keys', operation: 'users.revokeApiKey', status: 204, errors: ['user_not_found'] },
 
   { method: 'get', path: '/permissions', summary: 'The permission catalogue', tag: 'roles', operation: 'permissions.list', response: z.object({ data: z.array(z.string()) }), status: 200 },

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { Deps } from '../application/context.js';
 import { createUser, deactivateUser, getUser, listUsers, resetUserPassword, setUserRoles, updateUser } from '../application/users/users.js';
-import { listUserApiKeys, provisionApiKey, revokeUserApiKey } from '../application/users/api-keys.js';
+import { listUserApiKeys, provisionApiKey, revokeUserApiKey, rotateUserApiKey } from '../application/users/api-keys.js';
 import { handle } from './handle.js';
 
 export function usersRoutes(deps: Deps): Router {
@@ -23,6 +23,10 @@ export function usersRoutes(deps: Deps): Router {
   router.post('/users/:id/password', handle(deps, (d, ctx, req) => resetUserPassword(d, ctx, id(req.params.id), req.body), { status: 204 }));
   router.get('/users/:id/api-keys', handle(deps, (d, ctx, req) => listUserApiKeys(d, ctx, id(req.params.id), req.query)));
   router.post('/users/:id/api-keys', handle(deps, (d, ctx, req) => provisionApiKey(d, ctx, id(req.params.id), req.body), { status: 201 }));
+  router.post(
+    '/users/:id/api-keys/:keyId/rotate',
+    handle(deps, (d, ctx, req) => rotateUserApiKey(d, ctx, id(req.params.id), id(req.params.keyId), req.body), { status: 201 }),
+  );
   router.delete(
     '/users/:id/api-keys/:keyId',
     handle(deps, (d, ctx, req) => revokeUserApiKey(d, ctx, id(req.params.id), id(req.params.keyId)), { status: 204 }),

@@ -14,6 +14,7 @@ import { mayActOnUser } from './act-on-user.js';
 import { transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
+import { expireKeyBy, lockUserKey } from '../../persistence/api-keys.js';
 
 export interface ApiKeyMetadata {
   id: string;
@@ -63,6 +64,20 @@ export const createApiKeyInput = z.object({
     .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
 export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+/** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
+const MAX_OVERLAP_SECONDS = 604_800;
+export const rotateApiKeyInput = z
+  .object({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OVERLAP_SECONDS)
+      .nullish()
+      .transform((v) => v ?? 0)
+      .describe('How long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once'),
+  })
+  .strict();
 
 interface KeyRow {
   id: string;
@@ -165,6 +180,22 @@ async function revokeFor(deps: Deps, em: EntityManager, userId: string, keyId: s
 }
 
 /**
+ * Rotation (SPEC §2): a new key with the old one's name, permissions and expiry, naming it in
+ * `rotatedFromId`; the old key stops working after the overlap (at once for 0), or at its own expiry if sooner.
+ */
+async function rotateFor(deps: Deps, tx: EntityManager, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
+  const id = userIdOf(keyId);
+  const old = id ? await lockUserKey(tx, userId, id) : null;
+  if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
+  const now = deps.clock();
+  if (old.revokedAt) return refuse('not_applicable', 'The key is revoked; create a new key instead.');
+  if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
+  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.expiresAt, permissions: old.permissions, rotatedFromId: old.id });
+  await expireKeyBy(tx, old.id, new Date(now.getTime() + overlapSeconds * 1000));
+  return ok(created);
+}
+
+/**
  * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
  * (listing included: a key list is the map to a stronger account; docs/identity.md). Provisioning also
  * needs an active agent.
@@ -216,6 +247,20 @@ export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
   });
 }
 
+export async function rotateUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'users.rotateApiKey');
+  if (denied) return denied;
+  const parsed = parseInput(rotateApiKeyInput, input);
+  if (!parsed.ok) return parsed;
+  return transact(deps.orm, async (tx) => {
+    await lockIdentityChanges(tx);
+    // As for provisioning: an active agent the caller may act on.
+    const owner = await keyOwner(tx, ctx, userId, true);
+    if (typeof owner !== 'string') return owner;
+    return rotateFor(deps, tx, owner, keyId, parsed.value.overlapSeconds);
+  });
+}
+
 /** Self-service keys need a human's password session: a key cannot mint keys (SPEC §2). */
 export function requirePasswordSession(ctx: Ctx): Refusal | null {
   const c = ctx.caller;
@@ -244,4 +289,12 @@ export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promi
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
   return revokeFor(deps, deps.orm.em.fork(), ctx.caller.userId!, keyId);
+}
+
+export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'me.rotateApiKey') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  const parsed = parseInput(rotateApiKeyInput, input);
+  if (!parsed.ok) return parsed;
+  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
 }
