@@ -4,6 +4,7 @@ import { unwrap } from '../errors.js';
 import {
   createUser,
   deactivateUser,
+  reactivateUser,
   resetUserPassword,
   setUserRoles,
   updateUser,
@@ -74,6 +75,13 @@ builder.mutationFields((t) => ({
     authScopes: { operation: 'users.deactivate' },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, context) => unwrap(await deactivateUser(context.deps, gqlCtx(context), String(args.id))),
+  }),
+  reactivateUser: t.field({
+    type: UserRef,
+    description: 'Makes a deactivated user active again; its sessions and keys stay revoked. An active user is answered unchanged.',
+    authScopes: { operation: 'users.reactivate' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, args, context) => unwrap(await reactivateUser(context.deps, gqlCtx(context), String(args.id))),
   }),
   setUserRoles: t.field({
     type: UserRef,

@@ -28,6 +28,7 @@ export const OPERATION_PERMISSIONS = {
   'users.create': 'users:write',
   'users.update': 'users:write',
   'users.deactivate': 'users:write',
+  'users.reactivate': 'users:write',
   'users.setRoles': 'users:write',
   'users.resetPassword': 'users:write',
   'users.listApiKeys': 'users:read',

@@ -1,7 +1,7 @@
 // /users: user administration and agent API keys.
 import { Router } from 'express';
 import type { Deps } from '../application/context.js';
-import { createUser, deactivateUser, getUser, listUsers, resetUserPassword, setUserRoles, updateUser } from '../application/users/users.js';
+import { createUser, deactivateUser, getUser, listUsers, reactivateUser, resetUserPassword, setUserRoles, updateUser } from '../application/users/users.js';
 import { listUserApiKeys, provisionApiKey, revokeUserApiKey, rotateUserApiKey } from '../application/users/api-keys.js';
 import { handle } from './handle.js';
 
@@ -19,6 +19,7 @@ export function usersRoutes(deps: Deps): Router {
       return result.ok ? { ok: true as const, value: null } : result;
     }, { status: 204 }),
   );
+  router.post('/users/:id/reactivate', handle(deps, (d, ctx, req) => reactivateUser(d, ctx, id(req.params.id))));
   router.put('/users/:id/roles', handle(deps, (d, ctx, req) => setUserRoles(d, ctx, id(req.params.id), req.body)));
   router.post('/users/:id/password', handle(deps, (d, ctx, req) => resetUserPassword(d, ctx, id(req.params.id), req.body), { status: 204 }));
   router.get('/users/:id/api-keys', handle(deps, (d, ctx, req) => listUserApiKeys(d, ctx, id(req.params.id), req.query)));

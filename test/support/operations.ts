@@ -137,6 +137,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
+  'users.reactivate': {
+    rest: { method: 'POST', path: '/users/:id/reactivate' },
+    graphql: m('reactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
   'users.setRoles': {
     rest: { method: 'PUT', path: '/users/:id/roles', body: { roleIds: [] } },
     graphql: m('setUserRoles', 'id: $id, roleIds: $roleIds', '{ id }', '$id: ID!, $roleIds: [ID!]!', { id: GHOST_ID, roleIds: [] }),

@@ -237,6 +237,29 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
 }
 
 /**
+ * Makes a deactivated user active again (SPEC §5). Nothing it lost comes back: its sessions and keys stay
+ * revoked, so a human signs in again and an agent needs a new key. Reactivating an active user changes
+ * nothing (200 with the user as it is): safe to retry. The escalation rule applies as for deactivation.
+ */
+export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.reactivate');
+  if (denied) return denied;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  return transact(deps.orm, async (tx) => {
+    await lockIdentityChanges(tx);
+    if ((await lockRowVersion(tx, 'users', userId)) === null) return userNotFound(id);
+    const escalation = await mayActOnUser(tx, ctx.caller, userId);
+    if (escalation) return escalation;
+    await tx.execute(`update users set status = 'active', updated_at = ?, version = version + 1 where id = ? and status = 'deactivated'`, [
+      deps.clock(),
+      userId,
+    ]);
+    return ok((await loadUser(tx, userId))!);
+  });
+}
+
+/**
  * Replaces the user's roles. The caller must hold the user's current permissions (removing is acting on
  * the user) and everything the added roles grant.
  */
