@@ -10,7 +10,7 @@ const CreateActorInput = builder.inputType('CreateActorInput', {
   fields: (t) => ({ name: t.string({ required: true }), type: t.field({ type: ActorTypeEnum, required: true }) }),
 });
 const UpdateActorInput = builder.inputType('UpdateActorInput', {
-  fields: (t) => ({ name: t.string({ required: true }) }),
+  fields: (t) => ({ name: t.string({ required: true }), expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the actor is at this version' }) }),
 });
 
 builder.mutationFields((t) => ({

@@ -14,7 +14,13 @@ const CreateRoleInput = builder.inputType('CreateRoleInput', {
 });
 
 const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
-  fields: (t) => ({ code: t.string(), name: t.string(), permissions: t.stringList(), inherits: t.idList() }),
+  fields: (t) => ({
+    code: t.string(),
+    name: t.string(),
+    permissions: t.stringList(),
+    inherits: t.idList(),
+    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the role is at this version' }),
+  }),
 });
 
 /** GraphQL sends explicit nulls for cleared optional fields; the use case treats absent and null alike. */

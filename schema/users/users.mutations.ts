@@ -5,11 +5,12 @@ import { unwrap } from '../errors.js';
 import {
   createUser,
   deactivateUser,
+  reactivateUser,
   resetUserPassword,
   setUserRoles,
   updateUser,
 } from '../../server/application/users/users.js';
-import { createMyApiKey, provisionApiKey, revokeMyApiKey, revokeUserApiKey } from '../../server/application/users/api-keys.js';
+import { createMyApiKey, provisionApiKey, revokeMyApiKey, revokeUserApiKey, rotateMyApiKey, rotateUserApiKey } from '../../server/application/users/api-keys.js';
 import { CreatedApiKeyRef, UserRef } from './users.type.js';
 
 const CreateUserInput = builder.inputType('CreateUserInput', {
@@ -24,12 +25,30 @@ const CreateUserInput = builder.inputType('CreateUserInput', {
 });
 
 const UpdateUserInput = builder.inputType('UpdateUserInput', {
-  fields: (t) => ({ name: t.string(), email: t.string(), linkedActorId: t.id({ description: 'null unlinks' }) }),
+  fields: (t) => ({
+    name: t.string(),
+    email: t.string(),
+    linkedActorId: t.id({ description: 'null unlinks' }),
+    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the user is at this version' }),
+  }),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
-  fields: (t) => ({ name: t.string({ required: true }), expiresAt: t.field({ type: 'DateTime' }) }),
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    expiresAt: t.field({ type: 'DateTime' }),
+    permissions: t.stringList({ description: "narrow the key to these permissions (each one the user holds); null: all of the user's" }),
+  }),
 });
+
+const RotateApiKeyInput = builder.inputType('RotateApiKeyInput', {
+  fields: (t) => ({
+    overlapSeconds: t.int({ description: 'how long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once' }),
+  }),
+});
+
+/** GraphQL sends explicit nulls for left-out optional fields; the use case reads them as absent. */
+const rotation = (input: { overlapSeconds?: number | null } | null | undefined) => ({ overlapSeconds: input?.overlapSeconds ?? undefined });
 
 /** Name and email cannot be cleared: an explicit null means "unchanged"; linkedActorId null unlinks. */
 const updatePatch = ({ name, email, ...rest }: Record<string, unknown>) => ({
@@ -58,12 +77,25 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, context) => unwrap(await deactivateUser(context.deps, gqlCtx(context), String(args.id))),
   }),
+  reactivateUser: t.field({
+    type: UserRef,
+    description: 'Makes a deactivated user active again; its sessions and keys stay revoked. An active user is answered unchanged.',
+    authScopes: { operation: 'users.reactivate' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, args, context) => unwrap(await reactivateUser(context.deps, gqlCtx(context), String(args.id))),
+  }),
   setUserRoles: t.field({
     type: UserRef,
     authScopes: { operation: 'users.setRoles' },
-    args: { id: t.arg.id({ required: true }), roleIds: t.arg.idList({ required: true, description: 'The complete set of roles the user holds afterwards (it replaces the current set).' }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      roleIds: t.arg.idList({ required: true, description: 'The complete set of roles the user holds afterwards (it replaces the current set).' }),
+      expectedVersion: t.arg.int({ description: 'refuse with VERSION_CONFLICT unless the user is at this version' }),
+    },
     resolve: async (_r, args, context) =>
-      unwrap(await setUserRoles(context.deps, gqlCtx(context), String(args.id), { roleIds: args.roleIds.map(String) })),
+      unwrap(
+        await setUserRoles(context.deps, gqlCtx(context), String(args.id), { roleIds: args.roleIds.map(String), expectedVersion: args.expectedVersion }),
+      ),
   }),
   resetUserPassword: t.boolean({
     authScopes: { operation: 'users.resetPassword' },
@@ -88,11 +120,26 @@ builder.mutationFields((t) => ({
       return true;
     },
   }),
+  rotateUserApiKey: t.field({
+    type: CreatedApiKeyRef,
+    description: "A new key copying the old one's name, permissions and expiry; the old key stops working after the overlap.",
+    authScopes: { operation: 'users.rotateApiKey' },
+    args: { userId: t.arg.id({ required: true }), keyId: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
+    resolve: async (_r, args, context) =>
+      unwrap(await rotateUserApiKey(context.deps, gqlCtx(context), String(args.userId), String(args.keyId), rotation(args.input))),
+  }),
   createMyApiKey: t.field({
     type: CreatedApiKeyRef,
     authScopes: { operation: 'me.createApiKey' },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
     resolve: async (_r, args, context) => unwrap(await createMyApiKey(context.deps, gqlCtx(context), args.input)),
+  }),
+  rotateMyApiKey: t.field({
+    type: CreatedApiKeyRef,
+    description: "A new key copying the old one's name, permissions and expiry; the old key stops working after the overlap.",
+    authScopes: { operation: 'me.rotateApiKey' },
+    args: { keyId: t.arg.id({ required: true }), input: t.arg({ type: RotateApiKeyInput }) },
+    resolve: async (_r, args, context) => unwrap(await rotateMyApiKey(context.deps, gqlCtx(context), String(args.keyId), rotation(args.input))),
   }),
   revokeMyApiKey: t.boolean({
     authScopes: { operation: 'me.revokeApiKey' },

@@ -21,6 +21,7 @@ export const UserRef = builder.objectRef<UserView>('User').implement({
     linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
     linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
     roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
+    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
     createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
   }),
@@ -42,10 +43,16 @@ function apiKeyFields<K extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectField
     id: t.id({ resolve: (k) => k.id }),
     name: t.string({ resolve: (k) => k.name }),
     prefix: t.string({ resolve: (k) => k.prefix }),
+    permissions: t.stringList({
+      nullable: true,
+      description: "null: all of the user's permissions; otherwise a request with this key carries the user's ∩ these",
+      resolve: (k) => k.permissions,
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
     lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
     expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
+    rotatedFromId: t.id({ nullable: true, description: 'the key this one replaced by rotation', resolve: (k) => k.rotatedFromId }),
   };
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ok } from '../domain/errors.js';
 import { expandGrants } from '../domain/permissions.js';
+import { callerGrants } from '../application/authorize.js';
 import { defineTool, type ToolDef } from './tool.js';
 import { TENSION_TOOLS } from './tension.tools.js';
 import { EVENT_TOOLS } from './events.tools.js';
@@ -24,7 +25,7 @@ const whoami = defineTool({
     ok({
       user: { id: ctx.caller.userId, name: ctx.caller.userName, kind: ctx.caller.kind },
       apiKey: ctx.caller.apiKey,
-      permissions: expandGrants(ctx.caller.grants),
+      permissions: expandGrants(callerGrants(ctx.caller)),
     }),
 });
 

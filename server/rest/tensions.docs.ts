@@ -30,6 +30,6 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
   { method: 'get', path: '/actors', summary: 'List actors', tag: 'actors', operation: 'actors.list', query: listActorsQuery, response: actorPageOutput, status: 200 },
   { method: 'post', path: '/actors', summary: 'Create an actor', tag: 'actors', operation: 'actors.create', body: createActorInput, response: actorOutput, status: 201 },
   { method: 'get', path: '/actors/:id', summary: 'Get an actor', tag: 'actors', operation: 'actors.get', response: actorOutput, status: 200 },
-  { method: 'patch', path: '/actors/:id', summary: 'Rename an actor', tag: 'actors', operation: 'actors.update', body: updateActorInput, response: actorOutput, status: 200 },
+  { method: 'patch', path: '/actors/:id', summary: 'Rename an actor', tag: 'actors', operation: 'actors.update', body: updateActorInput, response: actorOutput, status: 200, errors: ['actor_not_found', 'version_conflict'] },
   { method: 'delete', path: '/actors/:id', summary: 'Delete an actor, discarding its tensions (one transaction)', tag: 'actors', operation: 'actors.delete', status: 204 },
 ];

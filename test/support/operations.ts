@@ -137,6 +137,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
+  'users.reactivate': {
+    rest: { method: 'POST', path: '/users/:id/reactivate' },
+    graphql: m('reactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
   'users.setRoles': {
     rest: { method: 'PUT', path: '/users/:id/roles', body: { roleIds: [] } },
     graphql: m('setUserRoles', 'id: $id, roleIds: $roleIds', '{ id }', '$id: ID!, $roleIds: [ID!]!', { id: GHOST_ID, roleIds: [] }),
@@ -160,6 +165,15 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'users.revokeApiKey': {
     rest: { method: 'DELETE', path: '/users/:id/api-keys/:keyId' },
     graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
+    mcp: null,
+  },
+  'users.rotateApiKey': {
+    rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
+    graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
+      id: GHOST_ID,
+      keyId: GHOST_KEY_ID,
+      input: { overlapSeconds: 60 },
+    }),
     mcp: null,
   },
   'roles.list': { rest: { method: 'GET', path: '/roles' }, graphql: q('roles', '', '{ data { id } }'), mcp: null },
@@ -206,6 +220,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'me.createApiKey': {
     rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
     graphql: m('createMyApiKey', 'input: $input', '{ id }', '$input: CreateApiKeyInput!', { input: { name: 'Mine' } }),
+    mcp: null,
+  },
+  'me.rotateApiKey': {
+    rest: { method: 'POST', path: '/me/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
+    graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
     mcp: null,
   },
   'me.revokeApiKey': {

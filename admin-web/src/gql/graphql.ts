@@ -47,6 +47,8 @@ export type CreateActorInput = {
 export type CreateApiKeyInput = {
   expiresAt?: string | null | undefined;
   name: string;
+  /** narrow the key to these permissions (each one the user holds); null: all of the user's */
+  permissions?: Array<string> | null | undefined;
 };
 
 /** The input of `createRole`. */
@@ -214,12 +216,16 @@ export type TensionState =
 
 /** The input of `updateActor`. */
 export type UpdateActorInput = {
+  /** refuse with VERSION_CONFLICT unless the actor is at this version */
+  expectedVersion?: number | null | undefined;
   name: string;
 };
 
 /** The input of `updateRole`. */
 export type UpdateRoleInput = {
   code?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the role is at this version */
+  expectedVersion?: number | null | undefined;
   inherits?: Array<string | number> | null | undefined;
   name?: string | null | undefined;
   permissions?: Array<string> | null | undefined;
@@ -228,6 +234,8 @@ export type UpdateRoleInput = {
 /** The input of `updateUser`. */
 export type UpdateUserInput = {
   email?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the user is at this version */
+  expectedVersion?: number | null | undefined;
   /** null unlinks */
   linkedActorId?: string | number | null | undefined;
   name?: string | null | undefined;

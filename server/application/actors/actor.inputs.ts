@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { cursorParam } from '../paging.js';
 import { intParam } from '../tensions/tension.inputs.js';
+import { expectedVersionOf } from '../versions.js';
 
 export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
 
@@ -12,7 +13,7 @@ export const actorName = z
   .refine((s) => [...s].length <= 200, 'must be at most 200 characters');
 
 export const createActorInput = z.strictObject({ name: actorName, type: z.enum(ACTOR_TYPES) });
-export const updateActorInput = z.strictObject({ name: actorName });
+export const updateActorInput = z.strictObject({ name: actorName, expectedVersion: expectedVersionOf('actor') });
 export const listActorsQuery = z.strictObject({
   type: z.enum(ACTOR_TYPES).optional(),
   q: z.string().max(200).optional(),
@@ -27,6 +28,7 @@ export const actorOutput = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   tensionCount: z.number().int(),
+  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
 });
 export const actorPageOutput = z.object({ data: z.array(actorOutput), nextCursor: z.string().nullable() });
 

@@ -24,7 +24,7 @@ describe('API keys', () => {
     expect(key).toHaveLength(52);
     expect(key.startsWith('mk_')).toBe(true);
     expect(isWellFormedApiKey(key)).toBe(true);
-    expect(Object.keys(meta).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
+    expect(Object.keys(meta).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'permissions', 'prefix', 'revokedAt', 'rotatedFromId']);
     const [row] = await app.em().execute('select * from api_keys where id = ?', [meta.id]);
     expect(JSON.stringify(row)).not.toContain(key);
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
