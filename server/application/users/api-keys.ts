@@ -188,7 +188,7 @@ async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string
 const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k: CreatedApiKey) => ({
   action,
   target: keyTarget(k.id, k.name),
-  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt }),
+  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt, permissions: k.permissions }),
 });
 
 /**
