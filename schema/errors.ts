@@ -1,10 +1,11 @@
 // The one place a refusal becomes a GraphQL error: the same code, upper-cased, in extensions.code.
 import { GraphQLError } from 'graphql';
-import { ERROR_STATUS, type Refusal, type Result } from '../server/domain/errors.js';
+import type { Refusal, Result } from '../server/domain/errors.js';
+import { REFUSAL_STATUS } from '../server/http/refusal-status.js';
 
 export function toGraphQLError(refusal: Refusal): GraphQLError {
   return new GraphQLError(refusal.detail, {
-    extensions: { code: refusal.code.toUpperCase(), status: ERROR_STATUS[refusal.code], ...refusal.extensions },
+    extensions: { code: refusal.code.toUpperCase(), status: REFUSAL_STATUS[refusal.code], ...refusal.extensions },
   });
 }
 

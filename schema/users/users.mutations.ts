@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { UserTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import {
@@ -14,7 +15,7 @@ import { CreatedApiKeyRef, UserRef } from './users.type.js';
 
 const CreateUserInput = builder.inputType('CreateUserInput', {
   fields: (t) => ({
-    type: t.string(),
+    type: t.field({ type: UserTypeEnum, description: 'human (the default) or agent; fixed once created' }),
     email: t.string({ required: true }),
     name: t.string({ required: true }),
     password: t.string(),
@@ -88,7 +89,7 @@ builder.mutationFields((t) => ({
     authScopes: { operation: 'users.setRoles' },
     args: {
       id: t.arg.id({ required: true }),
-      roleIds: t.arg.idList({ required: true }),
+      roleIds: t.arg.idList({ required: true, description: 'The complete set of roles the user holds afterwards (it replaces the current set).' }),
       expectedVersion: t.arg.int({ description: 'refuse with VERSION_CONFLICT unless the user is at this version' }),
     },
     resolve: async (_r, args, context) =>
@@ -98,7 +99,7 @@ builder.mutationFields((t) => ({
   }),
   resetUserPassword: t.boolean({
     authScopes: { operation: 'users.resetPassword' },
-    args: { id: t.arg.id({ required: true }), password: t.arg.string({ required: true }) },
+    args: { id: t.arg.id({ required: true }), password: t.arg.string({ required: true, description: 'The new password, 12-256 characters.' }) },
     resolve: async (_r, args, context) => {
       unwrap(await resetUserPassword(context.deps, gqlCtx(context), String(args.id), { password: args.password }));
       return true;

@@ -15,7 +15,7 @@ export interface Page<T> {
 }
 
 /** Every list that pages; a cursor is valid for the list that issued it only. */
-export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys' | 'events';
+export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys' | 'events' | 'audit';
 
 /** Room for the longest genuine key (a 200-character name of escaped characters) with its signature. */
 const MAX_CURSOR_LENGTH = 2048;
@@ -115,8 +115,3 @@ export const intTextKey = z.string().regex(/^-?\d{1,9}$/);
 
 /** Identity lists page by `(created_at, id)`. */
 export const createdAtIdKey = z.tuple([instantKey, uuidKey]);
-
-/** `%text%` for ILIKE, with the wildcards the user typed matched literally (backslash is the default escape). */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

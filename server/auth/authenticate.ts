@@ -1,7 +1,7 @@
 // Turns a request's bearer key or session cookie into a Caller. No cache: revocation, expiry and
 // deactivation take effect on the very next request, on every instance.
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js';
-import { refuse, type Refusal } from '../domain/errors.js';
+import { ok, refuse, type Refusal, type Result } from '../domain/errors.js';
 import type { Caller, Deps } from '../application/context.js';
 import { verifySessionToken } from './session-token.js';
 import { userGrantsSql } from '../persistence/role-graph.js';
@@ -25,7 +25,8 @@ export const UNAUTHENTICATED = (detail = 'A valid API key or session is required
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export async function authenticateApiKey(deps: Deps, key: string): Promise<Caller | Refusal> {
+/** The key's caller, or `unauthenticated`: a result like every use case's. */
+export async function authenticateApiKey(deps: Deps, key: string): Promise<Result<Caller>> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
   const em = deps.orm.em.fork();
   // Expiry against the service's clock: the one that computed an expiry or the end of a rotation's overlap.
@@ -53,7 +54,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Calle
       )
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not record api key use'));
   }
-  return {
+  return ok({
     kind: row.type,
     userId: row.user_id,
     userName: row.user_name,
@@ -62,7 +63,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Calle
     authenticatedBy: 'api_key',
     apiKey: { id: row.id, name: row.name },
     sessionId: null,
-  };
+  });
 }
 
 export async function authenticateSession(deps: Deps, token: string): Promise<Caller | null> {

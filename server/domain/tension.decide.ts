@@ -1,8 +1,9 @@
 // decide(command, state): the events a command produces, a no-op, or a refusal (SPEC §3).
+import { ok, refuse } from './errors.js';
 import { assertNever, type Decision, type TensionCommand, type TensionEvent, type TensionState, type TensionStatus } from './tension.types.js';
 
-const emit = (...events: TensionEvent[]): Decision => ({ kind: 'events', events });
-const NOOP: Decision = { kind: 'noop' };
+const emit = (...events: TensionEvent[]): Decision => ok(events);
+const NOOP: Decision = ok([]);
 
 /** The verb a refusal names in its `command` extension: the REST path segment of the command. */
 export const COMMAND_VERB: Record<TensionCommand['type'], string> = {
@@ -21,12 +22,7 @@ export const COMMAND_VERB: Record<TensionCommand['type'], string> = {
 
 function invalidTransition(command: TensionCommand, state: TensionStatus): Decision {
   const verb = COMMAND_VERB[command.type];
-  return {
-    kind: 'rejected',
-    code: 'invalid_transition',
-    detail: `Cannot ${verb} a tension that is ${state}.`,
-    extensions: { state, command: verb },
-  };
+  return refuse('invalid_transition', `Cannot ${verb} a tension that is ${state}.`, { state, command: verb });
 }
 
 /** A lifecycle move: `from` → `to`; already at `to` is a no-op; anything else is refused. */
@@ -35,6 +31,9 @@ function transition(command: TensionCommand, state: TensionState, from: TensionS
   if (state.state === from) return emit(event);
   return invalidTransition(command, state.state);
 }
+
+/** The decision appends something (neither a no-op nor a refusal). */
+export const isAppend = (d: Decision): boolean => d.ok && d.value.length > 0;
 
 export function decide(command: TensionCommand, state: TensionState | null): Decision {
   if (command.type === 'SenseTension') {
@@ -56,7 +55,7 @@ export function decide(command: TensionCommand, state: TensionState | null): Dec
     });
   }
   if (state === null) {
-    return { kind: 'rejected', code: 'not_found', detail: `No tension ${command.id}.`, extensions: {} };
+    return refuse('not_found', `No tension ${command.id}.`);
   }
   switch (command.type) {
     case 'RenameTension':
@@ -132,5 +131,5 @@ export function allowedCommands(state: TensionState): string[] {
     { ...base, type: 'ReviveTension' },
     { ...base, type: 'DiscardTension' },
   ];
-  return probes.filter((c) => decide(c, state).kind === 'events').map((c) => COMMAND_VERB[c.type]);
+  return probes.filter((c) => isAppend(decide(c, state))).map((c) => COMMAND_VERB[c.type]);
 }

@@ -1,4 +1,5 @@
 // The tension aggregate's vocabulary: its state, the commands it accepts and the events it records (SPEC §3).
+import type { Result } from './errors.js';
 
 export type TensionStatus = 'alive' | 'resolved' | 'stale';
 
@@ -104,10 +105,8 @@ export const TENSION_EVENT_TYPES: readonly TensionEventType[] = [
 /** An event as recorded in its stream: the version it got and when it happened. */
 export type RecordedTensionEvent = TensionEvent & { version: number; occurredAt: Date };
 
-export type Decision =
-  | { kind: 'events'; events: TensionEvent[] }
-  | { kind: 'noop' }
-  | { kind: 'rejected'; code: 'not_found' | 'invalid_transition'; detail: string; extensions: Record<string, unknown> };
+/** The events a command appends (none: a no-op, the command would change nothing) or the refusal. */
+export type Decision = Result<TensionEvent[]>;
 
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);

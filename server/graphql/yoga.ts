@@ -10,7 +10,7 @@ import type { Deps } from '../application/context.js';
 import { needsCsrfHeader, requestLog } from '../http/request-context.js';
 import { inSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
-import { ERROR_STATUS } from '../domain/errors.js';
+import { REFUSAL_STATUS } from '../http/refusal-status.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
 function isGraphQLError(e: unknown): e is GraphQLError {
@@ -115,7 +115,7 @@ export function graphqlHandler(deps: Deps) {
   };
   const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refusal = bodyRefusal(err);
-    if (refusal) return graphqlRefusal(res, ERROR_STATUS[refusal.code], refusal.code.toUpperCase(), refusal.detail);
+    if (refusal) return graphqlRefusal(res, REFUSAL_STATUS[refusal.code], refusal.code.toUpperCase(), refusal.detail);
     req.log.error({ err }, 'graphql request failed');
     res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });
   };

@@ -82,8 +82,8 @@ export function authenticateRequest(deps: Deps) {
         req.authRefusal = UNAUTHENTICATED('The Authorization header must be `Bearer <API_KEY>`.');
       } else if (bearer !== undefined) {
         const result = await authenticateApiKey(deps, bearer);
-        if ('ok' in result) req.authRefusal = result;
-        else req.caller = result;
+        if (result.ok) req.caller = result.value;
+        else req.authRefusal = result;
       } else {
         const token = readCookie(req, SESSION_COOKIE);
         if (token) req.caller = await authenticateSession(deps, token);

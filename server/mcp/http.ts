@@ -1,9 +1,11 @@
 // MCP over Streamable HTTP at /mcp: stateless, one server per request, bearer API keys only.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
+import { ok, type ErrorCode } from '../domain/errors.js';
+import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isForeignOrigin } from '../http/cors.js';
+import { clientAddress } from '../http/session-cookie.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
@@ -16,7 +18,7 @@ function jsonRpcError(res: Response, status: number, rpcCode: number, message: s
 
 function refusal(res: Response, code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   const rpcCode = code === 'invalid_json' ? -32700 : code === 'unauthenticated' ? -32001 : -32000;
-  jsonRpcError(res, ERROR_STATUS[code], rpcCode, message, { code, ...extra });
+  jsonRpcError(res, REFUSAL_STATUS[code], rpcCode, message, { code, ...extra });
 }
 
 function unauthenticated(res: Response, message: string) {
@@ -42,8 +44,8 @@ export function mcpHandler(deps: Deps) {
     }
     try {
       const [{ createMcpServer, acceptAnyArguments }, { StreamableHTTPServerTransport }] = await loadSdk();
-      const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
-      const server = createMcpServer(deps, async () => ctx);
+      const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) };
+      const server = createMcpServer(deps, async () => ok(ctx));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
-import { ERROR_STATUS, refuse, type Refusal } from '../domain/errors.js';
+import { ok, REFUSAL_CODES, refuse, type Refusal, type Result } from '../domain/errors.js';
 import { TOOLS } from './tools.js';
 import { serviceVersion } from '../version.js';
 import type { ToolDef } from './tool.js';
@@ -73,9 +73,17 @@ export function withoutTypeArrays(json: unknown): unknown {
   return out;
 }
 
+/** A use-case-parsed tool's arguments: as given, once its `id` (if the tool has one) fits the schema shown. */
+function rawArguments(tool: ToolDef, args: Record<string, unknown>): Result<Record<string, unknown>> {
+  const id = tool.input.shape.id as z.ZodType | undefined;
+  if (!id) return ok(args);
+  const checked = parseInput(z.looseObject({ id }), args);
+  return checked.ok ? ok(args) : checked;
+}
+
 /** The structuredContent of an error result: `{code, detail, ...extensions}` (SPEC §7). */
 const ERROR_CONTENT = jsonSchema(
-  z.looseObject({ code: z.enum([...(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]), INTERNAL_ERROR]), detail: z.string() }),
+  z.looseObject({ code: z.enum([...REFUSAL_CODES, INTERNAL_ERROR]), detail: z.string() }),
   'output',
 );
 
@@ -92,7 +100,7 @@ function outputSchema(tool: ToolDef) {
  * `resolveCtx` is asked on every request, so a key revoked mid-session (stdio) is refused on the
  * very next call; over HTTP it is the request's own context.
  */
-export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refusal>): Server {
+export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx>>): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:
@@ -110,8 +118,9 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     let requestId: string = deps.newId();
     try {
-      const ctx = await resolveCtx();
-      if ('ok' in ctx) throw new McpError(ErrorCode.InvalidRequest, ctx.detail, { code: ctx.code });
+      const resolved = await resolveCtx();
+      if (!resolved.ok) throw new McpError(ErrorCode.InvalidRequest, resolved.detail, { code: resolved.code });
+      const ctx = resolved.value;
       requestId = ctx.requestId;
       return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
         name: t.name,
@@ -131,11 +140,14 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     let requestId: string = deps.newId();
     try {
-      const ctx = await resolveCtx();
-      if ('ok' in ctx) return errorResult(ctx);
+      const resolved = await resolveCtx();
+      if (!resolved.ok) return errorResult(resolved);
+      const ctx = resolved.value;
       requestId = ctx.requestId;
       const tool = TOOLS.find((t) => t.name === request.params.name);
       if (!tool) return errorResult(refuse('not_found', `No tool named ${request.params.name}.`));
+      // The use case checks the permission too; asking the same check first keeps `forbidden` ahead of this face's
+      // own schema check (the id), as REST's router answers 403 before it reads a path.
       if (tool.operation) {
         const denied = authorize(ctx, tool.operation);
         if (denied) return errorResult(denied);
@@ -143,7 +155,7 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       if (RAW_ARGUMENTS in request.params) {
         return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
       }
-      const args = tool.rawArguments ? { ok: true as const, value: request.params.arguments ?? {} } : parseInput(tool.input, request.params.arguments ?? {});
+      const args = tool.rawArguments ? rawArguments(tool, request.params.arguments ?? {}) : parseInput(tool.input, request.params.arguments ?? {});
       if (!args.ok) return errorResult(args);
       const result = await tool.run(deps, ctx, args.value);
       if (!result.ok) return errorResult(result);

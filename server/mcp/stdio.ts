@@ -7,6 +7,7 @@ import { migrationStatus } from '../persistence/database.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
+import { ok } from '../domain/errors.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from '../runtime.js';
 import { acceptAnyArguments, createMcpServer } from './server.js';
 
@@ -35,11 +36,11 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   const deps = makeDeps(config, logger, db, await resolveSessionSecret(config));
   const server = createMcpServer(deps, async () => {
     const caller = await authenticateApiKey(deps, key);
-    if ('ok' in caller) return caller;
-    return { caller, via: 'mcp', requestId: randomUUID() };
+    if (!caller.ok) return caller;
+    return ok({ caller: caller.value, via: 'mcp' as const, requestId: randomUUID(), clientAddress: null });
   });
   const first = await authenticateApiKey(deps, key);
-  if ('ok' in first) {
+  if (!first.ok) {
     console.error(`market-service mcp: ${UNAUTHENTICATED(first.detail).detail}`);
     await db.close();
     return 2;
@@ -47,7 +48,7 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   const transport = new StdioServerTransport();
   await server.connect(transport);
   acceptAnyArguments(transport);
-  logger.info({ user: first.userName }, 'MCP server on stdio');
+  logger.info({ user: first.value.userName }, 'MCP server on stdio');
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.on('end', () => resolve());

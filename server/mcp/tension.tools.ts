@@ -7,7 +7,6 @@ import {
 import { getTension, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
 import { actorOutput, actorPageOutput, listActorsQuery } from '../application/actors/actor.inputs.js';
 import { getActor, listActors } from '../application/actors/index.js';
-import { validationFailed } from '../domain/errors.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 const id = z.uuid().describe('The tension id (a UUID).');
@@ -18,7 +17,7 @@ const CONFLICT_HELP =
 
 /**
  * A command's tool: its REST body's fields plus `id`. The arguments go to the use case as given (it
- * validates them, so a malformed id is not_found as on REST); the schema here is what tools/list shows.
+ * validates them); the server has checked the id, as REST's router reads a path.
  */
 function commandTool(entry: TensionCommandEntry): ToolDef {
   const shape = (entry.input as z.ZodObject).shape;
@@ -37,8 +36,7 @@ function commandTool(entry: TensionCommandEntry): ToolDef {
     run: (deps, ctx, args) => {
       if (entry.creates) return runCommand(deps, ctx, entry, null, args);
       const { id: tensionId, ...input } = args as Record<string, unknown>;
-      if (typeof tensionId !== 'string') return Promise.resolve(validationFailed([{ path: 'id', message: 'must be a tension id (a UUID)' }]));
-      return runCommand(deps, ctx, entry, tensionId, input);
+      return runCommand(deps, ctx, entry, String(tensionId), input);
     },
   });
 }
@@ -53,6 +51,7 @@ export const TENSION_TOOLS: ToolDef[] = [
       'default 20) and cursor (pass back nextCursor; null means the last page).',
     operation: 'tensions.list',
     input: listTensionsQuery,
+    rawArguments: true,
     output: tensionPageOutput,
     annotations: READ,
     run: (deps, ctx, args) => listTensions(deps, ctx, args),
@@ -75,9 +74,13 @@ export const TENSION_TOOLS: ToolDef[] = [
       'an English summary and its summaryKey/summaryParams. Readable after discard. Pages with limit (1-100) and cursor.',
     operation: 'tensions.history',
     input: z.strictObject({ id, ...historyQuery.shape }),
+    rawArguments: true,
     output: historyPageOutput,
     annotations: READ,
-    run: (deps, ctx, { id: tensionId, ...query }) => getTensionHistory(deps, ctx, tensionId, query),
+    run: (deps, ctx, args) => {
+      const { id: tensionId, ...query } = args as Record<string, unknown>;
+      return getTensionHistory(deps, ctx, String(tensionId), query);
+    },
   }),
   ...TENSION_COMMANDS.map(commandTool),
   defineTool({
@@ -86,6 +89,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     description: 'Lists market actors (organizations, individuals, virtual actors, agents) that tensions belong to. Filters: type, q; pages with limit and cursor.',
     operation: 'actors.list',
     input: listActorsQuery,
+    rawArguments: true,
     output: actorPageOutput,
     annotations: READ,
     run: (deps, ctx, args) => listActors(deps, ctx, args),

@@ -10,11 +10,14 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
   title: string;
   /** written for a model: what it does, when to use it, what its errors mean */
   description: string;
-  /** the permission-table entry that gates it; null = any authenticated caller */
+  /** the permission-table entry whose check (in the use case) gates it, and that filters tools/list; null = any caller */
   operation: Operation | null;
   /** the schema tools/list shows; the server parses arguments with it unless `rawArguments` */
   input: I;
-  /** the use case parses the arguments itself (tension commands): the server passes them as given */
+  /**
+   * The use case parses the arguments itself (with the very schema shown here): the server passes them as
+   * given, apart from an `id`, which it checks as REST checks a path (SPEC §8: not a UUID is validation_failed).
+   */
   rawArguments?: boolean;
   output: z.ZodType;
   annotations: ToolAnnotations;

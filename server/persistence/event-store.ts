@@ -187,6 +187,12 @@ export interface ReadStreamOptions {
   limit?: number;
 }
 
+/** Whether the stream has any event (a discarded tension's history stays readable). */
+export async function streamExists(em: EntityManager, stream: StreamRef): Promise<boolean> {
+  const [row] = await em.execute('select 1 from domain_events where stream_type = ? and stream_id = ? limit 1', [stream.type, stream.id]);
+  return row !== undefined;
+}
+
 export async function readStream(em: EntityManager, stream: StreamRef, opts: ReadStreamOptions = {}): Promise<StoredEvent[]> {
   const backward = opts.direction === 'backward';
   const rows: EventRow[] = await em.execute(

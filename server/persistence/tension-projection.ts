@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TensionState } from '../domain/tension.types.js';
 import type { TensionView } from '../application/tensions/tension.inputs.js';
+import { likePattern } from './transaction.js';
 import { eventInsert, toStoredEvent, type AppendOptions, type EventMetadata, type NewEvent, type StoredEvent, type StreamRef } from './event-store.js';
 
 export interface TensionRow {
@@ -62,6 +63,49 @@ export function rowToView(row: TensionRow): TensionView {
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
+}
+
+export type TensionSortKey = 'score' | 'updatedAt' | 'createdAt' | 'name';
+const SORT_COLUMN = { score: ['t.score', 'int'], updatedAt: ['t.updated_at', 'timestamptz'], createdAt: ['t.created_at', 'timestamptz'], name: ['t.name', 'text'] } as const;
+
+export interface TensionQuery {
+  state?: string;
+  actorId?: string;
+  leadUserId?: string;
+  minScore?: number;
+  q?: string;
+  sort: TensionSortKey;
+  descending: boolean;
+  /** keyset: the sort value (as text) and id of the last row already seen */
+  after?: { v: string; id: string };
+  limit: number;
+}
+
+/** One page of the filtered list, plus one row to tell whether more follow; `sort_value` is the cursor's. */
+export async function queryTensionRows(em: EntityManager, q: TensionQuery): Promise<(TensionRow & { sort_value: string })[]> {
+  const [column, cast] = SORT_COLUMN[q.sort];
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (q.state) add('t.state = ?', q.state);
+  if (q.actorId) add('t.actor_id = ?', q.actorId);
+  if (q.leadUserId) add('t.lead_user_id = ?', q.leadUserId);
+  if (q.minScore !== undefined) add('t.score >= ?', q.minScore);
+  if (q.q) {
+    const p = likePattern(q.q);
+    add('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)', p, p, p);
+  }
+  if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
+  const dir = q.descending ? 'desc' : 'asc';
+  return em.execute(
+    `${TENSION_SELECT}, ${column}::text as sort_value from tensions t ${TENSION_FROM}
+     ${where.length ? `where ${where.join(' and ')}` : ''}
+     order by ${column} ${dir}, t.id ${dir} limit ?`,
+    [...params, q.limit + 1],
+  );
 }
 
 export async function loadTensionRow(em: EntityManager, id: string): Promise<TensionRow | null> {

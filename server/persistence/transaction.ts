@@ -35,3 +35,8 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; name?: string } | null;
   return Boolean(e && (e.code === '23505' || e.name === 'UniqueConstraintViolationException'));
 }
+
+/** `%text%` for ILIKE, with the wildcards the user typed matched literally (backslash is the default escape). */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

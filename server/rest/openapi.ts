@@ -1,6 +1,7 @@
 // Builds the OpenAPI 3.1 document of the REST facade from the same zod schemas the routes validate with.
 import { z } from 'zod';
-import { ERROR_STATUS, ERROR_TITLE, type ErrorCode } from '../domain/errors.js';
+import { REFUSAL_CODES, type ErrorCode } from '../domain/errors.js';
+import { REFUSAL_STATUS, REFUSAL_TITLE } from '../http/refusal-status.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../application/permission-table.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -37,7 +38,7 @@ const problem = {
     type: { type: 'string' },
     title: { type: 'string' },
     status: { type: 'integer' },
-    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    code: { type: 'string', enum: [...REFUSAL_CODES] },
     detail: { type: 'string' },
     requestId: { type: 'string' },
     errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
@@ -92,10 +93,10 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
           : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
     };
     for (const code of errorCodes) {
-      const status = String(ERROR_STATUS[code]);
+      const status = String(REFUSAL_STATUS[code]);
       const existing = responses[status] as { description: string } | undefined;
       responses[status] = {
-        description: existing ? `${existing.description}; ${code}` : `${ERROR_TITLE[code]} (${code})`,
+        description: existing ? `${existing.description}; ${code}` : `${REFUSAL_TITLE[code]} (${code})`,
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       };
     }

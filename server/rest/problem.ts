@@ -1,12 +1,13 @@
 // RFC 9457 problem documents: the one place a refusal becomes an HTTP answer on the REST face.
 import type { Response } from 'express';
-import { ERROR_STATUS, ERROR_TITLE, refuse, type ErrorCode, type Refusal } from '../domain/errors.js';
+import { refuse, type ErrorCode, type Refusal } from '../domain/errors.js';
+import { REFUSAL_STATUS, REFUSAL_TITLE } from '../http/refusal-status.js';
 
 export function problemBody(refusal: Refusal, requestId: string) {
   return {
     type: `urn:market-service:problem:${refusal.code}`,
-    title: ERROR_TITLE[refusal.code],
-    status: ERROR_STATUS[refusal.code],
+    title: REFUSAL_TITLE[refusal.code],
+    status: REFUSAL_STATUS[refusal.code],
     code: refusal.code,
     detail: refusal.detail,
     requestId,
@@ -15,7 +16,7 @@ export function problemBody(refusal: Refusal, requestId: string) {
 }
 
 export function sendProblem(res: Response, refusal: Refusal, requestId: string): void {
-  const status = ERROR_STATUS[refusal.code];
+  const status = REFUSAL_STATUS[refusal.code];
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (refusal.code === 'rate_limited' && typeof refusal.extensions?.retryAfterSeconds === 'number') {
     res.setHeader('Retry-After', String(refusal.extensions.retryAfterSeconds));

@@ -1,6 +1,6 @@
 // Given events → when command → then events / no-op / refusal, for every command in every state.
 import { describe, expect, it } from 'vitest';
-import { allowedCommands, decide } from '../../server/domain/tension.decide.js';
+import { allowedCommands, decide, isAppend } from '../../server/domain/tension.decide.js';
 import { evolve, fold } from '../../server/domain/tension.evolve.js';
 import { summarize } from '../../server/domain/tension.history.js';
 import type { RecordedTensionEvent, TensionCommand, TensionEvent, TensionState, TensionStatus } from '../../server/domain/tension.types.js';
@@ -54,9 +54,9 @@ const TABLE: Record<string, Record<string, string>> = {
 
 function outcome(command: TensionCommand, state: TensionState | null): string {
   const d = decide(command, state);
-  if (d.kind === 'noop') return 'noop';
-  if (d.kind === 'rejected') return d.code;
-  return d.events.map((e) => e.type).join(',');
+  if (!d.ok) return d.code;
+  if (d.value.length === 0) return 'noop';
+  return d.value.map((e) => e.type).join(',');
 }
 
 describe('decide: every command in every state', () => {
@@ -70,7 +70,7 @@ describe('decide: every command in every state', () => {
 
   it('names the state and the command when a transition is invalid', () => {
     const d = decide(commands.revive, inState.resolved());
-    expect(d).toEqual({ kind: 'rejected', code: 'invalid_transition', detail: expect.any(String), extensions: { state: 'resolved', command: 'revive' } });
+    expect(d).toEqual({ ok: false, code: 'invalid_transition', detail: expect.any(String), extensions: { state: 'resolved', command: 'revive' } });
   });
 });
 
@@ -78,36 +78,36 @@ describe('decide: edits', () => {
   const alive = () => inState.alive()!;
 
   it('carries previous values in edit events', () => {
-    expect(decide(commands.rename, alive())).toEqual({ kind: 'events', events: [{ type: 'TensionRenamed', data: { name: 'Renamed', previousName: 'Supply gap' } }] });
-    expect(decide(commands.rescore, alive())).toEqual({ kind: 'events', events: [{ type: 'TensionRescored', data: { score: 8, previousScore: 5 } }] });
+    expect(decide(commands.rename, alive())).toEqual({ ok: true, value: [{ type: 'TensionRenamed', data: { name: 'Renamed', previousName: 'Supply gap' } }] });
+    expect(decide(commands.rescore, alive())).toEqual({ ok: true, value: [{ type: 'TensionRescored', data: { score: 8, previousScore: 5 } }] });
     expect(decide(commands.reassign, alive())).toEqual({
-      kind: 'events',
-      events: [{ type: 'TensionReassigned', data: { actorId: ACTOR2, actorName: 'Org B', previousActorId: ACTOR, previousActorName: 'Org A' } }],
+      ok: true,
+      value: [{ type: 'TensionReassigned', data: { actorId: ACTOR2, actorName: 'Org B', previousActorId: ACTOR, previousActorName: 'Org A' } }],
     });
     expect(decide(commands.lead, alive())).toEqual({
-      kind: 'events',
-      events: [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } }],
+      ok: true,
+      value: [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } }],
     });
   });
 
   it('is a no-op when nothing changes', () => {
-    expect(decide({ ...commands.rename, name: 'Supply gap' } as TensionCommand, alive())).toEqual({ kind: 'noop' });
-    expect(decide({ ...commands.rescore, score: 5 } as TensionCommand, alive())).toEqual({ kind: 'noop' });
-    expect(decide({ type: 'ReviseTensionContext', id: ID, at: AT, currentContext: 'now', potentialFuture: null }, alive())).toEqual({ kind: 'noop' });
-    expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: null, leadName: null }, alive())).toEqual({ kind: 'noop' });
-    expect(decide({ ...commands.reassign, actorId: ACTOR } as TensionCommand, alive())).toEqual({ kind: 'noop' });
+    expect(decide({ ...commands.rename, name: 'Supply gap' } as TensionCommand, alive())).toEqual({ ok: true, value: [] });
+    expect(decide({ ...commands.rescore, score: 5 } as TensionCommand, alive())).toEqual({ ok: true, value: [] });
+    expect(decide({ type: 'ReviseTensionContext', id: ID, at: AT, currentContext: 'now', potentialFuture: null }, alive())).toEqual({ ok: true, value: [] });
+    expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: null, leadName: null }, alive())).toEqual({ ok: true, value: [] });
+    expect(decide({ ...commands.reassign, actorId: ACTOR } as TensionCommand, alive())).toEqual({ ok: true, value: [] });
   });
 
   it('puts only the changed context fields into the revision', () => {
     const d = decide({ type: 'ReviseTensionContext', id: ID, at: AT, currentContext: 'now', potentialFuture: 'better' }, alive());
-    expect(d).toEqual({ kind: 'events', events: [{ type: 'TensionContextRevised', data: { potentialFuture: 'better', previousPotentialFuture: null } }] });
+    expect(d).toEqual({ ok: true, value: [{ type: 'TensionContextRevised', data: { potentialFuture: 'better', previousPotentialFuture: null } }] });
   });
 
   it('unassigns a lead with the previous lead in the event', () => {
     const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } })!;
     expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: null, leadName: null }, led)).toEqual({
-      kind: 'events',
-      events: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }],
+      ok: true,
+      value: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }],
     });
   });
 });
@@ -137,8 +137,8 @@ describe('property: folding what decide produced gives the state decide assumed'
           Object.assign(command, { currentContext: field(), potentialFuture: field() });
         }
         const d = decide(command, state);
-        if (d.kind !== 'events') continue;
-        for (const e of d.events) {
+        if (!isAppend(d) || !d.ok) continue;
+        for (const e of d.value) {
           const rec = { ...e, version: history.length + 1, occurredAt: command.at };
           history.push(rec);
           const next = evolve(state, rec);
@@ -172,7 +172,7 @@ describe('property: folding what decide produced gives the state decide assumed'
           if (next) expect(next.version).toBe(rec.version);
           state = next;
           // the same command again is now a no-op or a refusal, never another event (idempotent retries)
-          if (e.type !== 'TensionDiscarded' && e.type !== 'TensionSensed') expect(decide(command, state).kind).not.toBe('events');
+          if (e.type !== 'TensionDiscarded' && e.type !== 'TensionSensed') expect(isAppend(decide(command, state))).toBe(false);
         }
       }
       // the fold of the whole stream equals the state reached step by step

@@ -51,6 +51,20 @@ export const listEventsQuery = feedFollowQuery.extend({
   wait: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0)),
 });
 
+/** An event as the feed shows it, as a schema (the MCP tool's output, the GraphQL type's descriptions). */
+export const feedEventOutput = z.object({
+  position: z.number(),
+  id: z.string(),
+  streamType: z.string(),
+  streamId: z.string(),
+  version: z.number(),
+  type: z.string(),
+  schemaVersion: z.number(),
+  data: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
+  occurredAt: z.string(),
+});
+
 /** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */
 export interface FeedEventView {
   position: number;

@@ -11,6 +11,7 @@ import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
 import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
+import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
@@ -77,7 +78,7 @@ async function unknownInherits(tx: EntityManager, inherits: string[]) {
   return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
 }
 
-const codeTaken = () => validationFailed([{ path: 'code', message: 'is already used by another role' }]);
+const codeTaken = () => refuse('code_taken', 'Another role already has this code.');
 
 export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<RoleView>> {
   const denied = authorize(ctx, 'roles.create');
@@ -103,6 +104,7 @@ export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<
       for (const parent of inherits) {
         await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [id, parent]);
       }
+      await recordAudit(deps, tx, ctx, { action: 'role.created', target: roleTarget(id, code), changes: fieldsOf({ code, name, permissions, inherits }) });
       return ok((await loadRole(tx, id))!);
     });
   } catch (err) {
@@ -165,6 +167,7 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
         }
       });
       if (lastAdmin) return lastAdmin;
+      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, patch), ifChanged: true });
       return ok((await loadRole(tx, roleId))!);
     });
   } catch (err) {
@@ -180,7 +183,10 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
   const roleId = id.toLowerCase();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [role] = await tx.execute<{ code: string; system: boolean }[]>('select code, system from roles where id = ?', [roleId]);
+    const [role] = await tx.execute<{ code: string; name: string; permissions: string[]; system: boolean }[]>(
+      'select code, name, permissions, system from roles where id = ?',
+      [roleId],
+    );
     if (!role) return notFound(id);
     if (role.system) return refuse('system_role', `The system role ${role.code} cannot be deleted.`);
     const [use] = await tx.execute<{ users: number; roles: number }[]>(
@@ -195,6 +201,7 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
       });
     }
     await tx.execute('delete from roles where id = ?', [roleId]);
+    await recordAudit(deps, tx, ctx, { action: 'role.deleted', target: roleTarget(roleId, role.code), changes: fieldsOf({ code: role.code, name: role.name, permissions: role.permissions }, true) });
     return ok(null);
   });
 }

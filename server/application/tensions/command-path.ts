@@ -1,5 +1,6 @@
 // The one path every tension command takes, in one transaction: load the projection row → check the
 // client's expectedVersion → decide → append with the head as expected version → project with evolve.
+import { shareActor, shareUser } from '../../persistence/references.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
 import { decide } from '../../domain/tension.decide.js';
@@ -62,14 +63,15 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   const command = await req.build(tx, row, state);
   if (!command.ok) return command;
   const decision = decide(command.value, state);
-  if (decision.kind === 'rejected') return refuse(decision.code, decision.detail, decision.extensions);
-  if (decision.kind === 'noop') return ok({ tension: row ? rowToView(row) : null, event: null });
+  if (!decision.ok) return decision;
+  const events = decision.value;
+  if (events.length === 0) return ok({ tension: row ? rowToView(row) : null, event: null });
 
   // One statement writes the projection row, conditional on the version we read, and the events after
   // it: the tension's row lock is what a concurrent command on it queues on (and then finds the version
   // moved, or the row gone). Nothing else is shared with commands on other tensions.
   const at = command.value.at;
-  const next = decision.events.reduce<TensionState | null>(
+  const next = events.reduce<TensionState | null>(
     (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at }),
     state,
   );
@@ -79,7 +81,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     stream,
     head,
     next,
-    events: decision.events,
+    events,
     metadata: eventMetadata(ctx),
     opts: { newId: deps.newId, occurredAt: at },
   });
@@ -90,7 +92,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     throw new VersionConflictError(req.id, current, head);
   }
   // A version already in the stream (a projection behind its stream): the transaction rolls back.
-  if (written.events.length < decision.events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
+  if (written.events.length < events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
   const tension = written.row === 'deleted' ? null : rowToView(written.row);
   const stored = written.events;
   deps.metrics.eventAppend(Number(process.hrtime.bigint() - writeStarted) / 1e9);
@@ -125,15 +127,12 @@ export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRe
 // ---- lookups of what a command references, inside its transaction ----------------------------
 
 export async function lookupActor(tx: EntityManager, actorId: string): Promise<Result<{ id: string; name: string; type: string }>> {
-  // key share: the actor cannot be deleted under us before this transaction commits
-  const [actor] = await tx.execute('select id, name, type from actors where id = ? for key share', [actorId]);
-  return actor ? ok(actor as { id: string; name: string; type: string }) : refuse('actor_not_found', `No actor ${actorId}.`);
+  const actor = await shareActor(tx, actorId);
+  return actor ? ok(actor) : refuse('actor_not_found', `No actor ${actorId}.`);
 }
 
 export async function lookupLead(tx: EntityManager, userId: string): Promise<Result<{ id: string; name: string }>> {
-  // share: a deactivation (which locks and updates the row) either commits before this read, which then
-  // sees it, or waits until this transaction commits; no assignment decided on a status already changed.
-  const [user] = await tx.execute<{ id: string; name: string; status: string }[]>('select id, name, status from users where id = ? for share', [userId]);
+  const user = await shareUser(tx, userId);
   if (!user) return refuse('user_not_found', `No user ${userId}.`);
   if (user.status !== 'active') return refuse('not_applicable', `User ${userId} is deactivated and cannot lead a tension.`);
   return ok({ id: user.id, name: user.name });

@@ -1,22 +1,23 @@
 // Tension reads: the filtered, keyset-paged list, one tension, and its history (SPEC §4, §5).
 
 import { ok, refuse, type Result } from '../../domain/errors.js';
-import { readStream } from '../../persistence/event-store.js';
-import { loadTensionRow, rowToView, TENSION_FROM, TENSION_SELECT, type TensionRow } from '../../persistence/tension-projection.js';
+import { readStream, streamExists } from '../../persistence/event-store.js';
+import { loadTensionRow, queryTensionRows, rowToView, type TensionSortKey } from '../../persistence/tension-projection.js';
+import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, instantKey, intTextKey, likePattern, textKey, uuidKey } from '../paging.js';
+import { decodeCursor, encodeCursor, instantKey, intTextKey, textKey, uuidKey } from '../paging.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
 import { toHistoryEntry } from './history-entry.js';
 import { historyQuery, listTensionsQuery, type HistoryPage, type TensionPage, type TensionView } from './tension.inputs.js';
 
-const SORT_COLUMN = { score: ['t.score', 'int'], updatedAt: ['t.updated_at', 'timestamptz'], createdAt: ['t.created_at', 'timestamptz'], name: ['t.name', 'text'] } as const;
 
 /** A list cursor's sort value, by the column's type: exactly what the keyset comparison below can cast. */
 const SORT_VALUE = { int: intTextKey, timestamptz: instantKey, text: textKey } as const;
+const SORT_CAST = { score: 'int', updatedAt: 'timestamptz', createdAt: 'timestamptz', name: 'text' } as const satisfies Record<TensionSortKey, keyof typeof SORT_VALUE>;
 const listCursor = (sort: string, cast: keyof typeof SORT_VALUE) => z.strictObject({ s: z.literal(sort), v: SORT_VALUE[cast], id: uuidKey });
 const historyCursor = z.strictObject({ before: z.number().int().min(1).max(2_147_483_647) });
 
@@ -27,44 +28,15 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   if (!parsed.ok) return parsed;
   const q = parsed.value;
   const desc = q.sort.startsWith('-');
-  const [column, cast] = SORT_COLUMN[q.sort.replace(/^-/, '') as keyof typeof SORT_COLUMN];
+  const sortKey = q.sort.replace(/^-/, '') as TensionSortKey;
 
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (q.state) {
-    where.push('t.state = ?');
-    params.push(q.state);
-  }
-  if (q.actorId) {
-    where.push('t.actor_id = ?');
-    params.push(q.actorId);
-  }
-  if (q.leadUserId) {
-    where.push('t.lead_user_id = ?');
-    params.push(q.leadUserId);
-  }
-  if (q.minScore !== undefined) {
-    where.push('t.score >= ?');
-    params.push(q.minScore);
-  }
-  if (q.q) {
-    const p = likePattern(q.q);
-    where.push('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)');
-    params.push(p, p, p);
-  }
+  let after: { v: string; id: string } | undefined;
   if (q.cursor) {
-    const cursor = decodeCursor(deps, 'tensions', q.cursor, listCursor(q.sort, cast));
+    const cursor = decodeCursor(deps, 'tensions', q.cursor, listCursor(q.sort, SORT_CAST[sortKey]));
     if (!cursor.ok) return cursor;
-    where.push(`(${column}, t.id) ${desc ? '<' : '>'} (?::${cast}, ?::uuid)`);
-    params.push(cursor.value.v, cursor.value.id);
+    after = cursor.value;
   }
-  const dir = desc ? 'desc' : 'asc';
-  const rows: (TensionRow & { sort_value: string })[] = await (deps.orm.em.fork()).execute(
-    `${TENSION_SELECT}, ${column}::text as sort_value from tensions t ${TENSION_FROM}
-     ${where.length ? `where ${where.join(' and ')}` : ''}
-     order by ${column} ${dir}, t.id ${dir} limit ?`,
-    [...params, q.limit + 1],
-  );
+  const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return ok({
@@ -97,8 +69,7 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query:
   const limit = parsed.value.limit;
   const events = await readStream(em, { type: TENSION_STREAM, id }, { direction: 'backward', before, limit: limit + 1 });
   if (events.length === 0) {
-    const [exists] = await em.execute('select 1 from domain_events where stream_type = ? and stream_id = ? limit 1', [TENSION_STREAM, id]);
-    if (!exists) return refuse('not_found', `No tension ${id}.`);
+    if (!(await streamExists(em, { type: TENSION_STREAM, id }))) return refuse('not_found', `No tension ${id}.`);
   }
   const page = events.slice(0, limit);
   return ok({

@@ -15,6 +15,7 @@ import { transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
 import { expireKeyBy, lockUserKey } from '../../persistence/api-keys.js';
+import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
   id: string;
@@ -168,22 +169,33 @@ async function listFor(deps: Deps, em: EntityManager, userId: string, input: unk
   return ok(toPage(deps, 'apiKeys', rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
 }
 
-async function revokeFor(deps: Deps, em: EntityManager, userId: string, keyId: string): Promise<Result<null>> {
+async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
   const id = userIdOf(keyId);
   if (!id) return refuse('not_found', `No API key ${keyId}.`);
-  // Already revoked keeps its first revocation time: revoking is safe to retry.
-  const rows = await em.execute(
-    'update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and user_id = ? returning id',
-    [deps.clock(), id, userId],
+  // Already revoked keeps its first revocation time: revoking is safe to retry (and audited once, when it happens).
+  const now = deps.clock();
+  const rows = await em.execute<{ name: string; previous: Date | string | null }[]>(
+    `with old as (select id, revoked_at from api_keys where id = ? and user_id = ? for update)
+     update api_keys k set revoked_at = coalesce(old.revoked_at, ?) from old where k.id = old.id returning k.name, old.revoked_at as previous`,
+    [id, userId, now],
   );
-  return rows.length ? ok(null) : refuse('not_found', `No API key ${keyId} for this user.`);
+  if (!rows.length) return refuse('not_found', `No API key ${keyId} for this user.`);
+  if (rows[0].previous === null) await recordAudit(deps, em, ctx, { action: 'key.revoked', target: keyTarget(id, rows[0].name), changes: { revokedAt: { from: null, to: now.toISOString() } } });
+  return ok(null);
 }
+
+/** The audit entry of a key just minted for `userId` (`key.provisioned` by an administrator, `key.created` self-service). */
+const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k: CreatedApiKey) => ({
+  action,
+  target: keyTarget(k.id, k.name),
+  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt }),
+});
 
 /**
  * Rotation (SPEC §2): a new key with the old one's name, permissions and expiry, naming it in
  * `rotatedFromId`; the old key stops working after the overlap (at once for 0), or at its own expiry if sooner.
  */
-async function rotateFor(deps: Deps, tx: EntityManager, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
+async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
   const id = userIdOf(keyId);
   const old = id ? await lockUserKey(tx, userId, id) : null;
   if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
@@ -191,7 +203,13 @@ async function rotateFor(deps: Deps, tx: EntityManager, userId: string, keyId: s
   if (old.revokedAt) return refuse('not_applicable', 'The key is revoked; create a new key instead.');
   if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
   const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.expiresAt, permissions: old.permissions, rotatedFromId: old.id });
-  await expireKeyBy(tx, old.id, new Date(now.getTime() + overlapSeconds * 1000));
+  const oldStops = new Date(now.getTime() + overlapSeconds * 1000);
+  await expireKeyBy(tx, old.id, oldStops);
+  await recordAudit(deps, tx, ctx, {
+    action: 'key.rotated',
+    target: keyTarget(old.id, old.name),
+    changes: { rotatedToId: { from: null, to: created.id }, overlapSeconds: { from: null, to: overlapSeconds } },
+  });
   return ok(created);
 }
 
@@ -223,7 +241,9 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     if (typeof owner !== 'string') return owner;
     const unheld = unheldPermissions(parsed.value, await userGrants(tx, owner));
     if (unheld) return unheld;
-    return ok(await mint(deps, tx, owner, parsed.value));
+    const created = await mint(deps, tx, owner, parsed.value);
+    await recordAudit(deps, tx, ctx, keyCreated('key.provisioned', owner, created));
+    return ok(created);
   });
 }
 
@@ -243,7 +263,7 @@ export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, false);
     if (typeof owner !== 'string') return owner;
-    return revokeFor(deps, tx, owner, keyId);
+    return revokeFor(deps, tx, ctx, owner, keyId);
   });
 }
 
@@ -257,7 +277,7 @@ export async function rotateUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
     // As for provisioning: an active agent the caller may act on.
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
-    return rotateFor(deps, tx, owner, keyId, parsed.value.overlapSeconds);
+    return rotateFor(deps, tx, ctx, owner, keyId, parsed.value.overlapSeconds);
   });
 }
 
@@ -282,13 +302,17 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   // A password session carries all of its user's grants.
   const unheld = unheldPermissions(parsed.value, callerGrants(ctx.caller));
   if (unheld) return unheld;
-  return ok(await mint(deps, deps.orm.em.fork(), ctx.caller.userId!, parsed.value));
+  return transact(deps.orm, async (tx) => {
+    const created = await mint(deps, tx, ctx.caller.userId!, parsed.value);
+    await recordAudit(deps, tx, ctx, keyCreated('key.created', ctx.caller.userId!, created));
+    return ok(created);
+  });
 }
 
 export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return revokeFor(deps, deps.orm.em.fork(), ctx.caller.userId!, keyId);
+  return transact(deps.orm, (tx) => revokeFor(deps, tx, ctx, ctx.caller.userId!, keyId));
 }
 
 export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input: unknown): Promise<Result<CreatedApiKey>> {
@@ -296,5 +320,5 @@ export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input:
   if (denied) return denied;
   const parsed = parseInput(rotateApiKeyInput, input);
   if (!parsed.ok) return parsed;
-  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
+  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
 }

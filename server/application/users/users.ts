@@ -12,6 +12,7 @@ import { escalationRefusal, guardLastAdmin } from './transact.js';
 import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 import { mayActOnUser } from './act-on-user.js';
+import { diffFields, fieldsOf, recordAudit, userTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
@@ -107,6 +108,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
         [id, v.type, v.email, v.name, hash, v.linkedActorId ?? null, now, now],
       );
       for (const roleId of v.roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, roleId]);
+      await recordAudit(deps, tx, ctx, { action: 'user.created', target: userTarget(id, v.email), changes: fieldsOf({ type: v.type, email: v.email, name: v.name, linkedActorId: v.linkedActorId, roleIds: v.roleIds }) });
       return ok((await loadUser(tx, id))!);
     });
   } catch (err) {
@@ -205,6 +207,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
         deps.clock(),
         userId,
       ]);
+      await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, patch), ifChanged: true });
       return ok((await loadUser(tx, userId))!);
     });
   } catch (err) {
@@ -222,7 +225,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
+    const [user] = await tx.execute<{ email: string; status: string }[]>('select email, status from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
@@ -232,6 +235,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
       await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
     });
     if (lastAdmin) return lastAdmin;
+    await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -251,10 +255,14 @@ export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
     if ((await lockRowVersion(tx, 'users', userId)) === null) return userNotFound(id);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
-    await tx.execute(`update users set status = 'active', updated_at = ?, version = version + 1 where id = ? and status = 'deactivated'`, [
-      deps.clock(),
-      userId,
-    ]);
+    const reactivated = await tx.execute<{ email: string }[]>(
+      `update users set status = 'active', updated_at = ?, version = version + 1 where id = ? and status = 'deactivated' returning email`,
+      [deps.clock(), userId],
+    );
+    // only a real change is recorded: reactivating an active user writes nothing
+    if (reactivated.length) {
+      await recordAudit(deps, tx, ctx, { action: 'user.reactivated', target: userTarget(userId, reactivated[0].email), changes: { status: { from: 'deactivated', to: 'active' } } });
+    }
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -275,6 +283,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
     await lockIdentityChanges(tx);
     const version = await lockRowVersion(tx, 'users', userId);
     if (version === null) return userNotFound(id);
+    const [user] = await tx.execute<{ email: string }[]>('select email from users where id = ?', [userId]);
     const actOn = await mayActOnUser(tx, ctx.caller, userId);
     if (actOn) return actOn;
     const stale = staleVersion('user', version, parsed.value.expectedVersion);
@@ -293,6 +302,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
       await tx.execute('update users set updated_at = ?, version = version + 1 where id = ?', [deps.clock(), userId]);
     });
     if (lastAdmin) return lastAdmin;
+    await recordAudit(deps, tx, ctx, { action: 'user.roles_set', target: userTarget(userId, user.email), changes: diffFields({ roleIds: current }, { roleIds }), ifChanged: true });
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -306,7 +316,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
   const em = deps.orm.em.fork();
-  const [user] = await em.execute<{ type: string }[]>('select type from users where id = ?', [userId]);
+  const [user] = await em.execute<{ type: string; email: string }[]>('select type, email from users where id = ?', [userId]);
   if (!user) return userNotFound(id);
   // Checked before the slow hash, and again under the lock in case the target gained permissions meanwhile.
   const early = await mayActOnUser(em, ctx.caller, userId);
@@ -320,6 +330,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
     if (escalation) return escalation;
     await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+    await recordAudit(deps, tx, ctx, { action: 'user.password_reset', target: userTarget(userId, user.email) });
     return ok(null);
   });
 }

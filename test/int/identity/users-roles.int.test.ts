@@ -124,6 +124,15 @@ describe('roles', () => {
     expect((await admin.get('/permissions')).body.data).toContain('projections:rebuild');
   });
 
+  it('refuses a duplicate role code with 409 code_taken, on create and on rename (SPEC §5)', async () => {
+    const first = (await admin.post('/roles', { code: 'dup-code', name: 'First', permissions: [] })).body;
+    const again = await admin.post('/roles', { code: 'dup-code', name: 'Second', permissions: [] });
+    expect([again.status, again.body.code]).toEqual([409, 'code_taken']);
+    const other = (await admin.post('/roles', { code: 'dup-other', name: 'Other', permissions: [] })).body;
+    const renamed = await admin.patch(`/roles/${other.id}`, { code: first.code });
+    expect([renamed.status, renamed.body.code]).toEqual([409, 'code_taken']);
+  });
+
   it('protects the system role and roles in use', async () => {
     expect((await admin.patch(`/roles/${adminRoleId}`, { permissions: ['users:read'] })).body.code).toBe('system_role');
     expect((await admin.del(`/roles/${adminRoleId}`)).body.code).toBe('system_role');

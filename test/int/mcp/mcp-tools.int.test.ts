@@ -172,6 +172,10 @@ describe('errors keep their codes', () => {
       expect(await callError(c, 'rescore_tension', { id, score: 11 })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'rename_tension', { id, name: '   ' })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'get_tension', { id: 'not-a-uuid' })).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
+      // Every tool checks its id the same way, command tools and history included (they were not_found before).
+      for (const [tool, args] of [['rename_tension', { name: 'x' }], ['get_tension_history', {}], ['get_actor', {}]] as const) {
+        expect(await callError(c, tool, { id: 'not-a-uuid', ...args }), tool).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
+      }
       expect(await callError(c, 'resolve_tension', { id, surprise: true })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'revise_tension_context', { id })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'list_tensions', { sort: 'colour' })).toMatchObject({ code: 'validation_failed' });

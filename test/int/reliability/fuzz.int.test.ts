@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { assertProperty } from '../../support/fuzz.js';
-import { ERROR_STATUS } from '../../../server/domain/errors.js';
+import { REFUSAL_CODES as ALL_REFUSAL_CODES } from '../../../server/domain/errors.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { fillPath, OPERATION_SURFACES, type OperationSurface } from '../../support/operations.js';
@@ -345,7 +345,7 @@ describe('MCP', () => {
   }
 
   /** The refusals a hostile input may earn: every contract code except the internal one. */
-  const REFUSAL_CODES = Object.keys(ERROR_STATUS).filter((c) => !c.startsWith('internal'));
+  const REFUSAL_CODES = ALL_REFUSAL_CODES.filter((c) => !c.startsWith('internal'));
 
   /** SPEC §7/§8: a tool call with bad arguments is a tool result with `isError` and a contract code, not a protocol error. */
   function expectToolAnswer(res: { status: number; text: string; json: any }, what: string): { accepted: boolean } {
