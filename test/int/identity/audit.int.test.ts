@@ -187,7 +187,8 @@ describe('audit trail', () => {
   });
 
   it('records scoped keys, rotations and reactivations once each; a no-op reactivation records nothing', async () => {
-    const agent = await client(app, robot.key).post('/users', { type: 'agent', email: 'rotor@test.example', name: 'Rotor' });
+    const reader = await client(app, robot.key).post('/roles', { code: 'audit-reader', name: 'Reader', permissions: ['tensions:read'] });
+    const agent = await client(app, robot.key).post('/users', { type: 'agent', email: 'rotor@test.example', name: 'Rotor', roleIds: [reader.body.id] });
     let rid = randomUUID();
     const key = await asRobot(rid).post(`/users/${agent.body.id}/api-keys`, { name: 'scoped', permissions: ['tensions:read'] });
     expect(key.status).toBe(201);
