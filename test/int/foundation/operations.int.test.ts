@@ -226,12 +226,12 @@ describe('housekeeping', () => {
       expect((await login('wrong-password-123')).status).toBe(401);
 
       const now = new Date();
-      expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie: kept } })).status).toBe(200);
 
-      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1 });
+      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1, idempotencyKeys: 0 });
       const afterTtl = new Date(now.getTime() + app.deps.config.sessionTtlMs + 1000);
-      expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       const [{ n }] = await app.em().execute('select count(*)::int as n from sessions');
       expect(n).toBe(0);
     } finally {
