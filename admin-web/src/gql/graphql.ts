@@ -131,7 +131,7 @@ export type ProvisionApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string } };
+export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   userId: string | number;
@@ -146,7 +146,7 @@ export type CreateMyApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string } };
+export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeMyApiKeyMutationVariables = Exact<{
   keyId: string | number;

@@ -172,3 +172,57 @@ describe('REST Idempotency-Key', () => {
     expect(await count('select count(*)::int as n from idempotency_keys where method = ? and path like ?', ['POST', '%login%'])).toBe(0);
   });
 });
+
+describe('GraphQL idempotencyKey', () => {
+  const SENSE = `mutation ($input: SenseTensionInput!, $key: String) {
+    senseTension(input: $input, idempotencyKey: $key) { tension { id name version } event { version type } }
+  }`;
+
+  it('answers a retried mutation with the first answer and writes once; other arguments under the key are refused', async () => {
+    const gql = client(app, writer.key).gql;
+    const key = uniqueKey();
+    const input = { name: 'Sensed over GraphQL', actorId };
+    const first = await gql(SENSE, { input, key });
+    expect(first.body.errors).toBeUndefined();
+    const retry = await gql(SENSE, { input, key });
+    expect(retry.body).toEqual(first.body);
+    expect(await tensionsNamed('Sensed over GraphQL')).toBe(1);
+    expect(await eventsOf(first.body.data.senseTension.tension.id)).toBe(1);
+
+    const other = await gql(SENSE, { input: { ...input, name: 'Other GraphQL' }, key });
+    expect(other.body.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await tensionsNamed('Other GraphQL')).toBe(0);
+    // the same key on REST is another request too
+    expect((await withKey(writer.key, key).post('/tensions', input)).body.code).toBe('idempotency_key_reused');
+  });
+
+  it('replays a refusal as the same error, and a key creation without the secret', async () => {
+    const admin = await seedUserWithKey(app, { grants: ['users:*'] });
+    const agent = await seedUserWithKey(app, { type: 'agent', grants: [] });
+    const gql = client(app, admin.key).gql;
+    const PROVISION = `mutation ($userId: ID!, $key: String) {
+      provisionApiKey(userId: $userId, input: { name: "graphql once" }, idempotencyKey: $key) { id name prefix key }
+    }`;
+    const key = uniqueKey();
+    const first = await gql(PROVISION, { userId: agent.userId, key });
+    expect(first.body.data.provisionApiKey.key).toMatch(/^mk_/);
+    const retry = await gql(PROVISION, { userId: agent.userId, key });
+    expect(retry.body.errors).toBeUndefined();
+    expect(retry.body.data.provisionApiKey).toEqual({ ...first.body.data.provisionApiKey, key: null });
+    expect(await count('select count(*)::int as n from api_keys where user_id = ?', [agent.userId])).toBe(2);
+
+    const refusedKey = uniqueKey();
+    const nobody = '00000000-0000-4000-8000-000000000000';
+    const refused = await gql(PROVISION, { userId: nobody, key: refusedKey });
+    expect(refused.body.errors[0].extensions.code).toBe('USER_NOT_FOUND');
+    const again = await gql(PROVISION, { userId: nobody, key: refusedKey });
+    expect(again.body.errors[0].extensions).toEqual(refused.body.errors[0].extensions);
+    expect(again.body.errors[0].message).toBe(refused.body.errors[0].message);
+  });
+
+  it('refuses a malformed idempotencyKey', async () => {
+    const res = await client(app, writer.key).gql(SENSE, { input: { name: 'Bad GraphQL key', actorId }, key: '' });
+    expect(res.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect(await tensionsNamed('Bad GraphQL key')).toBe(0);
+  });
+});
