@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
+import { idempotently, parseIdempotencyKey } from '../application/idempotency.js';
 import { ERROR_STATUS, refuse, type Refusal } from '../domain/errors.js';
 import { TOOLS } from './tools.js';
 import { serviceVersion } from '../version.js';
@@ -20,6 +21,27 @@ function allowed(ctx: Ctx, tool: ToolDef): boolean {
 
 function errorResult(refusal: Refusal): CallToolResult {
   return toolError({ code: refusal.code, detail: refusal.detail, ...refusal.extensions });
+}
+
+function successResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+/** The optional `idempotencyKey` of write tools (SPEC §12), as tools/list shows it. */
+const idempotencyKeyInput = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .optional()
+  .describe(
+    'Makes the call safe to retry: the first result is kept for 24 hours, and a retry with the same key, tool and arguments gets it ' +
+      'back (with _meta.idempotentReplayed) and changes nothing. The same key with other arguments is the error idempotency_key_reused; ' +
+      'a retry while the first call still runs is idempotency_in_progress. 1-255 printable ASCII characters, e.g. a UUID per intended change.',
+  );
+
+function inputOf(tool: ToolDef): z.ZodObject {
+  return tool.idempotent ? tool.input.extend({ idempotencyKey: idempotencyKeyInput }) : tool.input;
 }
 
 function toolError(body: Record<string, unknown>): CallToolResult {
@@ -117,7 +139,7 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema: jsonSchema(t.input, 'input'),
+        inputSchema: jsonSchema(inputOf(t), 'input'),
         outputSchema: outputSchema(t),
         annotations: { title: t.title, ...t.annotations },
       })) };
@@ -143,14 +165,27 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       if (RAW_ARGUMENTS in request.params) {
         return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
       }
-      const args = tool.rawArguments ? { ok: true as const, value: request.params.arguments ?? {} } : parseInput(tool.input, request.params.arguments ?? {});
-      if (!args.ok) return errorResult(args);
-      const result = await tool.run(deps, ctx, args.value);
-      if (!result.ok) return errorResult(result);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result.value) }],
-        structuredContent: result.value as Record<string, unknown>,
-      };
+      const given = { ...(request.params.arguments ?? {}) };
+      const key = parseIdempotencyKey(tool.idempotent ? given.idempotencyKey : undefined, 'idempotencyKey');
+      if (!key.ok) return errorResult(key);
+      if (tool.idempotent) delete given.idempotencyKey;
+      const idempotent = key.value === undefined ? undefined : { key: key.value, method: 'MCP', path: tool.name, body: given };
+      let first: CallToolResult | undefined;
+      const outcome = await idempotently(deps, ctx, idempotent, async () => {
+        const args = tool.rawArguments ? { ok: true as const, value: given } : parseInput(tool.input, given);
+        const result = args.ok ? await tool.run(deps, ctx, args.value) : args;
+        first = result.ok ? successResult(result.value) : errorResult(result);
+        return result.ok
+          ? { status: 200, body: result.value }
+          : { status: ERROR_STATUS[result.code], body: { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) } };
+      });
+      if (!outcome.ok) return errorResult(outcome);
+      if (first) return first;
+      // A replay: the first answer again, flagged as REST flags it with Idempotent-Replayed.
+      const { status, body } = outcome.value.answer;
+      const kept = body as { code: keyof typeof ERROR_STATUS; detail: string; extensions?: Record<string, unknown> };
+      const replay = status < 400 ? successResult(body) : errorResult(refuse(kept.code, kept.detail, kept.extensions));
+      return { ...replay, _meta: { idempotentReplayed: true } };
     } catch (err) {
       return toolError(internal(err, requestId));
     }

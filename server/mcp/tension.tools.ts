@@ -33,7 +33,7 @@ function commandTool(entry: TensionCommandEntry): ToolDef {
     rawArguments: true,
     output: entry.creates ? senseResultOutput : commandResultOutput,
     annotations: { readOnlyHint: false, ...entry.mcp.annotations, openWorldHint: false },
-    // IDEMPOTENCY (SPEC §12): the lead takes the optional `idempotencyKey` argument out here.
+    idempotent: true,
     run: (deps, ctx, args) => {
       if (entry.creates) return runCommand(deps, ctx, entry, null, args);
       const { id: tensionId, ...input } = args as Record<string, unknown>;

@@ -16,6 +16,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
   input: I;
   /** the use case parses the arguments itself (tension commands): the server passes them as given */
   rawArguments?: boolean;
+  /** a write: takes an optional `idempotencyKey` argument (SPEC §12), which the server takes out before `input` sees the rest */
+  idempotent?: boolean;
   output: z.ZodType;
   annotations: ToolAnnotations;
   run(deps: Deps, ctx: Ctx, args: z.output<I>): Promise<Result<unknown>>;

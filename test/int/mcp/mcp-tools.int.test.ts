@@ -239,13 +239,15 @@ describe('tool metadata', () => {
       expect(error.required, t.name).toEqual(['code', 'detail']);
       expect(error.properties.code.enum, t.name).toEqual(expect.arrayContaining(['forbidden', 'validation_failed', 'version_conflict']));
     }
-    // Inputs use the REST body's field names, plus id.
+    // Inputs use the REST body's field names, plus id, plus the optional idempotencyKey of writes (SPEC §12).
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName.get('sense_tension')!.inputSchema.properties!).sort()).toEqual(
-      ['actorId', 'currentContext', 'leadUserId', 'name', 'potentialFuture', 'score'].sort(),
+      ['actorId', 'currentContext', 'idempotencyKey', 'leadUserId', 'name', 'potentialFuture', 'score'].sort(),
     );
     expect(byName.get('rescore_tension')!.inputSchema.required).toEqual(expect.arrayContaining(['id', 'score']));
-    expect(Object.keys(byName.get('resolve_tension')!.inputSchema.properties!).sort()).toEqual(['expectedVersion', 'id']);
+    expect(Object.keys(byName.get('resolve_tension')!.inputSchema.properties!).sort()).toEqual(['expectedVersion', 'id', 'idempotencyKey']);
+    expect(byName.get('resolve_tension')!.inputSchema.required).not.toContain('idempotencyKey');
+    expect(byName.get('get_tension')!.inputSchema.properties).not.toHaveProperty('idempotencyKey');
   });
 
   it('annotations: readOnlyHint on reads, destructiveHint only on discard, idempotentHint where a retry is safe', () => {

@@ -7,13 +7,28 @@ import { newActor } from '../../support/tensions.js';
 import { deleteExpired } from '../../../server/persistence/housekeeping.js';
 import { LOGIN_WINDOW_MS } from '../../../server/application/auth/throttle.js';
 import { IDEMPOTENCY_TTL_MS } from '../../../server/application/idempotency.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpHttpClient } from '../../support/mcp.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { startServerProcess, type ServerProcess } from '../../support/process.js';
+import { login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi, type ProcessApi } from '../../support/consistency.js';
 
 let app: TestApp;
 let writer: SeededUser;
 let actorId: string;
 
+/** Set to make the next new id throw: a bug in the middle of a first attempt. */
+let failNextId = false;
+const flakyId = () => {
+  if (failNextId) {
+    failNextId = false;
+    throw new Error('injected failure');
+  }
+  return crypto.randomUUID();
+};
+
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({}, { newId: flakyId });
   writer = await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*'] });
   actorId = await newActor(client(app, writer.key), 'Retry Org');
 });
@@ -162,6 +177,19 @@ describe('REST Idempotency-Key', () => {
     expect(await tensionsNamed('Expiring')).toBe(2);
   });
 
+  it('gives the key back after a first attempt that failed on the server (5xx), so the retry runs', async () => {
+    const key = uniqueKey();
+    const body = { name: 'Failed once', type: 'organization' };
+    failNextId = true;
+    const failed = await withKey(writer.key, key).post('/actors', body);
+    expect(failed.status).toBe(500);
+    expect(await count('select count(*)::int as n from idempotency_keys where idempotency_key = ?', [key])).toBe(0);
+    const retry = await withKey(writer.key, key).post('/actors', body);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await count('select count(*)::int as n from actors where name = ?', ['Failed once'])).toBe(1);
+  });
+
   it('ignores the header on login, which is exempt', async () => {
     const res = await fetch(`${app.url}/api/v1/auth/login`, {
       method: 'POST',
@@ -225,4 +253,86 @@ describe('GraphQL idempotencyKey', () => {
     expect(res.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
     expect(await tensionsNamed('Bad GraphQL key')).toBe(0);
   });
+});
+
+describe('MCP idempotencyKey', () => {
+  it('answers a retried write tool with the first result, flagged as replayed, and writes once', async () => {
+    const mcp = await mcpHttpClient(app, writer.key);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+      const key = uniqueKey();
+      const args = { name: 'Sensed over MCP', actorId, idempotencyKey: key };
+      const first = await call('sense_tension', args);
+      expect(first.isError).toBeFalsy();
+      expect(first._meta?.idempotentReplayed).toBeUndefined();
+      const retry = await call('sense_tension', args);
+      expect(retry._meta?.idempotentReplayed).toBe(true);
+      expect(retry.structuredContent).toEqual(first.structuredContent);
+      expect(await tensionsNamed('Sensed over MCP')).toBe(1);
+
+      const other = await call('sense_tension', { ...args, name: 'Other MCP' });
+      expect(other.isError).toBe(true);
+      expect(other.structuredContent).toMatchObject({ code: 'idempotency_key_reused' });
+      expect(await tensionsNamed('Other MCP')).toBe(0);
+
+      // a command tool and a refused first attempt: the refusal is the kept answer
+      const tensionId = (first.structuredContent as { tension: { id: string } }).tension.id;
+      const stale = { id: tensionId, name: 'Late rename', expectedVersion: 7, idempotencyKey: uniqueKey() };
+      const refused = await call('rename_tension', stale);
+      expect(refused.structuredContent).toMatchObject({ code: 'version_conflict', currentVersion: 1 });
+      const refusedAgain = await call('rename_tension', stale);
+      expect(refusedAgain.isError).toBe(true);
+      expect(refusedAgain.structuredContent).toEqual(refused.structuredContent);
+      expect(refusedAgain._meta?.idempotentReplayed).toBe(true);
+
+      const bad = await call('sense_tension', { name: 'Bad MCP key', actorId, idempotencyKey: '' });
+      expect(bad.structuredContent).toMatchObject({ code: 'validation_failed' });
+      expect(await tensionsNamed('Bad MCP key')).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embedded database is single-process by design)', () => {
+  let db: TestDatabase;
+  const instances: ServerProcess[] = [];
+  let a: ProcessApi;
+  let b: ProcessApi;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ poolMax: 2 });
+    const env = { DATABASE_URL: db.url!, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password, DB_POOL_MAX: '5' };
+    // one after the other: the first start creates the admin
+    instances.push(await startServerProcess(env));
+    instances.push(await startServerProcess(env));
+    a = await login(instances[0].url);
+    b = sessionApi(instances[1].url, a.cookie);
+  }, 150_000);
+  afterAll(async () => {
+    for (const p of instances) await p.stop();
+    await db?.close();
+  });
+
+  it('runs a key once whichever instance the duplicates reach, and replays it on the other', async () => {
+    const actor = await a.call('POST', '/actors', { name: 'Shared retry org', type: 'organization' });
+    expect(actor.status).toBe(201);
+    const key = uniqueKey();
+    const body = { name: 'Raced across instances', actorId: actor.body.id };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).call('POST', '/tensions', body, { 'idempotency-key': key })),
+    );
+    const statuses = answers.map((r) => r.status);
+    const created = answers.filter((r) => r.status === 201);
+    expect(statuses.every((s) => s === 201 || s === 409), JSON.stringify(statuses)).toBe(true);
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.code).toBe('idempotency_in_progress');
+    const ids = new Set(created.map((r) => r.body.tension.id));
+    expect(ids.size).toBe(1);
+
+    const replayed = await b.call('POST', '/tensions', body, { 'idempotency-key': key });
+    expect(replayed.status).toBe(201);
+    expect(replayed.body.tension.id).toBe([...ids][0]);
+    const [{ n }] = await db.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from tensions where name = ?', [body.name]);
+    expect(n).toBe(1);
+  }, 60_000);
 });
