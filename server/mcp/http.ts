@@ -41,7 +41,7 @@ export function mcpHandler(deps: Deps) {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless, use POST.', {});
     }
     try {
-      const [{ createMcpServer, acceptAnyArguments }, { StreamableHTTPServerTransport }] = await loadSdk();
+      const [{ createMcpServer, guardToolCalls }, { StreamableHTTPServerTransport }] = await loadSdk();
       const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
       const server = createMcpServer(deps, async () => ctx);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -50,7 +50,7 @@ export function mcpHandler(deps: Deps) {
         void server.close();
       });
       await server.connect(transport);
-      acceptAnyArguments(transport);
+      guardToolCalls(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (err) {
       next(err);

@@ -48,25 +48,36 @@ function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-/** Where `acceptAnyArguments` keeps a tools/call's original, non-object `arguments`. */
-const RAW_ARGUMENTS = Symbol('raw tools/call arguments');
-
 /**
- * The SDK validates tools/call itself, before any handler, and answers a non-object `arguments` with a
- * protocol error carrying zod's issue list; SPEC §8 wants the same `validation_failed` result as any
- * other bad input. So, between the transport and the SDK, such arguments are set aside (a symbol key,
- * which the SDK's schema ignores) and replaced by `{}`; the handler refuses them. Call after connect.
+ * The SDK validates a tools/call itself, before any handler, and answers malformed params (a missing
+ * name, non-object `arguments`) with -32603 and zod's issue list as the message. A request that breaks
+ * the protocol's own schema is JSON-RPC's -32602 Invalid params, said in a sentence (SPEC §8; the
+ * contract's `validation_failed` and the field paths in `data`). So, between the transport and the SDK,
+ * such requests are answered here and never reach it. Arguments that are an object but fail the tool's
+ * input schema stay tool results (`validation_failed`), as SPEC §8 asks. Call after connect.
  */
-export function acceptAnyArguments(transport: Transport): void {
+export function guardToolCalls(transport: Transport): void {
   const deliver = transport.onmessage;
-  if (!deliver) throw new Error('acceptAnyArguments: connect the server to the transport first');
+  if (!deliver) throw new Error('guardToolCalls: connect the server to the transport first');
   transport.onmessage = (message, extra) => {
-    const m = message as { method?: unknown; params?: Record<string | symbol, unknown> };
-    if (m.method === 'tools/call' && m.params && typeof m.params === 'object' && 'arguments' in m.params) {
-      const given = m.params.arguments;
-      if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
-        m.params[RAW_ARGUMENTS] = given;
-        m.params.arguments = {};
+    const m = message as { id?: string | number; method?: unknown };
+    if (m.method === 'tools/call' && m.id !== undefined) {
+      const parsed = CallToolRequestSchema.safeParse(message);
+      if (!parsed.success) {
+        const errors = parsed.error.issues.map((i) => ({
+          path: i.path.filter((p) => p !== 'params').join('.') || 'params',
+          message: i.path.at(-1) === 'arguments' ? 'must be an object' : i.path.at(-1) === 'name' ? 'must be the tool name (a string)' : 'is not valid',
+        }));
+        void transport.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: {
+            code: ErrorCode.InvalidParams,
+            message: 'Invalid params: a tools/call needs the tool name as a string and its arguments as an object.',
+            data: { code: 'validation_failed', errors },
+          },
+        });
+        return;
       }
     }
     deliver.call(transport, message, extra);
@@ -161,9 +172,6 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Ctx | Refu
       if (tool.operation) {
         const denied = authorize(ctx, tool.operation);
         if (denied) return errorResult(denied);
-      }
-      if (RAW_ARGUMENTS in request.params) {
-        return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
       }
       const given = { ...(request.params.arguments ?? {}) };
       const key = parseIdempotencyKey(tool.idempotent ? given.idempotencyKey : undefined, 'idempotencyKey');

@@ -5,10 +5,30 @@ import { resolve } from 'node:path';
 import { embeddedDataFolder } from '../persistence/embedded.js';
 import { migrationStatus } from '../persistence/database.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from '../runtime.js';
-import { acceptAnyArguments, createMcpServer } from './server.js';
+import { guardToolCalls, createMcpServer } from './server.js';
+
+/**
+ * The SDK's stdio transport drops a line that is not JSON, or not a JSON-RPC message, reporting it only
+ * to `onerror`; JSON-RPC asks for an answer (-32700 Parse error, -32600 Invalid Request) with id null,
+ * since no id could be read. The transport reads on, so the server keeps serving.
+ */
+function answerUnreadableLines(transport: StdioServerTransport): void {
+  const report = transport.onerror;
+  transport.onerror = (error) => {
+    report?.(error);
+    const rpc = error instanceof SyntaxError
+      ? { code: -32700, message: 'Parse error: a line that is not JSON. Send one JSON-RPC message per line.' }
+      : error.name === 'ZodError' || 'issues' in error
+        ? { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.' }
+        : null;
+    // id null: the JSON-RPC specification's answer when the request's id could not be read
+    if (rpc) void transport.send({ jsonrpc: '2.0', id: null, error: rpc } as unknown as JSONRPCMessage);
+  };
+}
 
 export const runMcp: CommandRun = async (args, { config, logger }) => {
   if (args.length) {
@@ -46,7 +66,8 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   }
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  acceptAnyArguments(transport);
+  guardToolCalls(transport);
+  answerUnreadableLines(transport);
   logger.info({ user: first.userName }, 'MCP server on stdio');
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -145,7 +145,7 @@ describe('the MCP client snippets', () => {
     const mcp = await mcpStdioClient(vars.NEW_KEY, env);
     try {
       const whoami = await mcp.callTool({ name: 'whoami', arguments: {} });
-      expect(whoami.structuredContent).toMatchObject({ user: { id: vars.AGENT_ID, kind: 'agent' }, apiKey: { name: 'tension-bot #2' } });
+      expect(whoami.structuredContent).toMatchObject({ user: { id: vars.AGENT_ID, type: 'agent' }, apiKey: { name: 'tension-bot #2' } });
       const history = await mcp.callTool({ name: 'get_tension_history', arguments: { id: vars.TENSION_ID } });
       expect((history.structuredContent as { data: unknown[] }).data).toHaveLength(3);
     } finally {
