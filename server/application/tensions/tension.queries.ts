@@ -49,7 +49,7 @@ export async function getTension(deps: Deps, ctx: Ctx, id: string): Promise<Resu
   const denied = authorize(ctx, 'tensions.get');
   if (denied) return denied;
   if (!UUID_RE.test(id)) return notFound(id);
-  const row = await loadTensionRow(deps.orm.em.fork(), id);
+  const row = await loadTensionRow(reader(deps.orm), id);
   return row ? ok(rowToView(row)) : notFound(id);
 }
 
@@ -65,7 +65,7 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query:
     if (!cursor.ok) return cursor;
     before = cursor.value.before;
   }
-  const em = deps.orm.em.fork();
+  const em = reader(deps.orm);
   const limit = parsed.value.limit;
   const events = await readStream(em, { type: TENSION_STREAM, id }, { direction: 'backward', before, limit: limit + 1 });
   if (events.length === 0) {
