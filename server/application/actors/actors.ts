@@ -4,7 +4,7 @@ import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, textKey, uuidKey } from '../paging.js';
-import { UUID_RE } from '../../domain/ids.js';
+import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
 import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
@@ -44,10 +44,11 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
   });
 }
 
-export async function getActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<ActorView>> {
+export async function getActor(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<ActorView>> {
   const denied = authorize(ctx, 'actors.get');
   if (denied) return denied;
-  if (!UUID_RE.test(id)) return actorNotFound(id);
+  const id = idOf(rawId);
+  if (!id) return actorNotFound(rawId);
   const actor = await load(reader(deps.orm), id);
   return actor ? ok(actor) : actorNotFound(id);
 }
@@ -66,12 +67,13 @@ export async function createActor(deps: Deps, ctx: Ctx, input: unknown): Promise
   });
 }
 
-export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<ActorView>> {
+export async function updateActor(deps: Deps, ctx: Ctx, rawId: string, input: unknown): Promise<Result<ActorView>> {
   const denied = authorize(ctx, 'actors.update');
   if (denied) return denied;
   const parsed = parseInput(updateActorInput, input);
   if (!parsed.ok) return parsed;
-  if (!UUID_RE.test(id)) return actorNotFound(id);
+  const id = idOf(rawId);
+  if (!id) return actorNotFound(rawId);
   const { name, expectedVersion } = parsed.value;
   return transact(deps.orm, async (tx) => {
     const version = await lockRowVersion(tx, 'actors', id);
@@ -92,10 +94,11 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
  * (actor → tension row), so it cannot deadlock with them. A command that read one of these rows before
  * this commits finds it gone and answers 404.
  */
-export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
+export async function deleteActor(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'actors.delete');
   if (denied) return denied;
-  if (!UUID_RE.test(id)) return actorNotFound(id);
+  const id = idOf(rawId);
+  if (!id) return actorNotFound(rawId);
   return transact(deps.orm, async (tx) => {
     const actor = await actors.lockActor(tx, id);
     if (!actor) return actorNotFound(id);

@@ -6,7 +6,8 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, uuidSchema, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, type Page } from '../paging.js';
+import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
 import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
@@ -19,7 +20,6 @@ import { lockRowVersion } from '../../persistence/row-versions.js';
 /** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
 export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
-const nameSchema = z.string().trim().min(1).max(200);
 const codeSchema = z
   .string()
   .trim()
@@ -59,8 +59,8 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {
   const denied = authorize(ctx, 'roles.get');
   if (denied) return denied;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
-  const role = await loadRole(reader(deps.orm), id.toLowerCase());
+  const roleId = idOf(id);
+  const role = roleId ? await loadRole(reader(deps.orm), roleId) : null;
   return role ? ok(role) : notFound(id);
 }
 
@@ -112,9 +112,9 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
   if (denied) return denied;
   const parsed = parseInput(updateRoleInput, input);
   if (!parsed.ok) return parsed;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
+  const roleId = idOf(id);
+  if (!roleId) return notFound(id);
   const patch = parsed.value;
-  const roleId = id.toLowerCase();
   try {
     return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
@@ -162,8 +162,8 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
 export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'roles.delete');
   if (denied) return denied;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
-  const roleId = id.toLowerCase();
+  const roleId = idOf(id);
+  if (!roleId) return notFound(id);
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const role = await roles.roleFields(tx, roleId);

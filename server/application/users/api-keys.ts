@@ -9,7 +9,8 @@ import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
-import { userIdOf, userNotFound } from './users.js';
+import { userNotFound } from './users.js';
+import { idOf, nameSchema } from '../schemas.js';
 import { mayActOnUser } from './act-on-user.js';
 import { reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
@@ -53,7 +54,7 @@ export const createdApiKeyOutput = apiKeyOutput.extend({
 }) satisfies z.ZodType<CreatedApiKey>;
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: nameSchema,
   expiresAt: z
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
     .transform((s) => new Date(s))
@@ -157,7 +158,7 @@ async function listFor(deps: Deps, em: EntityManager, userId: string, input: unk
 }
 
 async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
-  const id = userIdOf(keyId);
+  const id = idOf(keyId);
   if (!id) return refuse('not_found', `No API key ${keyId}.`);
   // Already revoked keeps its first revocation time: revoking is safe to retry (and audited once, when it happens).
   const now = deps.clock();
@@ -179,7 +180,7 @@ const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k
  * `rotatedFromId`; the old key stops working after the overlap (at once for 0), or at its own expiry if sooner.
  */
 async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
-  const id = userIdOf(keyId);
+  const id = idOf(keyId);
   const old = id ? await lockUserKey(tx, userId, id) : null;
   if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
   const now = deps.clock();
@@ -202,7 +203,7 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
  * needs an active agent.
  */
 async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const user = await userSummary(em, userId);
   if (!user) return userNotFound(id);

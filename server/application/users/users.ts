@@ -7,7 +7,8 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, unionGrants } from '../../persistence/role-graph.js';
-import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
+import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from './transact.js';
 import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
 import * as users from '../../persistence/users.js';
@@ -24,7 +25,6 @@ import { lockRowVersion } from '../../persistence/row-versions.js';
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
 export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
-const nameSchema = z.string().trim().min(1).max(200);
 const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
 export const createUserInput = z
@@ -63,11 +63,6 @@ export const resetPasswordInput = z.object({ password: passwordSchema });
 
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
 const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);
-
-/** A path id: not a UUID is simply not found. */
-export function userIdOf(id: string): string | null {
-  return uuidSchema.safeParse(id).success ? id.toLowerCase() : null;
-}
 
 async function checkLinkedActor(tx: EntityManager, actorId: string): Promise<Refusal | null> {
   const type = await shareActorType(tx, actorId);
@@ -117,7 +112,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
 export async function getUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.get');
   if (denied) return denied;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   const user = userId ? await loadUser(reader(deps.orm), userId) : null;
   return user ? ok(user) : userNotFound(id);
 }
@@ -144,7 +139,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   }
   const parsed = parseInput(updateUserInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const patch = parsed.value;
   try {
@@ -188,7 +183,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
 export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.deactivate');
   if (denied) return denied;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
@@ -216,7 +211,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
 export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.reactivate');
   if (denied) return denied;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
@@ -241,7 +236,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
   if (denied) return denied;
   const parsed = parseInput(setUserRolesInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const { roleIds } = parsed.value;
   return transact(deps.orm, async (tx) => {
@@ -277,7 +272,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   if (denied) return denied;
   const parsed = parseInput(resetPasswordInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const em = reader(deps.orm);
   const user = await users.userSummary(em, userId);
