@@ -18,12 +18,12 @@ import { insertSession, revokeSession, revokeSessionsOf } from '../../persistenc
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 import { recordAudit, userTarget } from '../audit/audit.js';
 
-export const loginInput = z.object({
+export const loginInput = z.strictObject({
   // Deliberately loose: any malformed email is just another wrong credential.
   email: z.string().trim().toLowerCase().min(1).max(320),
   password: z.string().min(1).max(1024),
 });
-export const changePasswordInput = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: passwordSchema });
+export const changePasswordInput = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword: passwordSchema });
 
 /** An anonymous request: who is asking from where (the throttle counts per client address). */
 export interface AnonCtx {

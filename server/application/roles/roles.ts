@@ -25,8 +25,8 @@ const codeSchema = z
   .trim()
   .regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'must be 1–63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter');
 
-export const listRolesInput = z.object({ limit: limitSchema, cursor: cursorSchema });
-export const createRoleInput = z.object({
+export const listRolesInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+export const createRoleInput = z.strictObject({
   code: codeSchema,
   name: nameSchema,
   permissions: z.array(grantSchema).max(100).transform(dedupe),

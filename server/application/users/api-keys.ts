@@ -53,7 +53,7 @@ export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
 }) satisfies z.ZodType<CreatedApiKey>;
 
-export const createApiKeyInput = z.object({
+export const createApiKeyInput = z.strictObject({
   name: nameSchema,
   expiresAt: z
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
@@ -66,7 +66,7 @@ export const createApiKeyInput = z.object({
     .nullish()
     .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
-export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+export const listApiKeysInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
 /** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
 const MAX_OVERLAP_SECONDS = 604_800;
 export const rotateApiKeyInput = z

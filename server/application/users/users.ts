@@ -28,7 +28,7 @@ export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
 const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
 export const createUserInput = z
-  .object({
+  .strictObject({
     type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human'),
     email: emailSchema,
     name: nameSchema,
@@ -42,7 +42,7 @@ export const createUserInput = z
     if (v.type === 'human' && v.linkedActorId != null) c.addIssue({ code: 'custom', path: ['linkedActorId'], message: 'only agent users can be linked to an actor' });
   });
 
-export const listUsersInput = z.object({
+export const listUsersInput = z.strictObject({
   type: z.enum(['human', 'agent']).optional(),
   status: z.enum(['active', 'deactivated']).optional(),
   q: z.string().trim().max(200).optional(),
@@ -58,8 +58,8 @@ export const updateUserInput = z
     expectedVersion: expectedVersionOf('user'),
   })
   .strict();
-export const setUserRolesInput = z.object({ roleIds: roleIdsSchema, expectedVersion: expectedVersionOf('user') });
-export const resetPasswordInput = z.object({ password: passwordSchema });
+export const setUserRolesInput = z.strictObject({ roleIds: roleIdsSchema, expectedVersion: expectedVersionOf('user') });
+export const resetPasswordInput = z.strictObject({ password: passwordSchema });
 
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
 const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);
