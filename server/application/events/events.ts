@@ -7,7 +7,8 @@ import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter } from
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorParam, decodeCursor, encodeCursor, uuidSchema } from '../paging.js';
+import { cursorParam, decodeCursor, encodeCursor } from '../paging.js';
+import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { feedHub, type FeedEvent } from './feed-hub.js';
 
