@@ -10,6 +10,7 @@ import { expand } from '../lib/permissions.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
+import { ActivitySection } from '../components/activity.js';
 import { RolePicker, inheritorsOf, useRoleOptions } from '../components/role-picker.js';
 import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
 
@@ -144,6 +145,12 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           )}
         </section>
       </form>
+      {role && can('audit:read') ? (
+        <section className="card" aria-labelledby="activity-h">
+          <h2 id="activity-h">{t('audit.title')}</h2>
+          <ActivitySection title={t('audit.title')} filter={{ targetId: role.id }} />
+        </section>
+      ) : null}
       {role ? (
         <ConfirmDialog
           open={deleting}

@@ -10,6 +10,7 @@ import { fieldMessage } from '../lib/refusals.js';
 import { Link } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
+import { ActivitySection } from '../components/activity.js';
 import { ApiKeys } from '../components/api-keys.js';
 import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
@@ -88,7 +89,33 @@ export function UserDetailPage({ id }: { id: string }) {
           <ApiKeys userId={user.id} userName={user.name} canWrite={writable} />
         </section>
       ) : null}
+      {can('audit:read') ? <UserActivity user={user} /> : null}
     </>
+  );
+}
+
+/** What was done to this user and what this user did: two tabs over the same table. */
+function UserActivity({ user }: { user: User }) {
+  const { t } = useI18n();
+  const [tab, setTab] = useState<'about' | 'by'>('about');
+  const tabs = [
+    { id: 'about', label: t('audit.aboutUser') },
+    { id: 'by', label: t('audit.byThisUser') },
+  ] as const;
+  return (
+    <section className="card stack" aria-labelledby="activity-h">
+      <h2 id="activity-h">{t('audit.title')}</h2>
+      <div role="tablist" aria-label={t('audit.title')} className="tabs">
+        {tabs.map((x) => (
+          <button key={x.id} type="button" role="tab" id={`activity-tab-${x.id}`} aria-selected={tab === x.id} aria-controls="activity-panel" className={`btn btn-ghost${tab === x.id ? ' active' : ''}`} onClick={() => setTab(x.id)}>
+            {x.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id="activity-panel" aria-labelledby={`activity-tab-${tab}`}>
+        <ActivitySection key={tab} title={tab === 'about' ? t('audit.aboutUser') : t('audit.byThisUser')} filter={tab === 'about' ? { targetId: user.id } : { byUserId: user.id }} />
+      </div>
+    </section>
   );
 }
 
