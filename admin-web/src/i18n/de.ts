@@ -212,7 +212,7 @@ export const de: Record<MessageKey, string> = {
   'keys.revoke.title': 'Schlüssel „{name}“ widerrufen?',
   'keys.revoke.body': 'Alles, was diesen Schlüssel benutzt, wird ab der nächsten Anfrage abgewiesen.',
   'keys.rotate.title': 'Schlüssel „{name}“ erneuern?',
-  'keys.rotate.body': 'Ein neuer Schlüssel wird ausgestellt, dann wird dieser widerrufen. Geben Sie den neuen Schlüssel weiter, bevor der alte noch benutzt wird.',
+  'keys.rotate.body': 'Ein neuer Schlüssel mit demselben Namen, denselben Berechtigungen und demselben Ablauf ersetzt diesen. Wählen Sie, wie lange der alte weiter funktioniert, damit alles, was ihn benutzt, umstellen kann.',
   'keys.created.title': 'Ihr neuer API-Schlüssel',
   'keys.created.warning': 'Kopieren Sie ihn jetzt: Sie werden ihn nicht wieder sehen.',
   'keys.created.label': 'API-Schlüssel',

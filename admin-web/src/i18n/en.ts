@@ -210,7 +210,7 @@ export const en = {
   'keys.revoke.title': 'Revoke key “{name}”?',
   'keys.revoke.body': 'Anything using this key is refused from its very next request.',
   'keys.rotate.title': 'Rotate key “{name}”?',
-  'keys.rotate.body': 'A new key is provisioned, then this one is revoked. Hand the new key over before anything else uses the old one.',
+  'keys.rotate.body': 'A new key with the same name, permissions and expiry replaces this one. Choose how long the old key keeps working, so whatever uses it can switch over.',
   'keys.created.title': 'Your new API key',
   'keys.created.warning': 'Copy it now: you will not see it again.',
   'keys.created.label': 'API key',

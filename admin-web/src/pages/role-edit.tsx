@@ -6,7 +6,7 @@ import type { RoleQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
 import { fieldMessage } from '../lib/refusals.js';
-import { expand } from '../lib/permissions.js';
+import { expand, PermissionCatalogueDocument } from '../lib/permissions.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
@@ -17,11 +17,6 @@ import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loa
 const RoleDocument = graphql(`
   query Role($id: ID!) {
     role(id: $id) { id code name permissions inherits system effectivePermissions }
-  }
-`);
-const PermissionsDocument = graphql(`
-  query PermissionCatalogue {
-    permissions
   }
 `);
 const CreateRoleDocument = graphql(`
@@ -45,7 +40,7 @@ type Role = NonNullable<RoleQuery['role']>;
 export function RoleEditPage({ id }: { id: string | null }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
-  const [catalogue] = useQuery({ query: PermissionsDocument });
+  const [catalogue] = useQuery({ query: PermissionCatalogueDocument });
   useTitle(id ? (data?.role?.name ?? t('roles.title')) : t('roles.create.title'));
   const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
   if (id && error && !data?.role) {

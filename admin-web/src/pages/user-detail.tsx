@@ -21,7 +21,7 @@ const UserDocument = graphql(`
     user(id: $id) {
       id type email name status linkedActorId createdAt updatedAt
       linkedActor { id name }
-      roles { id code name }
+      roles { id code name effectivePermissions }
     }
   }
 `);
@@ -86,7 +86,7 @@ export function UserDetailPage({ id }: { id: string }) {
       {user.type === 'agent' ? (
         <section className="card" aria-labelledby="keys-h">
           <h2 id="keys-h">{t('keys.title')}</h2>
-          <ApiKeys userId={user.id} userName={user.name} canWrite={writable} />
+          <ApiKeys userId={user.id} userName={user.name} userGrants={user.roles.flatMap((r) => r.effectivePermissions)} canWrite={writable} />
         </section>
       ) : null}
       {can('audit:read') ? <UserActivity user={user} /> : null}
