@@ -40,6 +40,11 @@ const DeactivateDocument = graphql(`
     deactivateUser(id: $id) { id status }
   }
 `);
+const ReactivateDocument = graphql(`
+  mutation ReactivateUser($id: ID!) {
+    reactivateUser(id: $id) { id status version updatedAt }
+  }
+`);
 const ResetPasswordDocument = graphql(`
   mutation ResetUserPassword($id: ID!, $password: String!) {
     resetUserPassword(id: $id, password: $password)
@@ -77,6 +82,7 @@ export function UserDetailPage({ id }: { id: string }) {
           <ProfileForm user={user} writable={writable} />
           {writable && user.type === 'human' ? <ResetPassword id={user.id} /> : null}
           {writable && user.id !== me.user.id ? <Deactivate user={user} /> : null}
+          {!active && can('users:write') ? <Reactivate user={user} /> : null}
         </section>
         <section className="card" aria-labelledby="roles-h">
           <h2 id="roles-h">{t('users.roles')}</h2>
@@ -209,6 +215,30 @@ function ResetPassword({ id }: { id: string }) {
         <Button type="submit" disabled={fetching}>{t('users.resetPassword')}</Button>
       </div>
     </form>
+  );
+}
+
+function Reactivate({ user }: { user: User }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const [{ fetching, error }, reactivate] = useMutation(ReactivateDocument);
+  return (
+    <div className="section-split">
+      <Button variant="primary" onClick={() => setOpen(true)}>{t('users.reactivate')}</Button>
+      <ConfirmDialog
+        open={open}
+        title={t('users.reactivate.title', { name: user.name })}
+        body={t('users.reactivate.body')}
+        confirmLabel={t('users.reactivate')}
+        busy={fetching}
+        error={error}
+        onClose={() => setOpen(false)}
+        onConfirm={async () => {
+          const r = await reactivate({ id: user.id }, { additionalTypenames: ['User', 'AuditEntry'] });
+          if (!r.error) setOpen(false);
+        }}
+      />
+    </div>
   );
 }
 
