@@ -1,5 +1,5 @@
 // Audit entries as a table (the Activity page and the Activity sections of a user's and a role's page).
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { AuditLogQuery } from '../gql/graphql.js';
@@ -100,5 +100,30 @@ export function ActivitySection({ filter, title }: { filter: { targetId?: string
       <ActivityTable entries={data.auditLog.data} caption={title} />
       <p>{all}</p>
     </div>
+  );
+}
+
+/** What was done to this user and what this user did: two tabs over the same table. */
+export function UserActivity({ userId }: { userId: string }) {
+  const { t } = useI18n();
+  const [tab, setTab] = useState<'about' | 'by'>('about');
+  const tabs = [
+    { id: 'about', label: t('audit.aboutUser') },
+    { id: 'by', label: t('audit.byThisUser') },
+  ] as const;
+  return (
+    <section className="card stack" aria-labelledby="activity-h">
+      <h2 id="activity-h">{t('audit.title')}</h2>
+      <div role="tablist" aria-label={t('audit.title')} className="tabs">
+        {tabs.map((x) => (
+          <button key={x.id} type="button" role="tab" id={`activity-tab-${x.id}`} aria-selected={tab === x.id} aria-controls="activity-panel" className={`btn btn-ghost${tab === x.id ? ' active' : ''}`} onClick={() => setTab(x.id)}>
+            {x.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id="activity-panel" aria-labelledby={`activity-tab-${tab}`}>
+        <ActivitySection key={tab} title={tab === 'about' ? t('audit.aboutUser') : t('audit.byThisUser')} filter={tab === 'about' ? { targetId: userId } : { byUserId: userId }} />
+      </div>
+    </section>
   );
 }

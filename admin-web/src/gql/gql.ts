@@ -44,9 +44,9 @@ type Documents = {
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
-    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.RoleDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": typeof types.CreateRoleDocument,
-    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.UpdateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.UpdateRoleDocument,
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": typeof types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": typeof types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": typeof types.SenseTensionDocument,
@@ -58,9 +58,9 @@ type Documents = {
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
     "\n  query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionsDocument,
-    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": typeof types.UserDocument,
-    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": typeof types.UpdateUserDocument,
-    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": typeof types.SetUserRolesDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": typeof types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n": typeof types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n": typeof types.SetUserRolesDocument,
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.DeactivateUserDocument,
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": typeof types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
@@ -99,9 +99,9 @@ const documents: Documents = {
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
-    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": types.RoleDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": types.CreateRoleDocument,
-    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": types.UpdateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.UpdateRoleDocument,
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": types.SenseTensionDocument,
@@ -113,9 +113,9 @@ const documents: Documents = {
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": types.DiscardTensionDocument,
     "\n  query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": types.TensionsDocument,
-    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": types.UserDocument,
-    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": types.UpdateUserDocument,
-    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": types.SetUserRolesDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n": types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n": types.SetUserRolesDocument,
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.DeactivateUserDocument,
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
@@ -261,7 +261,7 @@ export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"];
+export function graphql(source: "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n"): (typeof documents)["\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -269,7 +269,7 @@ export function graphql(source: "\n  mutation CreateRole($input: CreateRoleInput
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n"): (typeof documents)["\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -317,15 +317,15 @@ export function graphql(source: "\n  query Tensions($state: TensionState, $actor
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"];
+export function graphql(source: "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"): (typeof documents)["\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n"): (typeof documents)["\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"): (typeof documents)["\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"];
+export function graphql(source: "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n"): (typeof documents)["\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
