@@ -70,7 +70,8 @@ export function RotateKeyDialog({ keyName, onClose, rotate, onRotated }: {
   onRotated: (key: string) => void;
 }) {
   const { t } = useI18n();
-  const [overlap, setOverlap] = useState(3600);
+  // none by default: a rotation after a leak must stop the old key at once
+  const [overlap, setOverlap] = useState(0);
   const [error, setError] = useState<CombinedError | undefined>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
