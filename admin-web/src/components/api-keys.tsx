@@ -127,10 +127,10 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
     const input = { overlapSeconds };
     if (userId) {
       const r = await rotate({ userId, keyId, input }, ctx);
-      return { error: r.error, key: r.data?.rotateUserApiKey.key };
+      return { error: r.error, key: r.data?.rotateUserApiKey.key ?? undefined };
     }
     const r = await rotateMine({ keyId, input }, ctx);
-    return { error: r.error, key: r.data?.rotateMyApiKey.key };
+    return { error: r.error, key: r.data?.rotateMyApiKey.key ?? undefined };
   };
 
   const onConfirm = async () => {

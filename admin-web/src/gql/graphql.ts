@@ -341,7 +341,7 @@ export type RotateUserApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type RotateUserApiKeyMutation = { rotateUserApiKey: { id: string, name: string, prefix: string, key: string } };
+export type RotateUserApiKeyMutation = { rotateUserApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RotateMyApiKeyMutationVariables = Exact<{
   keyId: string | number;
@@ -349,7 +349,7 @@ export type RotateMyApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type RotateMyApiKeyMutation = { rotateMyApiKey: { id: string, name: string, prefix: string, key: string } };
+export type RotateMyApiKeyMutation = { rotateMyApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type HistoryEntryFieldsFragment = { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } };
 
