@@ -4,6 +4,7 @@
 // after the first dies. Skips, saying why, only when no NATS answers on 127.0.0.1:4222.
 import type { ChildProcess } from 'node:child_process';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
@@ -85,6 +86,40 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
       expectPublishedExactlyOnce(await streamMessages(nc, stream), await allEvents(), prefix);
       const metrics = await (await fetch(`${app.url}/metrics`)).text();
       expect(metrics).toContain(`market_feed_relay_lag_events{relay="${relayName(stream)}"} 0`);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('the checkpoint never passes an event JetStream did not acknowledge: a stream that refuses new messages holds the relay back, lifting the limit lets it finish exactly once', async () => {
+    const { stream, prefix } = testStream();
+    streams.push(stream);
+    for (let i = 0; i < 10; i++) await newTension(c, { name: `Held ${i}`, actorId });
+    const events = await allEvents();
+    const limit = events.length - 3;
+    // A stream made by the operator beforehand, full after `limit` messages: JetStream refuses the rest (no ack).
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`], max_msgs: limit, discard: DiscardPolicy.New });
+    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4 });
+    try {
+      await waitFor('the stream full', async () => (await streamMessages(nc, stream)).length === limit);
+      await new Promise((r) => setTimeout(r, 2_500)); // a few refused rounds
+      const stored = new Set((await streamMessages(nc, stream)).map((m) => m.body.id));
+      const [cp] = await app.em().execute<{ transaction_id: string; position: string }[]>(
+        'select transaction_id::text, position::text from feed_relays where name = ?',
+        [relayName(stream)],
+      );
+      const covered = await app.em().execute<{ id: string }[]>(
+        'select id from domain_events where (transaction_id, position) <= (?::xid8, ?::bigint) order by transaction_id, position',
+        [cp.transaction_id, cp.position],
+      );
+      expect(covered.length, 'the checkpoint stopped short of the head').toBeLessThan(events.length);
+      expect(covered.length, 'it advanced as far as acknowledged batches reach').toBeGreaterThan(0);
+      expect(covered.filter((e) => !stored.has(e.id)), 'every event at or before the checkpoint is in JetStream').toEqual([]);
+
+      await jsm.streams.update(stream, { max_msgs: -1 });
+      await waitFor('the checkpoint at the head', () => checkpointCaughtUp(relayName(stream)));
+      expectPublishedExactlyOnce(await streamMessages(nc, stream), await allEvents(), prefix);
     } finally {
       await relay.stop();
     }
