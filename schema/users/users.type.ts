@@ -65,7 +65,8 @@ export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey'
   description: 'A new key: the metadata plus the plaintext `key`, shown exactly once.',
   fields: (t) => ({
     ...apiKeyFields(t),
-    key: t.exposeString('key'),
+    // null only on an idempotent replay (SPEC §12): the secret is never kept for one
+    key: t.exposeString('key', { nullable: true, description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.' }),
   }),
 });
 

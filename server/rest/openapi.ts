@@ -46,6 +46,23 @@ const problem = {
   additionalProperties: true,
 };
 
+const IDEMPOTENCY_KEY_PARAM = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: the first answer (status and body) is kept for 24 hours, scoped to the caller, and a retry with ' +
+    'the same key, method, path and body gets it back with `Idempotent-Replayed: true` and writes nothing. The same key with a different ' +
+    'request is 422 idempotency_key_reused; a retry while the first is still running is 409 idempotency_in_progress. A replayed key ' +
+    'creation answers the metadata without `key`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
+const IDEMPOTENT_REPLAYED_HEADER = {
+  description: '`true` when this is the kept answer of an earlier request with the same Idempotency-Key.',
+  schema: { type: 'string', enum: ['true'] },
+};
+
 function schemaOf(schema: z.ZodType, io: 'input' | 'output') {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
@@ -76,8 +93,16 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
           schema: schemaOf(s as z.ZodType, 'input'),
         }))
       : [];
+    // Every POST but login takes an Idempotency-Key (SPEC §12).
+    const idempotent = r.method === 'post' && r.auth !== 'public';
+    const headerParams = idempotent ? [IDEMPOTENCY_KEY_PARAM] : [];
     const permission = r.operation ? OPERATION_PERMISSIONS[r.operation] : null;
     const errorCodes = new Set<ErrorCode>(r.errors ?? []);
+    if (idempotent) {
+      errorCodes.add('validation_failed');
+      errorCodes.add('idempotency_in_progress');
+      errorCodes.add('idempotency_key_reused');
+    }
     if (r.auth !== 'public') errorCodes.add('unauthenticated');
     if (permission) errorCodes.add('forbidden');
     if (r.body || r.query) errorCodes.add('validation_failed');
@@ -92,6 +117,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
           ? { description: 'No content' }
           : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
     };
+    if (idempotent) (responses[r.status] as Record<string, unknown>).headers = { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER };
     for (const code of errorCodes) {
       const status = String(REFUSAL_STATUS[code]);
       const existing = responses[status] as { description: string } | undefined;
@@ -107,7 +133,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
       ...(r.auth === 'public' ? { security: [] } : {}),
       ...(permission ? { 'x-permission': permission } : {}),
       ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
-      parameters: [...pathParams, ...queryParams],
+      parameters: [...pathParams, ...queryParams, ...headerParams],
       ...(r.body
         ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
         : {}),

@@ -104,7 +104,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'actors.create': {
     rest: { method: 'POST', path: '/actors', body: { name: 'Org', type: 'organization' } },
     graphql: m('createActor', 'input: $input', '{ id }', '$input: CreateActorInput!', { input: { name: 'Org', type: 'organization' } }),
-    mcp: null,
+    mcp: { tool: 'create_actor', args: { name: 'Org', type: 'organization' } },
   },
   'actors.update': {
     rest: { method: 'PATCH', path: '/actors/:id', body: { name: 'Org 2' } },
@@ -116,7 +116,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: null },
+  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: { tool: 'list_users', args: {} } },
   'users.get': {
     rest: { method: 'GET', path: '/users/:id' },
     graphql: q('user', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),

@@ -39,7 +39,9 @@ export type ChangePasswordInput = {
 
 /** The input of `createActor`. */
 export type CreateActorInput = {
+  /** The actor's name, 1-200 characters (trimmed). */
   name: string;
+  /** What kind of market participant it is: organization, individual, virtual or agent. */
   type: ActorType;
 };
 
@@ -218,6 +220,7 @@ export type TensionState =
 export type UpdateActorInput = {
   /** refuse with VERSION_CONFLICT unless the actor is at this version */
   expectedVersion?: number | null | undefined;
+  /** The new name, 1-200 characters (trimmed). */
   name: string;
 };
 
@@ -287,7 +290,7 @@ export type ProvisionApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string } };
+export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   userId: string | number;
@@ -302,7 +305,7 @@ export type CreateMyApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string } };
+export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeMyApiKeyMutationVariables = Exact<{
   keyId: string | number;

@@ -1,7 +1,6 @@
 // Zod schemas of actor inputs and outputs, shared by REST, GraphQL, MCP and the OpenAPI document.
 import { z } from 'zod';
-import { cursorParam } from '../paging.js';
-import { intParam } from '../tensions/tension.inputs.js';
+import { pageCursor, pageLimit } from '../tensions/tension.inputs.js';
 import { expectedVersionOf } from '../versions.js';
 import { nameSchema } from '../schemas.js';
 
@@ -9,13 +8,19 @@ export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as
 
 export const actorName = nameSchema;
 
-export const createActorInput = z.strictObject({ name: actorName, type: z.enum(ACTOR_TYPES) });
-export const updateActorInput = z.strictObject({ name: actorName, expectedVersion: expectedVersionOf('actor') });
+export const createActorInput = z.strictObject({
+  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The actor\'s name, 1-200 characters (trimmed).'),
+  type: z.enum(ACTOR_TYPES).describe('What kind of market participant it is: organization, individual, virtual or agent.'),
+});
+export const updateActorInput = z.strictObject({
+  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The new name, 1-200 characters (trimmed).'),
+  expectedVersion: expectedVersionOf('actor'),
+});
 export const listActorsQuery = z.strictObject({
-  type: z.enum(ACTOR_TYPES).optional(),
-  q: z.string().max(200).optional(),
-  limit: intParam(1, 100).default(20),
-  cursor: cursorParam.optional(),
+  type: z.enum(ACTOR_TYPES).optional().describe('Only actors of this type.'),
+  q: z.string().max(200).optional().describe('Text to find in the name (case-insensitive), at most 200 characters.'),
+  limit: pageLimit,
+  cursor: pageCursor,
 });
 
 export const actorOutput = z.object({

@@ -123,7 +123,7 @@ export const listAuditQuery = z
     cursor: cursorSchema,
   })
   .superRefine((v, c) => {
-    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after `from`' });
+    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
   });
 
 /** An entry as every face shows it. */

@@ -26,9 +26,19 @@ export const expectedVersion = z
   .transform((v) => v ?? undefined)
   .describe('Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read).');
 
-/** An integer from a query string ("20") or a GraphQL Int (20). */
+/**
+ * An integer from a query string ("20") or a GraphQL Int / MCP number (20). The bounds are checked once,
+ * after the union (so 0 is `too_small`, not a union failure); `.meta` shows them on the number branch too,
+ * so the OpenAPI parameter and the MCP input schema state them.
+ */
 export const intParam = (min: number, max: number) =>
-  z.union([z.number(), z.string().regex(/^\d+$/, 'must be an integer').transform(Number)]).pipe(z.number().int().min(min).max(max));
+  z
+    .union([z.number().meta({ type: 'integer', minimum: min, maximum: max }), z.string().max(10).regex(/^\d+$/, 'must be an integer').transform(Number)])
+    .pipe(z.number().int().min(min).max(max));
+
+/** The paging parameters of every list (SPEC §5): described once, for REST, MCP and the OpenAPI document. */
+export const pageLimit = intParam(1, 100).default(20).describe('How many items per page, 1-100 (default 20).');
+export const pageCursor = cursorParam.optional().describe('The nextCursor of the previous page, as given; omit it for the first page.');
 
 const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
 const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
@@ -60,19 +70,19 @@ export const lifecycleInput = z.strictObject({ expectedVersion });
 export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'name', '-name'] as const;
 
 export const listTensionsQuery = z.strictObject({
-  state: z.enum(['alive', 'resolved', 'stale']).optional(),
-  actorId: uuid.optional(),
-  leadUserId: uuid.optional(),
-  q: z.string().max(200).optional(),
-  minScore: intParam(1, 10).optional(),
-  sort: z.enum(TENSION_SORTS).default('-score'),
-  limit: intParam(1, 100).default(20),
-  cursor: cursorParam.optional(),
+  state: z.enum(['alive', 'resolved', 'stale']).optional().describe('Only tensions in this state.'),
+  actorId: uuid.optional().describe('Only the tensions of this actor (a UUID).'),
+  leadUserId: uuid.optional().describe('Only the tensions this user leads (a UUID).'),
+  q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
+  minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
+  sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
+  limit: pageLimit,
+  cursor: pageCursor,
 });
 
 export const historyQuery = z.strictObject({
-  limit: intParam(1, 100).default(20),
-  cursor: cursorParam.optional(),
+  limit: pageLimit,
+  cursor: pageCursor,
 });
 
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
