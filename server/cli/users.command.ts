@@ -8,6 +8,10 @@ import { generatePassword, hashPassword } from '../auth/password.js';
 import { emailSchema, passwordSchema } from '../application/users/users.js';
 import { systemCaller } from '../application/context.js';
 import { fieldsOf, recordAudit, userTarget } from '../application/audit/audit.js';
+import { nameSchema } from '../application/schemas.js';
+import { addUserRoles, emailTaken, insertUser } from '../persistence/users.js';
+import { ensureSystemRole } from '../persistence/roles.js';
+import { reader } from '../persistence/transaction.js';
 
 const USAGE = 'Usage: market-service users create-admin --email E [--name N]';
 
@@ -32,8 +36,8 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
     return 2;
   }
   const email = emailSchema.safeParse(flags.email ?? '');
-  const name = (flags.name ?? 'Administrator').trim();
-  if (!email.success || name.length < 1 || name.length > 200) {
+  const name = nameSchema.safeParse(flags.name ?? 'Administrator');
+  if (!email.success || !name.success) {
     console.error('A valid --email is required; --name must be 1–200 characters.');
     return 2;
   }
@@ -42,29 +46,16 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
   const hash = await hashPassword(password); // before the transaction: argon2 is slow
   const db = await openServiceDatabase(config, logger);
   try {
-    const em = db.orm.em.fork();
     const now = new Date();
-    const created = await em.transactional(async (tx) => {
-      const [taken] = await tx.execute('select 1 from users where email = ?', [email.data]);
-      if (taken) return false;
-      // The same system role the first start seeds (bootstrap.ts), in case this runs before it. Found by its
-      // flag, not its code, so a database whose role was renamed before codes became immutable still works.
-      await tx.execute(
-        `insert into roles (id, code, name, permissions, system, created_at, updated_at)
-         select ?, 'admin', 'Administrator', '{*}', true, ?, ? where not exists (select 1 from roles where system)
-         on conflict (code) do nothing`,
-        [randomUUID(), now, now],
-      );
-      const [role] = await tx.execute<{ id: string }[]>('select id from roles where system order by created_at, id limit 1');
+    const created = await reader(db.orm).transactional(async (tx) => {
+      if (await emailTaken(tx, email.data)) return false;
+      // The same system role the first start seeds, in case this runs before it.
+      const roleId = await ensureSystemRole(tx, randomUUID(), now);
       const id = randomUUID();
-      await tx.execute(
-        `insert into users (id, type, email, name, password_hash, status, created_at, updated_at)
-         values (?, 'human', ?, ?, ?, 'active', ?, ?)`,
-        [id, email.data, name, hash, now, now],
-      );
-      await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, role.id]);
+      await insertUser(tx, { id, type: 'human', email: email.data, name: name.data, passwordHash: hash, linkedActorId: null, at: now });
+      await addUserRoles(tx, id, [roleId]);
       const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${randomUUID()}`, clientAddress: null };
-      await recordAudit({ clock: () => now, newId: randomUUID }, tx, ctx, { action: 'user.created', target: userTarget(id, email.data), changes: fieldsOf({ type: 'human', email: email.data, name, roleIds: [role.id] }) });
+      await recordAudit({ clock: () => now, newId: randomUUID }, tx, ctx, { action: 'user.created', target: userTarget(id, email.data), changes: fieldsOf({ type: 'human', email: email.data, name: name.data, roleIds: [roleId] }) });
       return true;
     });
     if (!created) {

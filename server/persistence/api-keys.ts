@@ -1,6 +1,6 @@
 // API key rows (SPEC §2, API key): creation, listing, revocation and rotation with overlap.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pgArray } from './role-graph.js';
+import { pgArray, userGrantsSql } from './role-graph.js';
 
 export interface RotatableKey {
   id: string;
@@ -94,4 +94,38 @@ export async function revokeKey(tx: EntityManager, userId: string, keyId: string
 /** Revokes every live key of the user. */
 export async function revokeKeysOf(tx: EntityManager, userId: string, at: Date): Promise<void> {
   await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [at, userId]);
+}
+
+export interface KeyHolder {
+  id: string;
+  name: string;
+  user_id: string;
+  user_name: string;
+  type: 'human' | 'agent';
+  /** the user's effective grants */
+  grants: string[] | null;
+  /** the key's own narrowing (null: all of the user's) */
+  permissions: string[] | null;
+  last_used_at: string | Date | null;
+}
+
+/** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */
+export async function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
+  const [row] = await em.execute<KeyHolder[]>(
+    `select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${userGrantsSql('u.id')} as grants
+     from api_keys k join users u on u.id = k.user_id
+     where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?)
+       and u.status = 'active'`,
+    [keyHash, now],
+  );
+  return row ?? null;
+}
+
+/** Records the key's use at `now` unless one was recorded within `resolutionMs` (one write a minute across instances). */
+export async function recordKeyUse(em: EntityManager, keyId: string, now: Date, resolutionMs: number): Promise<void> {
+  await em.execute(`update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)`, [
+    now,
+    keyId,
+    new Date(now.getTime() - resolutionMs),
+  ]);
 }

@@ -108,3 +108,19 @@ export async function roleUse(em: EntityManager, roleId: string): Promise<{ user
 export async function deleteRoleRow(tx: EntityManager, roleId: string): Promise<void> {
   await tx.execute('delete from roles where id = ?', [roleId]);
 }
+
+/**
+ * The system role `admin` (`*`), created unless a system role exists (the first start seeds the same one,
+ * bootstrap.ts); the id of the oldest system role. Found by its flag, not its code, so a database whose role
+ * was renamed before codes became immutable still works.
+ */
+export async function ensureSystemRole(tx: EntityManager, id: string, at: Date): Promise<string> {
+  await tx.execute(
+    `insert into roles (id, code, name, permissions, system, created_at, updated_at)
+     select ?, 'admin', 'Administrator', '{*}', true, ?, ? where not exists (select 1 from roles where system)
+     on conflict (code) do nothing`,
+    [id, at, at],
+  );
+  const [role] = await tx.execute<{ id: string }[]>('select id from roles where system order by created_at, id limit 1');
+  return role.id;
+}

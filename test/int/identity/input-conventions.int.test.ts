@@ -43,6 +43,20 @@ describe('identity names count code points', () => {
   });
 });
 
+describe('path ids', () => {
+  it('a UUID in upper case names the same user, role and actor; anything else is not found', async () => {
+    const user = await admin.post('/users', { email: 'upper@x.example', name: 'Upper', password: 'long-enough-password' });
+    const role = await admin.post('/roles', { code: 'upper-role', name: 'Upper', permissions: [] });
+    const actor = await admin.post('/actors', { name: 'Upper', type: 'virtual' });
+    for (const [path, id] of [['users', user.body.id], ['roles', role.body.id], ['actors', actor.body.id]] as const) {
+      const found = await admin.get(`/${path}/${id.toUpperCase()}`);
+      expect(found.status).toBe(200);
+      expect(found.body.id).toBe(id);
+      expect((await admin.get(`/${path}/${id}x`)).status).toBe(404);
+    }
+  });
+});
+
 describe('identity inputs are strict objects', () => {
   const unknownField = (res: { status: number; body: any }, key: string) => {
     expect(res.status).toBe(400);
