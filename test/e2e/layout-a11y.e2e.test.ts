@@ -26,6 +26,7 @@ const screens = () => [
   { name: 'roles', path: '/roles', h1: /Roles|Rollen/ },
   { name: 'role', path: `/roles/${ids.role}`, h1: /Invoice clerk/ },
   { name: 'role-new', path: '/roles/new', h1: /New role|Neue Rolle/ },
+  { name: 'activity', path: '/activity', h1: /Activity|Aktivität/ },
   { name: 'account', path: '/account', h1: /My account|Mein Konto/ },
   { name: 'not-found', path: '/nowhere', h1: /Page not found|Seite nicht gefunden/ },
 ];
