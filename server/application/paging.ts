@@ -74,6 +74,13 @@ export const limitSchema = z.preprocess(blankToUndefined, z.coerce.number().int(
 /** The opaque cursor as a list input takes it; `decodeCursor` reads it in the use case. */
 export const cursorParam = z.string().max(MAX_CURSOR_LENGTH);
 
+/** A list's answer: one page of `item`s and the cursor of the next (SPEC §5). */
+export const pageOutput = <T extends z.ZodType>(item: T, what: string) =>
+  z.object({
+    data: z.array(item).describe(`This page of ${what}.`),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  });
+
 /** `cursorParam` for inputs where a blank or null cursor means the first page. */
 export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional());
 

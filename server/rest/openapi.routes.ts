@@ -11,8 +11,14 @@ import { EVENTS_ROUTE_DOCS } from './events.docs.js';
 import { renderDocsPage } from './openapi.html.js';
 
 export const OPENAPI_ROUTE_DOCS: RouteDoc[] = [
-  { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200 },
-  { method: 'get', path: '/docs', summary: 'The OpenAPI document as a readable HTML page', tag: 'docs', auth: 'public', status: 200 },
+  {
+    method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200, operationId: 'getOpenApiDocument',
+    description: 'The OpenAPI 3.1 document of this API, to generate a client from (e.g. `npx openapi-typescript http://host/api/v1/openapi.json -o api.d.ts`).',
+  },
+  {
+    method: 'get', path: '/docs', summary: 'The API reference page', tag: 'docs', auth: 'public', status: 200, operationId: 'getApiReference',
+    description: 'This document as an HTML page for people.',
+  },
 ];
 
 export const REST_ROUTE_DOCS: RouteDoc[] = [...IDENTITY_ROUTE_DOCS, ...TENSION_ROUTE_DOCS, ...EVENTS_ROUTE_DOCS, ...OPENAPI_ROUTE_DOCS];

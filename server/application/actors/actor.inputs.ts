@@ -1,7 +1,7 @@
 // Zod schemas of actor inputs and outputs, shared by REST, GraphQL, MCP and the OpenAPI document.
 import { z } from 'zod';
-import { cursorParam } from '../paging.js';
-import { intParam } from '../tensions/tension.inputs.js';
+import { pageOutput } from '../paging.js';
+import { pageCursor, pageLimit } from '../tensions/tension.inputs.js';
 
 export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
 
@@ -11,24 +11,31 @@ export const actorName = z
   .refine((s) => [...s].length >= 1, 'must not be empty')
   .refine((s) => [...s].length <= 200, 'must be at most 200 characters');
 
-export const createActorInput = z.strictObject({ name: actorName, type: z.enum(ACTOR_TYPES) });
-export const updateActorInput = z.strictObject({ name: actorName });
+const actorType = z.enum(ACTOR_TYPES);
+
+export const createActorInput = z.strictObject({
+  name: actorName.describe('The name, 1-200 characters (trimmed).'),
+  type: actorType.describe('What kind of actor: an organization, an individual, a virtual one, or an agent (which an agent user may be linked to).'),
+});
+export const updateActorInput = z.strictObject({ name: actorName.describe('The new name, 1-200 characters (trimmed).') });
 export const listActorsQuery = z.strictObject({
-  type: z.enum(ACTOR_TYPES).optional(),
-  q: z.string().max(200).optional(),
-  limit: intParam(1, 100).default(20),
-  cursor: cursorParam.optional(),
+  type: actorType.optional().describe('Only actors of this type.'),
+  q: z.string().max(200).optional().describe('Matches the name case-insensitively; at most 200 characters.'),
+  limit: pageLimit,
+  cursor: pageCursor,
 });
 
-export const actorOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.enum(ACTOR_TYPES),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  tensionCount: z.number().int(),
-});
-export const actorPageOutput = z.object({ data: z.array(actorOutput), nextCursor: z.string().nullable() });
+export const actorOutput = z
+  .object({
+    id: z.string().describe('The actor id (a UUID).'),
+    name: z.string().describe('The name, 1-200 characters.'),
+    type: actorType.describe('organization, individual, virtual or agent.'),
+    createdAt: z.string().describe('When it was created (ISO 8601).'),
+    updatedAt: z.string().describe('When it last changed (ISO 8601).'),
+    tensionCount: z.number().int().describe('How many tensions (not discarded) it has.'),
+  })
+  .describe('Someone or something that experiences tensions: an organization, an individual, a virtual actor or an agent.');
+export const actorPageOutput = pageOutput(actorOutput, 'actors');
 
 export type ActorView = z.infer<typeof actorOutput>;
 export type ActorPage = z.infer<typeof actorPageOutput>;

@@ -27,7 +27,8 @@ function routesOf(stack: Layer[]): string[] {
 let app: TestApp;
 let doc: any;
 const ajv = new AjvJsonSchemaValidator();
-const validate = (schema: unknown, data: unknown) => ajv.getValidator(schema as never)(data);
+/** Validates against a schema of the document, its `$ref`s to components resolved against the document's. */
+const validate = (schema: object, data: unknown) => ajv.getValidator({ ...schema, components: doc.components } as never)(data);
 
 beforeAll(async () => {
   app = await startTestApp();
