@@ -3,10 +3,12 @@ import { Migration20261122000000_initial } from './Migration20261122000000_initi
 import { Migration20261122010000_login_attempts } from './Migration20261122010000_login_attempts.js';
 import { Migration20261123200000_concurrent_appends } from './Migration20261123200000_concurrent_appends.js';
 import { Migration20261124010000_event_feed } from './Migration20261124010000_event_feed.js';
+import { Migration20261124100000_audit_log } from './Migration20261124100000_audit_log.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_login_attempts', class: Migration20261122010000_login_attempts },
   { name: 'Migration20261123200000_concurrent_appends', class: Migration20261123200000_concurrent_appends },
   { name: 'Migration20261124010000_event_feed', class: Migration20261124010000_event_feed },
+  { name: 'Migration20261124100000_audit_log', class: Migration20261124100000_audit_log },
 ];

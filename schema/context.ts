@@ -1,6 +1,7 @@
 // What every resolver receives: the dependencies, the caller (or null), and the HTTP exchange for cookies.
 import type { Request, Response } from 'express';
 import type { Caller, Ctx, Deps } from '../server/application/context.js';
+import { clientAddress } from '../server/http/session-cookie.js';
 
 export interface GraphQLContext {
   deps: Deps;
@@ -18,6 +19,7 @@ export function gqlCtx(context: GraphQLContext): Ctx {
     caller: context.caller,
     via: 'graphql',
     requestId: context.requestId,
+    clientAddress: clientAddress(context.req),
     ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
   };
 }

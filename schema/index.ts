@@ -1,5 +1,6 @@
 // The GraphQL schema: every area registers its types on the builder, then it is built once.
 import { builder } from './builder.js';
+import { describeFromZod } from './descriptions.js';
 import './system/system.queries.js';
 import './auth/index.js';
 import './users/index.js';
@@ -7,5 +8,6 @@ import './roles/index.js';
 import './actors/index.js';
 import './tensions/index.js';
 import './events/index.js';
+import './audit/index.js';
 
-export const schema = builder.toSchema({ sortSchema: true });
+export const schema = describeFromZod(builder.toSchema({ sortSchema: true }));

@@ -1,12 +1,13 @@
 // Mutations of the actors area: parse → call → map.
 import { builder } from '../builder.js';
+import { ActorTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { createActor, deleteActor, updateActor } from '../../server/application/actors/index.js';
 import { ActorType } from './actor.type.js';
 
 const CreateActorInput = builder.inputType('CreateActorInput', {
-  fields: (t) => ({ name: t.string({ required: true }), type: t.string({ required: true }) }),
+  fields: (t) => ({ name: t.string({ required: true }), type: t.field({ type: ActorTypeEnum, required: true }) }),
 });
 const UpdateActorInput = builder.inputType('UpdateActorInput', {
   fields: (t) => ({ name: t.string({ required: true }) }),

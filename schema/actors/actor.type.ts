@@ -1,5 +1,6 @@
 // GraphQL types of the actors area.
 import { builder } from '../builder.js';
+import { ActorTypeEnum } from '../enums.js';
 import type { ActorView } from '../../server/application/actors/index.js';
 
 export const ActorType = builder.objectRef<ActorView>('Actor').implement({
@@ -7,7 +8,7 @@ export const ActorType = builder.objectRef<ActorView>('Actor').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    type: t.exposeString('type', { description: 'organization, individual, virtual or agent' }),
+    type: t.expose('type', { type: ActorTypeEnum }),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
     tensionCount: t.exposeInt('tensionCount', { description: 'how many (not discarded) tensions the actor has' }),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { AuthenticatedByEnum } from '../enums.js';
 import type { MeView } from '../../server/application/auth/auth.js';
 import { ApiKeyRef, UserRef } from '../users/users.type.js';
 import { RoleRef } from '../roles/roles.type.js';
@@ -9,7 +10,7 @@ export const MeRef = builder.objectRef<MeView>('Me').implement({
     user: t.field({ type: UserRef, resolve: (m) => m.user }),
     roles: t.field({ type: [RoleRef], resolve: (m) => m.roles }),
     permissions: t.exposeStringList('permissions'),
-    authenticatedBy: t.exposeString('authenticatedBy'),
+    authenticatedBy: t.expose('authenticatedBy', { type: AuthenticatedByEnum }),
     apiKey: t.field({ type: ApiKeyRef, nullable: true, resolve: (m) => m.apiKey }),
   }),
 });

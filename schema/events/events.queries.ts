@@ -1,5 +1,6 @@
 // The event feed: `events` (pages) and `subscription { tensionEvents }` (GraphQL over SSE). Parse → call → map.
 import { builder } from '../builder.js';
+import { TensionEventTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
@@ -12,7 +13,7 @@ builder.queryFields((t) => ({
     type: FeedPageType,
     authScopes: { operation: 'events.list' },
     description: 'Events after the cursor in feed order (SPEC §10); `after: "now"` starts at the end.',
-    args: { after: t.arg.string(), limit: t.arg.int(), types: t.arg.stringList(), streamId: t.arg.id() },
+    args: { after: t.arg.string(), limit: t.arg.int(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
     resolve: async (_root, args, context) => unwrap(await listEvents(context.deps, gqlCtx(context), withoutNulls(args))),
   }),
 }));
@@ -23,7 +24,7 @@ builder.subscriptionFields((t) => ({
     type: FollowedEventType,
     authScopes: { operation: 'events.list' },
     description: 'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE.',
-    args: { after: t.arg.string(), types: t.arg.stringList(), streamId: t.arg.id() },
+    args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
       if (!context.caller) throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie or `Authorization: Bearer <API_KEY>`.'));

@@ -1,5 +1,6 @@
 // The event feed's GraphQL types (SPEC §10).
 import { builder } from '../builder.js';
+import { TensionEventTypeEnum } from '../enums.js';
 import type { FeedEventView, FeedPageView, FollowedEvent } from '../../server/application/events/events.js';
 
 export const FeedEventType = builder.objectRef<FeedEventView>('FeedEvent').implement({
@@ -10,7 +11,7 @@ export const FeedEventType = builder.objectRef<FeedEventView>('FeedEvent').imple
     streamType: t.exposeString('streamType'),
     streamId: t.exposeID('streamId'),
     version: t.exposeInt('version'),
-    type: t.exposeString('type'),
+    type: t.field({ type: TensionEventTypeEnum, resolve: (e) => e.type }),
     schemaVersion: t.exposeInt('schemaVersion'),
     data: t.field({ type: 'JSON', resolve: (e) => e.data }),
     metadata: t.field({ type: 'JSON', resolve: (e) => e.metadata }),
@@ -28,7 +29,7 @@ export const FeedPageType = builder.objectRef<FeedPageView>('FeedPage').implemen
 export const FollowedEventType = builder.objectRef<FollowedEvent>('TensionFeedEvent').implement({
   description: 'An event as a subscription delivers it, with the cursor after it (resume with `after: cursor`).',
   fields: (t) => ({
-    cursor: t.exposeString('cursor'),
-    event: t.field({ type: FeedEventType, resolve: (f) => f.event }),
+    cursor: t.exposeString('cursor', { description: 'The feed cursor after this event: resume with `after: cursor`.' }),
+    event: t.field({ type: FeedEventType, description: 'The event.', resolve: (f) => f.event }),
   }),
 });

@@ -13,6 +13,7 @@ builder.queryFields((t) => ({
   }),
   role: t.field({
     type: RoleRef,
+    nullable: true,
     authScopes: { operation: 'roles.get' },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, context) => unwrap(await getRole(context.deps, gqlCtx(context), String(args.id))),

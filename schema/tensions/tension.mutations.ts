@@ -33,7 +33,8 @@ builder.mutationField('rebuildTensionProjection', (t) =>
   t.field({
     type: RebuildReportType,
     authScopes: { operation: 'projections.rebuild' },
-    args: { dryRun: t.arg.boolean() },
+    description: 'Rebuilds the tensions table from the event streams without stopping writers, and reports what changed. With dryRun, only reports.',
+    args: { dryRun: t.arg.boolean({ description: 'Report what a rebuild would change, changing nothing.' }) },
     resolve: async (_root, { dryRun }, context) =>
       unwrap(await tensions.rebuildTensionProjection(context.deps, gqlCtx(context), { dryRun: dryRun ?? false })),
   }),

@@ -1,5 +1,6 @@
 // Queries of the tensions area: parse → call → map.
 import { builder } from '../builder.js';
+import { TensionSortEnum, TensionStateEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { withoutNulls } from '../args.js';
@@ -11,12 +12,12 @@ builder.queryFields((t) => ({
     type: TensionPageType,
     authScopes: { operation: 'tensions.list' },
     args: {
-      state: t.arg.string(),
+      state: t.arg({ type: TensionStateEnum }),
       actorId: t.arg.id(),
       leadUserId: t.arg.id(),
       q: t.arg.string(),
       minScore: t.arg.int(),
-      sort: t.arg.string({ description: 'score, updatedAt, createdAt or name; prefix - for descending (default -score)' }),
+      sort: t.arg({ type: TensionSortEnum }),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
@@ -24,6 +25,7 @@ builder.queryFields((t) => ({
   }),
   tension: t.field({
     type: TensionType,
+    nullable: true,
     authScopes: { operation: 'tensions.get' },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, context) => unwrap(await getTension(context.deps, gqlCtx(context), String(args.id))),

@@ -1,5 +1,6 @@
 // GraphQL types of the tensions area: Tension, its history entries, pages, command payload, rebuild report.
 import { builder } from '../builder.js';
+import { CallerKindEnum, TensionCommandEnum, TensionEventTypeEnum, TensionStateEnum, ViaEnum } from '../enums.js';
 import type { CommandResult, HistoryEntry, RebuildReport, TensionView } from '../../server/application/tensions/index.js';
 import { allowedCommandsOf } from '../../server/application/tensions/index.js';
 
@@ -22,7 +23,7 @@ export const TensionType = builder.objectRef<TensionView>('Tension').implement({
     currentContext: t.exposeString('currentContext', { nullable: true }),
     potentialFuture: t.exposeString('potentialFuture', { nullable: true }),
     score: t.exposeInt('score'),
-    state: t.exposeString('state', { description: 'alive, resolved or stale' }),
+    state: t.expose('state', { type: TensionStateEnum }),
     actorId: t.exposeID('actorId'),
     actor: t.field({ type: TensionPartyType, resolve: (x) => x.actor }),
     leadUserId: t.exposeID('leadUserId', { nullable: true }),
@@ -30,17 +31,18 @@ export const TensionType = builder.objectRef<TensionView>('Tension').implement({
     version: t.exposeInt('version'),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
-    allowedCommands: t.stringList({ description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules.', resolve: (x) => allowedCommandsOf(x) }),
+    allowedCommands: t.field({ type: [TensionCommandEnum], description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules.', resolve: (x) => allowedCommandsOf(x) }),
   }),
 });
 
 export const HistoryAuthorType = builder.objectRef<HistoryEntry['by']>('HistoryAuthor').implement({
+  description: 'Who made a change, through which face, and with which API key.',
   fields: (t) => ({
-    kind: t.exposeString('kind'),
+    kind: t.expose('kind', { type: CallerKindEnum }),
     userId: t.exposeID('userId', { nullable: true }),
     userName: t.exposeString('userName', { nullable: true }),
     apiKeyName: t.exposeString('apiKeyName', { nullable: true }),
-    via: t.exposeString('via'),
+    via: t.expose('via', { type: ViaEnum }),
   }),
 });
 
@@ -48,7 +50,7 @@ export const HistoryEntryType = builder.objectRef<HistoryEntry>('HistoryEntry').
   description: 'One event of a tension stream, rendered for people (SPEC §4).',
   fields: (t) => ({
     version: t.exposeInt('version'),
-    type: t.exposeString('type'),
+    type: t.field({ type: TensionEventTypeEnum, resolve: (x) => x.type }),
     occurredAt: t.field({ type: 'DateTime', resolve: (x) => x.occurredAt }),
     by: t.field({ type: HistoryAuthorType, resolve: (x) => x.by }),
     summary: t.exposeString('summary'),
@@ -75,12 +77,13 @@ export const HistoryPageType = builder.objectRef<{ data: HistoryEntry[]; nextCur
 export const TensionCommandPayloadType = builder.objectRef<CommandResult>('TensionCommandPayload').implement({
   description: 'The tension after the command (null after a discard) and the appended history entry (null for a no-op).',
   fields: (t) => ({
-    tension: t.field({ type: TensionType, nullable: true, resolve: (x) => x.tension }),
-    event: t.field({ type: HistoryEntryType, nullable: true, resolve: (x) => x.event }),
+    tension: t.field({ type: TensionType, nullable: true, description: 'The tension after the command; null after a discard.', resolve: (x) => x.tension }),
+    event: t.field({ type: HistoryEntryType, nullable: true, description: 'The history entry the command appended; null when nothing changed (then nothing was written).', resolve: (x) => x.event }),
   }),
 });
 
 export const RebuildReportType = builder.objectRef<RebuildReport>('RebuildReport').implement({
+  description: 'What a projection rebuild did (or, in a dry run, would do).',
   fields: (t) => ({
     streams: t.exposeInt('streams'),
     events: t.exposeInt('events'),

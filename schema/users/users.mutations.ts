@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { UserTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import {
@@ -13,7 +14,7 @@ import { CreatedApiKeyRef, UserRef } from './users.type.js';
 
 const CreateUserInput = builder.inputType('CreateUserInput', {
   fields: (t) => ({
-    type: t.string(),
+    type: t.field({ type: UserTypeEnum, description: 'human (the default) or agent; fixed once created' }),
     email: t.string({ required: true }),
     name: t.string({ required: true }),
     password: t.string(),
@@ -60,13 +61,13 @@ builder.mutationFields((t) => ({
   setUserRoles: t.field({
     type: UserRef,
     authScopes: { operation: 'users.setRoles' },
-    args: { id: t.arg.id({ required: true }), roleIds: t.arg.idList({ required: true }) },
+    args: { id: t.arg.id({ required: true }), roleIds: t.arg.idList({ required: true, description: 'The complete set of roles the user holds afterwards (it replaces the current set).' }) },
     resolve: async (_r, args, context) =>
       unwrap(await setUserRoles(context.deps, gqlCtx(context), String(args.id), { roleIds: args.roleIds.map(String) })),
   }),
   resetUserPassword: t.boolean({
     authScopes: { operation: 'users.resetPassword' },
-    args: { id: t.arg.id({ required: true }), password: t.arg.string({ required: true }) },
+    args: { id: t.arg.id({ required: true }), password: t.arg.string({ required: true, description: 'The new password, 12-256 characters.' }) },
     resolve: async (_r, args, context) => {
       unwrap(await resetUserPassword(context.deps, gqlCtx(context), String(args.id), { password: args.password }));
       return true;

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { UserStatusEnum, UserTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { getUser, listUsers } from '../../server/application/users/users.js';
@@ -11,11 +12,12 @@ builder.queryFields((t) => ({
   users: t.field({
     type: UserPageRef,
     authScopes: { operation: 'users.list' },
-    args: { type: t.arg.string(), status: t.arg.string(), q: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { type: t.arg({ type: UserTypeEnum }), status: t.arg({ type: UserStatusEnum }), q: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_r, args, context) => unwrap(await listUsers(context.deps, gqlCtx(context), defined(args))),
   }),
   user: t.field({
     type: UserRef,
+    nullable: true,
     authScopes: { operation: 'users.get' },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, context) => unwrap(await getUser(context.deps, gqlCtx(context), String(args.id))),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { ActorTypeEnum, UserStatusEnum, UserTypeEnum } from '../enums.js';
 import type { UserView } from '../../server/application/users/user.read.js';
 import type { ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
 import type { Page } from '../../server/application/paging.js';
@@ -6,17 +7,17 @@ import { RoleRef } from '../roles/roles.type.js';
 
 const LinkedActorRef = builder.objectRef<NonNullable<UserView['linkedActor']>>('LinkedActor').implement({
   description: 'The actor an agent user is linked to (informational).',
-  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.field({ type: ActorTypeEnum, resolve: (a) => a.type }) }),
 });
 
 export const UserRef = builder.objectRef<UserView>('User').implement({
   description: 'An identity that operates the software: a human (password) or an agent (API keys).',
   fields: (t) => ({
     id: t.exposeID('id'),
-    type: t.exposeString('type'),
+    type: t.expose('type', { type: UserTypeEnum }),
     email: t.exposeString('email'),
     name: t.exposeString('name'),
-    status: t.exposeString('status'),
+    status: t.expose('status', { type: UserStatusEnum }),
     linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
     linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
     roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),

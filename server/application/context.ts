@@ -21,6 +21,8 @@ export interface Ctx {
   caller: Caller;
   via: Via;
   requestId: string;
+  /** the client's address (SPEC §6: the socket's peer, or what a trusted proxy forwarded); the CLI has none */
+  clientAddress?: string | null;
   correlationId?: string;
   causationId?: string;
 }

@@ -41,6 +41,7 @@ export const OPERATION_PERMISSIONS = {
   'permissions.list': 'roles:read',
   'projections.rebuild': 'projections:rebuild',
   'events.list': 'events:read',
+  'audit.list': 'audit:read',
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,

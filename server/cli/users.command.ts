@@ -6,6 +6,8 @@ import type { CommandRun } from './commands.js';
 import { openServiceDatabase } from '../runtime.js';
 import { generatePassword, hashPassword } from '../auth/password.js';
 import { emailSchema, passwordSchema } from '../application/users/users.js';
+import { systemCaller } from '../application/context.js';
+import { fieldsOf, recordAudit, userTarget } from '../application/audit/audit.js';
 
 const USAGE = 'Usage: market-service users create-admin --email E [--name N]';
 
@@ -61,6 +63,8 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
         [id, email.data, name, hash, now, now],
       );
       await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, role.id]);
+      const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${randomUUID()}`, clientAddress: null };
+      await recordAudit({ clock: () => now, newId: randomUUID }, tx, ctx, { action: 'user.created', target: userTarget(id, email.data), changes: fieldsOf({ type: 'human', email: email.data, name, roleIds: [role.id] }) });
       return true;
     });
     if (!created) {

@@ -13,6 +13,7 @@ export const PERMISSION_CATALOGUE = [
   'roles:write',
   'projections:rebuild',
   'events:read',
+  'audit:read',
 ] as const;
 
 export type Permission = (typeof PERMISSION_CATALOGUE)[number];

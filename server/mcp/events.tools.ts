@@ -1,20 +1,7 @@
 // MCP: the event feed (SPEC §10) — `list_events`, the REST parameters without `wait`.
 import { z } from 'zod';
-import { FEED_LIMIT_MAX, KNOWN_EVENT_TYPES, listEvents } from '../application/events/events.js';
+import { FEED_LIMIT_MAX, feedEventOutput, KNOWN_EVENT_TYPES, listEvents } from '../application/events/events.js';
 import { defineTool, type ToolDef } from './tool.js';
-
-const eventOutput = z.object({
-  position: z.number(),
-  id: z.string(),
-  streamType: z.string(),
-  streamId: z.string(),
-  version: z.number(),
-  type: z.string(),
-  schemaVersion: z.number(),
-  data: z.record(z.string(), z.unknown()),
-  metadata: z.record(z.string(), z.unknown()),
-  occurredAt: z.string(),
-});
 
 export const EVENT_TOOLS: ToolDef[] = [
   defineTool({
@@ -32,7 +19,7 @@ export const EVENT_TOOLS: ToolDef[] = [
       types: z.array(z.enum(KNOWN_EVENT_TYPES as [string, ...string[]])).max(50).optional().describe('only these event types'),
       streamId: z.uuid().optional().describe('only this tension\'s events'),
     }),
-    output: z.object({ data: z.array(eventOutput), nextCursor: z.string() }),
+    output: z.object({ data: z.array(feedEventOutput), nextCursor: z.string() }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     run: (deps, ctx, args) => listEvents(deps, ctx, args),
   }),

@@ -5,6 +5,7 @@ import { ok, type ErrorCode } from '../domain/errors.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isForeignOrigin } from '../http/cors.js';
+import { clientAddress } from '../http/session-cookie.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
@@ -43,7 +44,7 @@ export function mcpHandler(deps: Deps) {
     }
     try {
       const [{ createMcpServer, acceptAnyArguments }, { StreamableHTTPServerTransport }] = await loadSdk();
-      const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId };
+      const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) };
       const server = createMcpServer(deps, async () => ok(ctx));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

@@ -37,7 +37,7 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   const server = createMcpServer(deps, async () => {
     const caller = await authenticateApiKey(deps, key);
     if (!caller.ok) return caller;
-    return ok({ caller: caller.value, via: 'mcp' as const, requestId: randomUUID() });
+    return ok({ caller: caller.value, via: 'mcp' as const, requestId: randomUUID(), clientAddress: null });
   });
   const first = await authenticateApiKey(deps, key);
   if (!first.ok) {

@@ -2,6 +2,7 @@
 
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { generatePassword, hashPassword } from '../auth/password.js';
+import { insertAuditEntry } from './audit.js';
 
 export interface BootstrapResult {
   adminCreated: boolean;
@@ -39,7 +40,18 @@ export async function bootstrap(
        values (?, 'human', ?, 'Administrator', ?, 'active', ?, ?)`,
       [userId, email, hash, now, now],
     );
-    await tx.execute(`insert into user_roles (user_id, role_id) select ?, id from roles where code = 'admin'`, [userId]);
+    const [role] = await tx.execute<{ id: string }[]>(`insert into user_roles (user_id, role_id) select ?, id from roles where code = 'admin' returning role_id as id`, [userId]);
+    // The first admin is accounted for like any other user (SPEC §11), by the system at start-up.
+    await insertAuditEntry(tx, {
+      id: opts.newId(),
+      at: now,
+      action: 'user.created',
+      by: { kind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null, via: 'cli' },
+      target: { type: 'user', id: userId, label: email },
+      changes: { type: { from: null, to: 'human' }, email: { from: null, to: email }, name: { from: null, to: 'Administrator' }, roleIds: { from: null, to: role ? [role.id] : [] } },
+      requestId: null,
+      clientAddress: null,
+    });
     return { adminCreated: true, email, ...(generatedPassword ? { generatedPassword } : {}) };
   });
 }

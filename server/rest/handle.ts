@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Result } from '../domain/errors.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { sendProblem } from './problem.js';
+import { clientAddress } from '../http/session-cookie.js';
 
 /** The use-case context of an authenticated REST request (the router refuses anonymous ones first). */
 export function restCtx(req: Request): Ctx {
@@ -12,6 +13,7 @@ export function restCtx(req: Request): Ctx {
     caller: req.caller,
     via: 'rest',
     requestId: req.requestId,
+    clientAddress: clientAddress(req),
     ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
+import { auditRoutes } from './audit.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 
 function hasBody(req: Request): boolean {
@@ -47,6 +48,7 @@ export function restRouter(deps: Deps): Router {
   router.use(actorsRoutes(deps));
   router.use(tensionsRoutes(deps));
   router.use(eventsRoutes(deps));
+  router.use(auditRoutes(deps));
   router.use((req: Request, res: Response) => {
     sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId);
   });

@@ -195,6 +195,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: q('events', '', '{ data { id } nextCursor }'),
     mcp: { tool: 'list_events', args: {} },
   },
+  'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
   'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
   'me.changePassword': {
     rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },

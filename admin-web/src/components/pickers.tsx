@@ -1,5 +1,6 @@
 // Actor and user pickers: a labelled field that searches the server as the operator types (20 a page, more on
 // demand), fetches nothing until opened, and names the current value even when no result page holds it.
+import { asActorType } from '../lib/enums';
 import { useEffect, useRef, useState } from 'react';
 import { useClient, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -10,7 +11,7 @@ import { Combobox, type ComboOption } from './combobox.js';
 import { Badge, Field } from './ui.js';
 
 const PickActorsDocument = graphql(`
-  query PickActors($q: String, $type: String, $cursor: String) {
+  query PickActors($q: String, $type: ActorType, $cursor: String) {
     actors(q: $q, type: $type, limit: 20, cursor: $cursor) {
       data { id name type }
       nextCursor
@@ -23,7 +24,7 @@ const PickActorDocument = graphql(`
   }
 `);
 const PickUsersDocument = graphql(`
-  query PickUsers($q: String, $status: String, $cursor: String) {
+  query PickUsers($q: String, $status: UserStatus, $cursor: String) {
     users(q: $q, status: $status, limit: 20, cursor: $cursor) {
       data { id name email type status }
       nextCursor
@@ -92,12 +93,12 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
   const known = props.valueLabel ?? (chosen?.id === props.value ? chosen.label : null);
   const [current] = useQuery({ query: PickActorDocument, variables: { id: props.value }, pause: !props.value || known !== null || !can('actors:read') });
   const search = useSearch(
-    async (text, cursor) => (await client.query(PickActorsDocument, { q: text || null, type: type ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.actors,
+    async (text, cursor) => (await client.query(PickActorsDocument, { q: text || null, type: asActorType(type), cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.actors,
     open,
     q,
   );
   const options: ComboOption[] = search.items.map((a) => ({ id: a.id, label: a.name, detail: <Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge> }));
-  const valueLabel = !props.value ? (props.noneLabel ?? '') : (known ?? current.data?.actor.name ?? '');
+  const valueLabel = !props.value ? (props.noneLabel ?? '') : (known ?? current.data?.actor?.name ?? '');
   return (
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
@@ -161,7 +162,7 @@ export function UserName({ id, name }: { id: string; name: string }) {
   return (
     <>
       {name}
-      {data?.user.status === 'deactivated' ? <> <Badge tone="grey">{t('users.status.deactivated')}</Badge></> : null}
+      {data?.user?.status === 'deactivated' ? <> <Badge tone="grey">{t('users.status.deactivated')}</Badge></> : null}
     </>
   );
 }

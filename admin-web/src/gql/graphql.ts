@@ -4,21 +4,52 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** What kind of market participant an actor is. */
+export type ActorType =
+  /** A software agent; agent users can be linked to it. */
+  | 'agent'
+  /** A person acting on their own account. */
+  | 'individual'
+  /** A company, association or public body. */
+  | 'organization'
+  /** A stand-in for a group or a role that is no legal person. */
+  | 'virtual';
+
+/** How the caller of this request authenticated. */
+export type AuthenticatedBy =
+  /** An API key (`Authorization: Bearer`). */
+  | 'api_key'
+  /** A password session (the admin web app cookie). */
+  | 'session';
+
+/** Who acted: a human user, an agent user, or the system (the command-line interface). */
+export type CallerKind =
+  /** An agent user. */
+  | 'agent'
+  /** A human user. */
+  | 'human'
+  /** The service itself, run from its command-line interface. */
+  | 'system';
+
+/** The input of `changePassword`. */
 export type ChangePasswordInput = {
   currentPassword: string;
   newPassword: string;
 };
 
+/** The input of `createActor`. */
 export type CreateActorInput = {
   name: string;
-  type: string;
+  type: ActorType;
 };
 
+/** The input of `createMyApiKey`. */
 export type CreateApiKeyInput = {
   expiresAt?: string | null | undefined;
   name: string;
 };
 
+/** The input of `createRole`. */
 export type CreateRoleInput = {
   code: string;
   inherits?: Array<string | number> | null | undefined;
@@ -26,20 +57,24 @@ export type CreateRoleInput = {
   permissions: Array<string>;
 };
 
+/** The input of `createUser`. */
 export type CreateUserInput = {
   email: string;
   linkedActorId?: string | number | null | undefined;
   name: string;
   password?: string | null | undefined;
   roleIds?: Array<string | number> | null | undefined;
-  type?: string | null | undefined;
+  /** human (the default) or agent; fixed once created */
+  type?: UserType | null | undefined;
 };
 
+/** The input of `login`. */
 export type LoginInput = {
   email: string;
   password: string;
 };
 
+/** The input of `reassignTension`. */
 export type ReassignTensionInput = {
   /** The actor the tension moves to (a UUID). */
   actorId: string | number;
@@ -47,6 +82,7 @@ export type ReassignTensionInput = {
   expectedVersion?: number | null | undefined;
 };
 
+/** The input of `renameTension`. */
 export type RenameTensionInput = {
   /** Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
@@ -54,6 +90,7 @@ export type RenameTensionInput = {
   name: string;
 };
 
+/** The input of `rescoreTension`. */
 export type RescoreTensionInput = {
   /** Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
@@ -61,6 +98,7 @@ export type RescoreTensionInput = {
   score: number;
 };
 
+/** The input of `reviseTensionContext`. */
 export type ReviseTensionContextInput = {
   /** The current state as the actor experiences it, at most 10000 characters; null clears it. */
   currentContext?: string | null | undefined;
@@ -70,6 +108,7 @@ export type ReviseTensionContextInput = {
   potentialFuture?: string | null | undefined;
 };
 
+/** The input of `senseTension`. */
 export type SenseTensionInput = {
   /** The actor who experiences the tension (a UUID, from the actors list). */
   actorId: string | number;
@@ -85,6 +124,7 @@ export type SenseTensionInput = {
   score?: number | null | undefined;
 };
 
+/** The input of `setTensionLead`. */
 export type SetTensionLeadInput = {
   /** Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
@@ -92,10 +132,92 @@ export type SetTensionLeadInput = {
   leadUserId?: string | number | null | undefined;
 };
 
+/** A tension command by its verb, as REST names its path. */
+export type TensionCommand =
+  /** The DiscardTension command. */
+  | 'discard'
+  /** The DropTension command. */
+  | 'drop'
+  /** The AssignTensionLead command. */
+  | 'lead'
+  /** The ReassignTension command. */
+  | 'reassign'
+  /** The RenameTension command. */
+  | 'rename'
+  /** The ReopenTension command. */
+  | 'reopen'
+  /** The RescoreTension command. */
+  | 'rescore'
+  /** The ResolveTension command. */
+  | 'resolve'
+  /** The ReviseTensionContext command. */
+  | 'revise'
+  /** The ReviveTension command. */
+  | 'revive'
+  /** The SenseTension command. */
+  | 'sense';
+
+/** The type of an event in a tension stream (past tense: what happened). */
+export type TensionEventType =
+  /** A `TensionContextRevised` event (SPEC §3). */
+  | 'TensionContextRevised'
+  /** A `TensionDiscarded` event (SPEC §3). */
+  | 'TensionDiscarded'
+  /** A `TensionDropped` event (SPEC §3). */
+  | 'TensionDropped'
+  /** A `TensionLeadAssigned` event (SPEC §3). */
+  | 'TensionLeadAssigned'
+  /** A `TensionLeadUnassigned` event (SPEC §3). */
+  | 'TensionLeadUnassigned'
+  /** A `TensionReassigned` event (SPEC §3). */
+  | 'TensionReassigned'
+  /** A `TensionRenamed` event (SPEC §3). */
+  | 'TensionRenamed'
+  /** A `TensionReopened` event (SPEC §3). */
+  | 'TensionReopened'
+  /** A `TensionRescored` event (SPEC §3). */
+  | 'TensionRescored'
+  /** A `TensionResolved` event (SPEC §3). */
+  | 'TensionResolved'
+  /** A `TensionRevived` event (SPEC §3). */
+  | 'TensionRevived'
+  /** A `TensionSensed` event (SPEC §3). */
+  | 'TensionSensed';
+
+/** The order of a tension list: a column ascending, or with `_desc` descending (REST writes `-score`). Default `score_desc`. */
+export type TensionSort =
+  /** createdAt, lowest or earliest first */
+  | 'createdAt'
+  /** createdAt, highest or latest first */
+  | 'createdAt_desc'
+  /** name, lowest or earliest first */
+  | 'name'
+  /** name, highest or latest first */
+  | 'name_desc'
+  /** score, lowest or earliest first */
+  | 'score'
+  /** score, highest or latest first */
+  | 'score_desc'
+  /** updatedAt, lowest or earliest first */
+  | 'updatedAt'
+  /** updatedAt, highest or latest first */
+  | 'updatedAt_desc';
+
+/** Where a tension is in its lifecycle (SPEC §3). */
+export type TensionState =
+  /** The gap is open and being worked on. */
+  | 'alive'
+  /** The desired future was reached; reopen brings it back to alive. */
+  | 'resolved'
+  /** Dropped without being resolved; revive brings it back to alive. */
+  | 'stale';
+
+/** The input of `updateActor`. */
 export type UpdateActorInput = {
   name: string;
 };
 
+/** The input of `updateRole`. */
 export type UpdateRoleInput = {
   code?: string | null | undefined;
   inherits?: Array<string | number> | null | undefined;
@@ -103,12 +225,38 @@ export type UpdateRoleInput = {
   permissions?: Array<string> | null | undefined;
 };
 
+/** The input of `updateUser`. */
 export type UpdateUserInput = {
   email?: string | null | undefined;
   /** null unlinks */
   linkedActorId?: string | number | null | undefined;
   name?: string | null | undefined;
 };
+
+/** Whether a user may authenticate. */
+export type UserStatus =
+  /** May sign in or use its keys. */
+  | 'active'
+  /** Refused everywhere; its sessions and keys were revoked. Reactivation makes it active again (no keys come back). */
+  | 'deactivated';
+
+/** How a user authenticates: fixed at creation. */
+export type UserType =
+  /** Has no password and never a session; uses API keys an administrator provisions. */
+  | 'agent'
+  /** Signs in with email and password (admin web session) and may create its own API keys. */
+  | 'human';
+
+/** The face a change came through. */
+export type Via =
+  /** The command-line interface. */
+  | 'cli'
+  /** The GraphQL API (and the admin web app). */
+  | 'graphql'
+  /** The MCP server. */
+  | 'mcp'
+  /** The REST API. */
+  | 'rest';
 
 export type UserApiKeysQueryVariables = Exact<{
   userId: string | number;
@@ -155,7 +303,7 @@ export type RevokeMyApiKeyMutationVariables = Exact<{
 
 export type RevokeMyApiKeyMutation = { revokeMyApiKey: boolean };
 
-export type HistoryEntryFieldsFragment = { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } };
+export type HistoryEntryFieldsFragment = { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } };
 
 export type TensionHistoryQueryVariables = Exact<{
   id: string | number;
@@ -164,39 +312,39 @@ export type TensionHistoryQueryVariables = Exact<{
 }>;
 
 
-export type TensionHistoryQuery = { tensionHistory: { nextCursor: string | null, data: Array<{ version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } }> } };
+export type TensionHistoryQuery = { tensionHistory: { nextCursor: string | null, data: Array<{ version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } }> } };
 
 export type PickActorsQueryVariables = Exact<{
   q?: string | null | undefined;
-  type?: string | null | undefined;
+  type?: ActorType | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type PickActorsQuery = { actors: { nextCursor: string | null, data: Array<{ id: string, name: string, type: string }> } };
+export type PickActorsQuery = { actors: { nextCursor: string | null, data: Array<{ id: string, name: string, type: ActorType }> } };
 
 export type PickActorQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PickActorQuery = { actor: { id: string, name: string, type: string } };
+export type PickActorQuery = { actor: { id: string, name: string, type: ActorType } | null };
 
 export type PickUsersQueryVariables = Exact<{
   q?: string | null | undefined;
-  status?: string | null | undefined;
+  status?: UserStatus | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type PickUsersQuery = { users: { nextCursor: string | null, data: Array<{ id: string, name: string, email: string, type: string, status: string }> } };
+export type PickUsersQuery = { users: { nextCursor: string | null, data: Array<{ id: string, name: string, email: string, type: UserType, status: UserStatus }> } };
 
 export type PickUserQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PickUserQuery = { user: { id: string, name: string, email: string, type: string, status: string } };
+export type PickUserQuery = { user: { id: string, name: string, email: string, type: UserType, status: UserStatus } | null };
 
 export type RoleOptionsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -209,7 +357,7 @@ export type RenameTensionMutationVariables = Exact<{
 }>;
 
 
-export type RenameTensionMutation = { renameTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type RenameTensionMutation = { renameTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type RescoreTensionMutationVariables = Exact<{
   id: string | number;
@@ -217,7 +365,7 @@ export type RescoreTensionMutationVariables = Exact<{
 }>;
 
 
-export type RescoreTensionMutation = { rescoreTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type RescoreTensionMutation = { rescoreTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type ReviseTensionContextMutationVariables = Exact<{
   id: string | number;
@@ -225,7 +373,7 @@ export type ReviseTensionContextMutationVariables = Exact<{
 }>;
 
 
-export type ReviseTensionContextMutation = { reviseTensionContext: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type ReviseTensionContextMutation = { reviseTensionContext: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type SetTensionLeadMutationVariables = Exact<{
   id: string | number;
@@ -233,7 +381,7 @@ export type SetTensionLeadMutationVariables = Exact<{
 }>;
 
 
-export type SetTensionLeadMutation = { setTensionLead: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type SetTensionLeadMutation = { setTensionLead: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type ReassignTensionMutationVariables = Exact<{
   id: string | number;
@@ -241,12 +389,12 @@ export type ReassignTensionMutationVariables = Exact<{
 }>;
 
 
-export type ReassignTensionMutation = { reassignTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type ReassignTensionMutation = { reassignTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type MeQuery = { me: { permissions: Array<string>, authenticatedBy: string, user: { id: string, name: string, email: string, type: string }, roles: Array<{ id: string, code: string, name: string }> } };
+export type MeQuery = { me: { permissions: Array<string>, authenticatedBy: AuthenticatedBy, user: { id: string, name: string, email: string, type: UserType }, roles: Array<{ id: string, code: string, name: string }> } };
 
 export type ChangePasswordMutationVariables = Exact<{
   input: ChangePasswordInput;
@@ -256,21 +404,21 @@ export type ChangePasswordMutationVariables = Exact<{
 export type ChangePasswordMutation = { changePassword: boolean };
 
 export type ActorsQueryVariables = Exact<{
-  type?: string | null | undefined;
+  type?: ActorType | null | undefined;
   q?: string | null | undefined;
   limit?: number | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type ActorsQuery = { actors: { nextCursor: string | null, data: Array<{ id: string, name: string, type: string, tensionCount: number, createdAt: string, updatedAt: string }> } };
+export type ActorsQuery = { actors: { nextCursor: string | null, data: Array<{ id: string, name: string, type: ActorType, tensionCount: number, createdAt: string, updatedAt: string }> } };
 
 export type CreateActorMutationVariables = Exact<{
   input: CreateActorInput;
 }>;
 
 
-export type CreateActorMutation = { createActor: { id: string, name: string, type: string } };
+export type CreateActorMutation = { createActor: { id: string, name: string, type: ActorType } };
 
 export type UpdateActorMutationVariables = Exact<{
   id: string | number;
@@ -278,7 +426,7 @@ export type UpdateActorMutationVariables = Exact<{
 }>;
 
 
-export type UpdateActorMutation = { updateActor: { id: string, name: string, type: string } };
+export type UpdateActorMutation = { updateActor: { id: string, name: string, type: ActorType } };
 
 export type DeleteActorMutationVariables = Exact<{
   id: string | number;
@@ -299,7 +447,7 @@ export type RoleQueryVariables = Exact<{
 }>;
 
 
-export type RoleQuery = { role: { id: string, code: string, name: string, permissions: Array<string>, inherits: Array<string>, system: boolean, effectivePermissions: Array<string> } };
+export type RoleQuery = { role: { id: string, code: string, name: string, permissions: Array<string>, inherits: Array<string>, system: boolean, effectivePermissions: Array<string> } | null };
 
 export type PermissionCatalogueQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -342,14 +490,14 @@ export type SenseTensionMutationVariables = Exact<{
 
 export type SenseTensionMutation = { senseTension: { tension: { id: string } | null } };
 
-export type TensionFieldsFragment = { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null };
+export type TensionFieldsFragment = { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null };
 
 export type TensionQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type TensionQuery = { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } };
+export type TensionQuery = { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null };
 
 export type ResolveTensionMutationVariables = Exact<{
   id: string | number;
@@ -357,7 +505,7 @@ export type ResolveTensionMutationVariables = Exact<{
 }>;
 
 
-export type ResolveTensionMutation = { resolveTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type ResolveTensionMutation = { resolveTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type DropTensionMutationVariables = Exact<{
   id: string | number;
@@ -365,7 +513,7 @@ export type DropTensionMutationVariables = Exact<{
 }>;
 
 
-export type DropTensionMutation = { dropTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type DropTensionMutation = { dropTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type ReopenTensionMutationVariables = Exact<{
   id: string | number;
@@ -373,7 +521,7 @@ export type ReopenTensionMutationVariables = Exact<{
 }>;
 
 
-export type ReopenTensionMutation = { reopenTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type ReopenTensionMutation = { reopenTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type ReviveTensionMutationVariables = Exact<{
   id: string | number;
@@ -381,7 +529,7 @@ export type ReviveTensionMutationVariables = Exact<{
 }>;
 
 
-export type ReviveTensionMutation = { reviveTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: string, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<string>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: string, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: string, userId: string | null, userName: string | null, apiKeyName: string | null, via: string } } | null } };
+export type ReviveTensionMutation = { reviveTension: { tension: { id: string, name: string, currentContext: string | null, potentialFuture: string | null, score: number, state: TensionState, version: number, createdAt: string, updatedAt: string, allowedCommands: Array<TensionCommand>, actorId: string, leadUserId: string | null, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null } | null, event: { version: number, type: TensionEventType, occurredAt: string, summary: string, summaryKey: string, summaryParams: unknown, by: { kind: CallerKind, userId: string | null, userName: string | null, apiKeyName: string | null, via: Via } } | null } };
 
 export type DiscardTensionMutationVariables = Exact<{
   id: string | number;
@@ -392,25 +540,25 @@ export type DiscardTensionMutationVariables = Exact<{
 export type DiscardTensionMutation = { discardTension: { event: { version: number } | null } };
 
 export type TensionsQueryVariables = Exact<{
-  state?: string | null | undefined;
+  state?: TensionState | null | undefined;
   actorId?: string | number | null | undefined;
   leadUserId?: string | number | null | undefined;
   q?: string | null | undefined;
   minScore?: number | null | undefined;
-  sort?: string | null | undefined;
+  sort?: TensionSort | null | undefined;
   limit?: number | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type TensionsQuery = { tensions: { nextCursor: string | null, data: Array<{ id: string, name: string, score: number, state: string, version: number, updatedAt: string, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null }> } };
+export type TensionsQuery = { tensions: { nextCursor: string | null, data: Array<{ id: string, name: string, score: number, state: TensionState, version: number, updatedAt: string, actor: { id: string, name: string, type: string }, lead: { id: string, name: string, type: string } | null }> } };
 
 export type UserQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type UserQuery = { user: { id: string, type: string, email: string, name: string, status: string, linkedActorId: string | null, createdAt: string, updatedAt: string, linkedActor: { id: string, name: string } | null, roles: Array<{ id: string, code: string, name: string }> } };
+export type UserQuery = { user: { id: string, type: UserType, email: string, name: string, status: UserStatus, linkedActorId: string | null, createdAt: string, updatedAt: string, linkedActor: { id: string, name: string } | null, roles: Array<{ id: string, code: string, name: string }> } | null };
 
 export type UpdateUserMutationVariables = Exact<{
   id: string | number;
@@ -433,7 +581,7 @@ export type DeactivateUserMutationVariables = Exact<{
 }>;
 
 
-export type DeactivateUserMutation = { deactivateUser: { id: string, status: string } };
+export type DeactivateUserMutation = { deactivateUser: { id: string, status: UserStatus } };
 
 export type ResetUserPasswordMutationVariables = Exact<{
   id: string | number;
@@ -444,14 +592,14 @@ export type ResetUserPasswordMutationVariables = Exact<{
 export type ResetUserPasswordMutation = { resetUserPassword: boolean };
 
 export type UsersQueryVariables = Exact<{
-  type?: string | null | undefined;
-  status?: string | null | undefined;
+  type?: UserType | null | undefined;
+  status?: UserStatus | null | undefined;
   q?: string | null | undefined;
   cursor?: string | null | undefined;
 }>;
 
 
-export type UsersQuery = { users: { nextCursor: string | null, data: Array<{ id: string, type: string, email: string, name: string, status: string, roles: Array<{ id: string, name: string }>, linkedActor: { id: string, name: string } | null }> } };
+export type UsersQuery = { users: { nextCursor: string | null, data: Array<{ id: string, type: UserType, email: string, name: string, status: UserStatus, roles: Array<{ id: string, name: string }>, linkedActor: { id: string, name: string } | null }> } };
 
 export type CreateUserMutationVariables = Exact<{
   input: CreateUserInput;
@@ -474,9 +622,9 @@ export const RevokeApiKeyDocument = {"kind":"Document","definitions":[{"kind":"O
 export const CreateMyApiKeyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateMyApiKey"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateApiKeyInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createMyApiKey"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"prefix"}},{"kind":"Field","name":{"kind":"Name","value":"key"}}]}}]}}]} as unknown as DocumentNode<CreateMyApiKeyMutation, CreateMyApiKeyMutationVariables>;
 export const RevokeMyApiKeyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RevokeMyApiKey"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"keyId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revokeMyApiKey"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"keyId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"keyId"}}}]}]}}]} as unknown as DocumentNode<RevokeMyApiKeyMutation, RevokeMyApiKeyMutationVariables>;
 export const TensionHistoryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TensionHistory"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tensionHistory"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryEntryFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"HistoryEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"summaryKey"}},{"kind":"Field","name":{"kind":"Name","value":"summaryParams"}},{"kind":"Field","name":{"kind":"Name","value":"by"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"userName"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeyName"}},{"kind":"Field","name":{"kind":"Name","value":"via"}}]}}]}}]} as unknown as DocumentNode<TensionHistoryQuery, TensionHistoryQueryVariables>;
-export const PickActorsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickActors"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"actors"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<PickActorsQuery, PickActorsQueryVariables>;
+export const PickActorsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickActors"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ActorType"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"actors"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<PickActorsQuery, PickActorsQueryVariables>;
 export const PickActorDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickActor"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"actor"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}}]} as unknown as DocumentNode<PickActorQuery, PickActorQueryVariables>;
-export const PickUsersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickUsers"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"users"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<PickUsersQuery, PickUsersQueryVariables>;
+export const PickUsersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickUsers"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"UserStatus"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"users"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<PickUsersQuery, PickUsersQueryVariables>;
 export const PickUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PickUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"user"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<PickUserQuery, PickUserQueryVariables>;
 export const RoleOptionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RoleOptions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"roles"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"system"}},{"kind":"Field","name":{"kind":"Name","value":"inherits"}},{"kind":"Field","name":{"kind":"Name","value":"effectivePermissions"}}]}}]}}]}}]} as unknown as DocumentNode<RoleOptionsQuery, RoleOptionsQueryVariables>;
 export const RenameTensionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RenameTension"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RenameTensionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"renameTension"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tension"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TensionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryEntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TensionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Tension"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"currentContext"}},{"kind":"Field","name":{"kind":"Name","value":"potentialFuture"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"allowedCommands"}},{"kind":"Field","name":{"kind":"Name","value":"actorId"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"leadUserId"}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"HistoryEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"summaryKey"}},{"kind":"Field","name":{"kind":"Name","value":"summaryParams"}},{"kind":"Field","name":{"kind":"Name","value":"by"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"userName"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeyName"}},{"kind":"Field","name":{"kind":"Name","value":"via"}}]}}]}}]} as unknown as DocumentNode<RenameTensionMutation, RenameTensionMutationVariables>;
@@ -486,7 +634,7 @@ export const SetTensionLeadDocument = {"kind":"Document","definitions":[{"kind":
 export const ReassignTensionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReassignTension"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReassignTensionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reassignTension"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tension"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TensionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryEntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TensionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Tension"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"currentContext"}},{"kind":"Field","name":{"kind":"Name","value":"potentialFuture"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"allowedCommands"}},{"kind":"Field","name":{"kind":"Name","value":"actorId"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"leadUserId"}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"HistoryEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"summaryKey"}},{"kind":"Field","name":{"kind":"Name","value":"summaryParams"}},{"kind":"Field","name":{"kind":"Name","value":"by"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"userName"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeyName"}},{"kind":"Field","name":{"kind":"Name","value":"via"}}]}}]}}]} as unknown as DocumentNode<ReassignTensionMutation, ReassignTensionMutationVariables>;
 export const MeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Me"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"me"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"user"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"roles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"permissions"}},{"kind":"Field","name":{"kind":"Name","value":"authenticatedBy"}}]}}]}}]} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
 export const ChangePasswordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ChangePassword"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ChangePasswordInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"changePassword"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}]}]}}]} as unknown as DocumentNode<ChangePasswordMutation, ChangePasswordMutationVariables>;
-export const ActorsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Actors"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"actors"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"tensionCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<ActorsQuery, ActorsQueryVariables>;
+export const ActorsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Actors"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ActorType"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"actors"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"tensionCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<ActorsQuery, ActorsQueryVariables>;
 export const CreateActorDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateActor"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateActorInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createActor"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}}]} as unknown as DocumentNode<CreateActorMutation, CreateActorMutationVariables>;
 export const UpdateActorDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateActor"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateActorInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateActor"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}}]} as unknown as DocumentNode<UpdateActorMutation, UpdateActorMutationVariables>;
 export const DeleteActorDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteActor"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteActor"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteActorMutation, DeleteActorMutationVariables>;
@@ -504,12 +652,12 @@ export const DropTensionDocument = {"kind":"Document","definitions":[{"kind":"Op
 export const ReopenTensionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReopenTension"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reopenTension"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"expectedVersion"},"value":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tension"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TensionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryEntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TensionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Tension"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"currentContext"}},{"kind":"Field","name":{"kind":"Name","value":"potentialFuture"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"allowedCommands"}},{"kind":"Field","name":{"kind":"Name","value":"actorId"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"leadUserId"}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"HistoryEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"summaryKey"}},{"kind":"Field","name":{"kind":"Name","value":"summaryParams"}},{"kind":"Field","name":{"kind":"Name","value":"by"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"userName"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeyName"}},{"kind":"Field","name":{"kind":"Name","value":"via"}}]}}]}}]} as unknown as DocumentNode<ReopenTensionMutation, ReopenTensionMutationVariables>;
 export const ReviveTensionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReviveTension"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reviveTension"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"expectedVersion"},"value":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tension"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TensionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryEntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TensionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Tension"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"currentContext"}},{"kind":"Field","name":{"kind":"Name","value":"potentialFuture"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"allowedCommands"}},{"kind":"Field","name":{"kind":"Name","value":"actorId"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"leadUserId"}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"HistoryEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}},{"kind":"Field","name":{"kind":"Name","value":"summaryKey"}},{"kind":"Field","name":{"kind":"Name","value":"summaryParams"}},{"kind":"Field","name":{"kind":"Name","value":"by"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"userId"}},{"kind":"Field","name":{"kind":"Name","value":"userName"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeyName"}},{"kind":"Field","name":{"kind":"Name","value":"via"}}]}}]}}]} as unknown as DocumentNode<ReviveTensionMutation, ReviveTensionMutationVariables>;
 export const DiscardTensionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DiscardTension"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"discardTension"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"expectedVersion"},"value":{"kind":"Variable","name":{"kind":"Name","value":"expectedVersion"}}}]}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"event"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}}]}}]}}]} as unknown as DocumentNode<DiscardTensionMutation, DiscardTensionMutationVariables>;
-export const TensionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Tensions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"state"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"actorId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"leadUserId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sort"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tensions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"state"},"value":{"kind":"Variable","name":{"kind":"Name","value":"state"}}},{"kind":"Argument","name":{"kind":"Name","value":"actorId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"actorId"}}},{"kind":"Argument","name":{"kind":"Name","value":"leadUserId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"leadUserId"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"minScore"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}}},{"kind":"Argument","name":{"kind":"Name","value":"sort"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sort"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<TensionsQuery, TensionsQueryVariables>;
+export const TensionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Tensions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"state"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TensionState"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"actorId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"leadUserId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sort"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TensionSort"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tensions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"state"},"value":{"kind":"Variable","name":{"kind":"Name","value":"state"}}},{"kind":"Argument","name":{"kind":"Name","value":"actorId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"actorId"}}},{"kind":"Argument","name":{"kind":"Name","value":"leadUserId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"leadUserId"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"minScore"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}}},{"kind":"Argument","name":{"kind":"Name","value":"sort"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sort"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"actor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lead"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<TensionsQuery, TensionsQueryVariables>;
 export const UserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"User"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"user"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"linkedActorId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"linkedActor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"roles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]} as unknown as DocumentNode<UserQuery, UserQueryVariables>;
 export const UpdateUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateUserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"linkedActorId"}}]}}]}}]} as unknown as DocumentNode<UpdateUserMutation, UpdateUserMutationVariables>;
 export const SetUserRolesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SetUserRoles"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"roleIds"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"setUserRoles"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"roleIds"},"value":{"kind":"Variable","name":{"kind":"Name","value":"roleIds"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"roles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]}}]} as unknown as DocumentNode<SetUserRolesMutation, SetUserRolesMutationVariables>;
 export const DeactivateUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeactivateUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deactivateUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]} as unknown as DocumentNode<DeactivateUserMutation, DeactivateUserMutationVariables>;
 export const ResetUserPasswordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ResetUserPassword"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"password"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resetUserPassword"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"password"},"value":{"kind":"Variable","name":{"kind":"Name","value":"password"}}}]}]}}]} as unknown as DocumentNode<ResetUserPasswordMutation, ResetUserPasswordMutationVariables>;
-export const UsersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Users"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"users"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"roles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"linkedActor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<UsersQuery, UsersQueryVariables>;
+export const UsersDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Users"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"type"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"UserType"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"UserStatus"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"q"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"users"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"type"},"value":{"kind":"Variable","name":{"kind":"Name","value":"type"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"q"},"value":{"kind":"Variable","name":{"kind":"Name","value":"q"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"roles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}},{"kind":"Field","name":{"kind":"Name","value":"linkedActor"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<UsersQuery, UsersQueryVariables>;
 export const CreateUserDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateUser"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateUserInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createUser"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]} as unknown as DocumentNode<CreateUserMutation, CreateUserMutationVariables>;
 export const LogoutDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Logout"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"logout"}}]}}]} as unknown as DocumentNode<LogoutMutation, LogoutMutationVariables>;

@@ -1,4 +1,5 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
+import { asActorType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -13,7 +14,7 @@ import { useTitle } from '../lib/use-title.js';
 import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const ActorsDocument = graphql(`
-  query Actors($type: String, $q: String, $limit: Int, $cursor: String) {
+  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {
     actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {
       data { id name type tensionCount createdAt updatedAt }
       nextCursor
@@ -56,7 +57,7 @@ export function ActorsPage() {
   const context = useMemo(() => ({ additionalTypenames: ['Actor'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
     query: ActorsDocument,
-    variables: { type: type || null, q: search || null, limit: 20, cursor: pager.cursor },
+    variables: { type: asActorType(type), q: search || null, limit: 20, cursor: pager.cursor },
     context,
   });
   const [creating, setCreating] = useState(false);
@@ -161,7 +162,7 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
     e.preventDefault();
     const r = actor
       ? await update({ id: actor.id, input: { name } }, { additionalTypenames: ['Actor', 'Tension'] })
-      : await create({ input: { name, type } }, { additionalTypenames: ['Actor'] });
+      : await create({ input: { name, type: asActorType(type) ?? 'organization' } }, { additionalTypenames: ['Actor'] });
     if (!r.error) onClose();
   };
   return (

@@ -39,23 +39,23 @@ const DeleteRoleDocument = graphql(`
   }
 `);
 
-type Role = RoleQuery['role'];
+type Role = NonNullable<RoleQuery['role']>;
 
 export function RoleEditPage({ id }: { id: string | null }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
   const [catalogue] = useQuery({ query: PermissionsDocument });
-  useTitle(id ? (data?.role.name ?? t('roles.title')) : t('roles.create.title'));
+  useTitle(id ? (data?.role?.name ?? t('roles.title')) : t('roles.create.title'));
   const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
-  if (id && error && !data) {
+  if (id && error && !data?.role) {
     if (errorCode(error) === 'NOT_FOUND') return <EmptyState action={back}>{t('common.notFound')}</EmptyState>;
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   }
-  if ((id && !data) || !catalogue.data) {
+  if ((id && !data?.role) || !catalogue.data) {
     if (catalogue.error) return <ErrorAlert error={catalogue.error} />;
     return fetching || catalogue.fetching ? <Loading /> : null;
   }
-  return <RoleForm key={data?.role.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />;
+  return <RoleForm key={data?.role?.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />;
 }
 
 function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: string[]; back: ReactNode }) {

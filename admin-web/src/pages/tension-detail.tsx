@@ -79,15 +79,16 @@ export function TensionDetailPage({ id }: { id: string }) {
     if (event) setFresh((f) => [event, ...f]);
   };
   // the version on screen: an event at or below it is one this page already shows (its own command's)
-  const shownVersion = Math.max(latest?.version ?? 0, data?.tension.version ?? 0);
+  const shownVersion = Math.max(latest?.version ?? 0, data?.tension?.version ?? 0);
   const live = useLiveEvents({
     streamId: id,
     onEvent: (e) => {
       if (e.event.version > shownVersion) reload();
     },
   });
-  useTitle(data?.tension.name ?? t('nav.tensions'));
-  if (error && !data) {
+  useTitle(data?.tension?.name ?? t('nav.tensions'));
+  // a lookup that finds nothing is `tension: null` with a NOT_FOUND error for that field
+  if (error && !data?.tension) {
     if (errorCode(error) === 'NOT_FOUND') {
       // a discarded tension's stream stays: its history is still there to read
       const actions = (
@@ -100,7 +101,7 @@ export function TensionDetailPage({ id }: { id: string }) {
     }
     return <ErrorAlert error={error} onRetry={reload} />;
   }
-  if (!data) return fetching ? <Loading /> : null;
+  if (!data?.tension) return fetching ? <Loading /> : null;
   const tension = latest && latest.version >= data.tension.version ? latest : data.tension;
   return (
     <>

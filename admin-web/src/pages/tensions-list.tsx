@@ -1,4 +1,5 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
+import { asTensionSort, asTensionState } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -15,7 +16,7 @@ import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
 
 const TensionsDocument = graphql(`
-  query Tensions($state: String, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: String, $limit: Int, $cursor: String) {
+  query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {
     tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {
       data {
         id name score state version updatedAt
@@ -109,12 +110,12 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
   const [{ data, error, fetching }, refetch] = useQuery({
     query: TensionsDocument,
     variables: {
-      state: filters.state || null,
+      state: asTensionState(filters.state),
       actorId: filters.actorId || null,
       leadUserId: filters.leadUserId || null,
       q: filters.q || null,
       minScore: filters.minScore ? Number(filters.minScore) : null,
-      sort: filters.sort || '-score',
+      sort: asTensionSort(filters.sort),
       limit: 20,
       cursor: pager.cursor,
     },

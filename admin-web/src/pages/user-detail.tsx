@@ -45,19 +45,19 @@ const ResetPasswordDocument = graphql(`
   }
 `);
 
-type User = UserQuery['user'];
+type User = NonNullable<UserQuery['user']>;
 
 export function UserDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
   const { can, me } = useSession();
   const [{ data, error, fetching }, refetch] = useQuery({ query: UserDocument, variables: { id } });
-  useTitle(data?.user.name ?? t('users.title'));
+  useTitle(data?.user?.name ?? t('users.title'));
   const back = <Link to="/users" className="btn btn-ghost">← {t('users.back')}</Link>;
-  if (error && !data) {
+  if (error && !data?.user) {
     if (errorCode(error) === 'NOT_FOUND') return <EmptyState action={back}>{t('common.notFound')}</EmptyState>;
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   }
-  if (!data) return fetching ? <Loading /> : null;
+  if (!data?.user) return fetching ? <Loading /> : null;
   const user = data.user;
   const active = user.status === 'active';
   const writable = can('users:write') && active;

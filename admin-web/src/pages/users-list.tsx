@@ -1,4 +1,5 @@
 // Users: list with type/status filters and search, and creating a human (password) or an agent (none).
+import { asUserStatus, asUserType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -14,7 +15,7 @@ import { RolePicker } from '../components/role-picker.js';
 import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const UsersDocument = graphql(`
-  query Users($type: String, $status: String, $q: String, $cursor: String) {
+  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {
     users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {
       data { id type email name status roles { id name } linkedActor { id name } }
       nextCursor
@@ -45,7 +46,7 @@ export function UsersPage() {
   const context = useMemo(() => ({ additionalTypenames: ['User'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
     query: UsersDocument,
-    variables: { type: type || null, status: status || null, q: search || null, cursor: pager.cursor },
+    variables: { type: asUserType(type), status: asUserStatus(status), q: search || null, cursor: pager.cursor },
     context,
   });
   const rows = data?.users.data ?? [];

@@ -9,6 +9,8 @@ import { likePattern } from '../../persistence/transaction.js';
 import { UUID_RE } from '../../domain/ids.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
+import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
+import { transact } from '../../persistence/transaction.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
 
 interface ActorRow {
@@ -85,11 +87,13 @@ export async function createActor(deps: Deps, ctx: Ctx, input: unknown): Promise
   if (denied) return denied;
   const parsed = parseInput(createActorInput, input);
   if (!parsed.ok) return parsed;
-  const e = em(deps);
   const id = deps.newId();
   const now = deps.clock();
-  await e.execute('insert into actors (id, name, type, created_at, updated_at) values (?, ?, ?, ?, ?)', [id, parsed.value.name, parsed.value.type, now, now]);
-  return ok((await load(e, id))!);
+  return transact(deps.orm, async (e) => {
+    await e.execute('insert into actors (id, name, type, created_at, updated_at) values (?, ?, ?, ?, ?)', [id, parsed.value.name, parsed.value.type, now, now]);
+    await recordAudit(deps, e, ctx, { action: 'actor.created', target: actorTarget(id, parsed.value.name), changes: fieldsOf(parsed.value) });
+    return ok((await load(e, id))!);
+  });
 }
 
 export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<ActorView>> {
@@ -98,11 +102,18 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
   const parsed = parseInput(updateActorInput, input);
   if (!parsed.ok) return parsed;
   if (!UUID_RE.test(id)) return actorNotFound(id);
-  const e = em(deps);
-  // renaming to the same name changes nothing, not even updatedAt
-  await e.execute('update actors set name = ?, updated_at = ? where id = ? and name <> ?', [parsed.value.name, deps.clock(), id, parsed.value.name]);
-  const actor = await load(e, id);
-  return actor ? ok(actor) : actorNotFound(id);
+  const { name } = parsed.value;
+  return transact(deps.orm, async (e) => {
+    // renaming to the same name changes nothing, not even updatedAt (nor the audit trail)
+    const [renamed] = await e.execute<{ previous: string }[]>(
+      `with old as (select id, name from actors where id = ? for update)
+       update actors a set name = ?, updated_at = ? from old where a.id = old.id and old.name <> ? returning old.name as previous`,
+      [id, name, deps.clock(), name],
+    );
+    if (renamed) await recordAudit(deps, e, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: renamed.previous, to: name } } });
+    const actor = await load(e, id);
+    return actor ? ok(actor) : actorNotFound(id);
+  });
 }
 
 /**
@@ -117,7 +128,7 @@ export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Res
   if (denied) return denied;
   if (!UUID_RE.test(id)) return actorNotFound(id);
   return em(deps).transactional(async (tx) => {
-    const [actor] = await tx.execute('select id from actors where id = ? for update', [id]);
+    const [actor] = await tx.execute<{ name: string; type: string }[]>('select name, type from actors where id = ? for update', [id]);
     if (!actor) return actorNotFound(id);
     const tensions: { id: string }[] = await tx.execute('select id from tensions where actor_id = ? order by id for update', [id]);
     for (const t of tensions) {
@@ -130,6 +141,7 @@ export async function deleteActor(deps: Deps, ctx: Ctx, id: string): Promise<Res
       if (!result.ok) throw new Error(`discarding tension ${t.id} of actor ${id} failed: ${result.code}`);
     }
     await tx.execute('delete from actors where id = ?', [id]);
+    await recordAudit(deps, tx, ctx, { action: 'actor.deleted', target: actorTarget(id, actor.name), changes: { ...fieldsOf({ name: actor.name, type: actor.type }, true), discardedTensions: { from: tensions.length, to: 0 } } });
     return ok(null);
   });
 }

@@ -14,6 +14,7 @@ import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetad
 import { roleOutput, type RoleView } from '../roles/role.read.js';
 import { transact } from '../../persistence/transaction.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
+import { recordAudit, userTarget } from '../audit/audit.js';
 
 export const loginInput = z.object({
   // Deliberately loose: any malformed email is just another wrong credential.
@@ -60,6 +61,10 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   // A refusal keeps the reserved attempt as the failure it was.
   if (!eligible || !verified) {
     deps.metrics.loginFailure();
+    // One entry for every reason (unknown email, wrong password, agent, deactivated): by nobody, on the email as
+    // typed, no user id, so the trail cannot tell an outsider whether the account exists. Throttled attempts
+    // (429 above) were never evaluated and are not recorded.
+    await recordAudit(deps, em, { caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login_failed', target: userTarget(null, email) });
     return INVALID();
   }
 
@@ -70,6 +75,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
     await clearPasswordAttempts(tx, email);
     await tx.execute('insert into sessions (id, user_id, created_at, expires_at) values (?, ?, ?, ?)', [sessionId, user.id, now, expiresAt]);
     const view = (await loadUser(tx, user.id))!;
+    await recordAudit(deps, tx, { caller: { kind: 'human', userId: user.id, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login', target: userTarget(user.id, email) });
     const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
     return ok({ user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs });
   });
@@ -80,9 +86,14 @@ export async function logout(deps: Deps, ctx: Ctx): Promise<Result<null>> {
   if (ctx.caller.authenticatedBy !== 'session' || !ctx.caller.sessionId) {
     return refuse('session_required', 'Only a session can sign out; API keys are revoked instead.');
   }
-  const em = deps.orm.em.fork();
-  await em.execute('update sessions set revoked_at = coalesce(revoked_at, ?) where id = ?', [deps.clock(), ctx.caller.sessionId]);
-  return ok(null);
+  return transact(deps.orm, async (tx) => {
+    const [session] = await tx.execute<{ email: string }[]>(
+      'update sessions s set revoked_at = coalesce(s.revoked_at, ?) from users u where s.id = ? and u.id = s.user_id returning u.email',
+      [deps.clock(), ctx.caller.sessionId],
+    );
+    if (session) await recordAudit(deps, tx, ctx, { action: 'auth.logout', target: userTarget(ctx.caller.userId, session.email) });
+    return ok(null);
+  });
 }
 
 export interface MeView {
@@ -150,6 +161,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
       userId,
       ctx.caller.sessionId,
     ]);
+    await recordAudit(deps, tx, ctx, { action: 'user.password_changed', target: userTarget(userId, row.email) });
     return ok(null);
   });
 }

@@ -77,6 +77,20 @@ export const feedPageOutput = z.object({
   nextCursor: z.string().describe('Where to resume (pass as `after`); always present, also when data is empty.'),
 });
 
+/** An event as the feed shows it, as a schema (the MCP tool's output, the GraphQL type's descriptions). */
+export const feedEventOutput = z.object({
+  position: z.number(),
+  id: z.string(),
+  streamType: z.string(),
+  streamId: z.string(),
+  version: z.number(),
+  type: z.string(),
+  schemaVersion: z.number(),
+  data: z.record(z.string(), z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
+  occurredAt: z.string(),
+});
+
 /** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */
 export interface FeedEventView {
   position: number;

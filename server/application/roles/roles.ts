@@ -11,6 +11,7 @@ import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
 import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
+import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
 
 const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
@@ -99,6 +100,7 @@ export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<
       for (const parent of inherits) {
         await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [id, parent]);
       }
+      await recordAudit(deps, tx, ctx, { action: 'role.created', target: roleTarget(id, code), changes: fieldsOf({ code, name, permissions, inherits }) });
       return ok((await loadRole(tx, id))!);
     });
   } catch (err) {
@@ -155,6 +157,7 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
         }
       });
       if (lastAdmin) return lastAdmin;
+      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, patch), ifChanged: true });
       return ok((await loadRole(tx, roleId))!);
     });
   } catch (err) {
@@ -170,7 +173,10 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
   const roleId = id.toLowerCase();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [role] = await tx.execute<{ code: string; system: boolean }[]>('select code, system from roles where id = ?', [roleId]);
+    const [role] = await tx.execute<{ code: string; name: string; permissions: string[]; system: boolean }[]>(
+      'select code, name, permissions, system from roles where id = ?',
+      [roleId],
+    );
     if (!role) return notFound(id);
     if (role.system) return refuse('system_role', `The system role ${role.code} cannot be deleted.`);
     const [use] = await tx.execute<{ users: number; roles: number }[]>(
@@ -185,6 +191,7 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
       });
     }
     await tx.execute('delete from roles where id = ?', [roleId]);
+    await recordAudit(deps, tx, ctx, { action: 'role.deleted', target: roleTarget(roleId, role.code), changes: fieldsOf({ code: role.code, name: role.name, permissions: role.permissions }, true) });
     return ok(null);
   });
 }

@@ -19,6 +19,8 @@ import type { Ctx, Deps } from '../context.js';
 import { parseInput } from '../validate.js';
 import { TENSION_STREAM } from './command-path.js';
 import { rebuildInput, type RebuildReport } from './tension.inputs.js';
+import { transact } from '../../persistence/transaction.js';
+import { recordAudit } from '../audit/audit.js';
 
 const BATCH = 5_000;
 const NIL = '00000000-0000-0000-0000-000000000000';
@@ -183,5 +185,8 @@ export async function rebuildTensionProjection(
     });
     t.deleted += await deleteOrphanTensionRows(em, TENSION_STREAM, false);
   }
-  return ok({ ...t, durationMs: Math.round(performance.now() - started), dryRun });
+  const report = { ...t, durationMs: Math.round(performance.now() - started), dryRun };
+  // The rebuild is many short transactions (writers never stop); its entry follows the last one. A dry run changes nothing and is not recorded.
+  if (!dryRun) await transact(deps.orm, async (tx) => ok(await recordAudit(deps, tx, ctx, { action: 'projections.rebuilt', target: { type: 'projection', id: null, label: 'tensions' }, changes: { report: { from: null, to: report } } })));
+  return ok(report);
 }

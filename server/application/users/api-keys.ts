@@ -12,6 +12,7 @@ import { userIdOf, userNotFound } from './users.js';
 import { mayActOnUser } from './act-on-user.js';
 import { transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges } from '../../persistence/role-graph.js';
+import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
   id: string;
@@ -115,16 +116,27 @@ async function listFor(deps: Deps, em: EntityManager, userId: string, input: unk
   return ok(toPage(deps, 'apiKeys', rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
 }
 
-async function revokeFor(deps: Deps, em: EntityManager, userId: string, keyId: string): Promise<Result<null>> {
+async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
   const id = userIdOf(keyId);
   if (!id) return refuse('not_found', `No API key ${keyId}.`);
-  // Already revoked keeps its first revocation time: revoking is safe to retry.
-  const rows = await em.execute(
-    'update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and user_id = ? returning id',
-    [deps.clock(), id, userId],
+  // Already revoked keeps its first revocation time: revoking is safe to retry (and audited once, when it happens).
+  const now = deps.clock();
+  const rows = await em.execute<{ name: string; previous: Date | string | null }[]>(
+    `with old as (select id, revoked_at from api_keys where id = ? and user_id = ? for update)
+     update api_keys k set revoked_at = coalesce(old.revoked_at, ?) from old where k.id = old.id returning k.name, old.revoked_at as previous`,
+    [id, userId, now],
   );
-  return rows.length ? ok(null) : refuse('not_found', `No API key ${keyId} for this user.`);
+  if (!rows.length) return refuse('not_found', `No API key ${keyId} for this user.`);
+  if (rows[0].previous === null) await recordAudit(deps, em, ctx, { action: 'key.revoked', target: keyTarget(id, rows[0].name), changes: { revokedAt: { from: null, to: now.toISOString() } } });
+  return ok(null);
 }
+
+/** The audit entry of a key just minted for `userId` (`key.provisioned` by an administrator, `key.created` self-service). */
+const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k: CreatedApiKey) => ({
+  action,
+  target: keyTarget(k.id, k.name),
+  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt }),
+});
 
 /**
  * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
@@ -152,7 +164,10 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
-    return ok(await mint(deps, tx, owner, parsed.value));
+    const created = await mint(deps, tx, owner, parsed.value);
+    await recordAudit(deps, tx, ctx, keyCreated('key.provisioned', owner, created));
+    // audit: key.rotated (SPEC §2 rotation, branch `keys`): recordAudit with action 'key.rotated' and `rotatedFromId` in changes
+    return ok(created);
   });
 }
 
@@ -172,7 +187,7 @@ export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, false);
     if (typeof owner !== 'string') return owner;
-    return revokeFor(deps, tx, owner, keyId);
+    return revokeFor(deps, tx, ctx, owner, keyId);
   });
 }
 
@@ -194,11 +209,15 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   if (denied) return denied;
   const parsed = parseKeyInput(deps, input);
   if (!parsed.ok) return parsed;
-  return ok(await mint(deps, deps.orm.em.fork(), ctx.caller.userId!, parsed.value));
+  return transact(deps.orm, async (tx) => {
+    const created = await mint(deps, tx, ctx.caller.userId!, parsed.value);
+    await recordAudit(deps, tx, ctx, keyCreated('key.created', ctx.caller.userId!, created));
+    return ok(created);
+  });
 }
 
 export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return revokeFor(deps, deps.orm.em.fork(), ctx.caller.userId!, keyId);
+  return transact(deps.orm, (tx) => revokeFor(deps, tx, ctx, ctx.caller.userId!, keyId));
 }

@@ -12,6 +12,7 @@ import { escalationRefusal, guardLastAdmin } from './transact.js';
 import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 import { mayActOnUser } from './act-on-user.js';
+import { diffFields, fieldsOf, recordAudit, userTarget } from '../audit/audit.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
@@ -100,6 +101,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
         [id, v.type, v.email, v.name, hash, v.linkedActorId ?? null, now, now],
       );
       for (const roleId of v.roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, roleId]);
+      await recordAudit(deps, tx, ctx, { action: 'user.created', target: userTarget(id, v.email), changes: fieldsOf({ type: v.type, email: v.email, name: v.name, linkedActorId: v.linkedActorId, roleIds: v.roleIds }) });
       return ok((await loadUser(tx, id))!);
     });
   } catch (err) {
@@ -188,6 +190,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
         deps.clock(),
         userId,
       ]);
+      await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, patch), ifChanged: true });
       return ok((await loadUser(tx, userId))!);
     });
   } catch (err) {
@@ -205,7 +208,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
+    const [user] = await tx.execute<{ email: string; status: string }[]>('select email, status from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
@@ -215,6 +218,8 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
       await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
     });
     if (lastAdmin) return lastAdmin;
+    await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });
+    // audit: user.reactivated (SPEC §5 reactivation, branch `keys`): the same call with action 'user.reactivated' and status 'active'
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -233,7 +238,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
   const { roleIds } = parsed.value;
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [user] = await tx.execute('select id from users where id = ? for update', [userId]);
+    const [user] = await tx.execute<{ email: string }[]>('select email from users where id = ? for update', [userId]);
     if (!user) return userNotFound(id);
     const actOn = await mayActOnUser(tx, ctx.caller, userId);
     if (actOn) return actOn;
@@ -249,6 +254,7 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
       await tx.execute('update users set updated_at = ? where id = ?', [deps.clock(), userId]);
     });
     if (lastAdmin) return lastAdmin;
+    await recordAudit(deps, tx, ctx, { action: 'user.roles_set', target: userTarget(userId, user.email), changes: diffFields({ roleIds: current }, { roleIds }), ifChanged: true });
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -262,7 +268,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   const userId = userIdOf(id);
   if (!userId) return userNotFound(id);
   const em = deps.orm.em.fork();
-  const [user] = await em.execute<{ type: string }[]>('select type from users where id = ?', [userId]);
+  const [user] = await em.execute<{ type: string; email: string }[]>('select type, email from users where id = ?', [userId]);
   if (!user) return userNotFound(id);
   // Checked before the slow hash, and again under the lock in case the target gained permissions meanwhile.
   const early = await mayActOnUser(em, ctx.caller, userId);
@@ -276,6 +282,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
     if (escalation) return escalation;
     await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+    await recordAudit(deps, tx, ctx, { action: 'user.password_reset', target: userTarget(userId, user.email) });
     return ok(null);
   });
 }

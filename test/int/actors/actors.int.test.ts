@@ -70,7 +70,7 @@ describe('actors', () => {
     expect(long.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'q', code: 'too_long' }] });
     expect((await c.gql(`{ actors(q: "${'x'.repeat(201)}") { data { id } } }`)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
     expect((await c.get('/actors?cursor=zzz')).status).toBe(400);
-    const page = await c.gql(`{ actors(type: "individual", limit: 1) { data { name } nextCursor } }`);
+    const page = await c.gql(`{ actors(type: individual, limit: 1) { data { name } nextCursor } }`);
     expect(page.body.data.actors.data).toEqual([{ name: 'Eta' }]);
   });
 

@@ -23,7 +23,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const SUBSCRIPTION = `subscription($after: String, $types: [String!], $streamId: ID) {
+const SUBSCRIPTION = `subscription($after: String, $types: [TensionEventType!], $streamId: ID) {
   tensionEvents(after: $after, types: $types, streamId: $streamId) { cursor event { id streamId version type data metadata occurredAt } }
 }`;
 
@@ -37,7 +37,7 @@ describe('GraphQL', () => {
   it('events pages the feed like REST (same cursors), refuses bad input as VALIDATION_FAILED and callers without events:read as FORBIDDEN', async () => {
     const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
     const t = await newTension(c, { name: 'GraphQL', actorId });
-    const q = `query($after: String, $types: [String!], $limit: Int) { events(after: $after, types: $types, limit: $limit) { data { id streamId type version metadata } nextCursor } }`;
+    const q = `query($after: String, $types: [TensionEventType!], $limit: Int) { events(after: $after, types: $types, limit: $limit) { data { id streamId type version metadata } nextCursor } }`;
     // (followed until visible: the horizon is the cluster's, and a busy cluster holds it back a moment)
     let res = await client(app, reader.key).gql(q, { after: now });
     for (let i = 0; i < 50 && !res.body.data.events.data.some((e: FeedEventJson) => e.streamId === t.id); i++) {

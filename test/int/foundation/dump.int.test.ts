@@ -40,7 +40,7 @@ describe('export and import', () => {
   it('moves every user, key, role, actor and event; the imported service answers the same reads, logins and keys', async () => {
     const sourceDir = join(dir, 'source');
     const source = await embeddedApp(sourceDir);
-    const agent = await seedUserWithKey(source, { grants: ['tensions:read', 'tensions:write', 'tensions:delete', 'actors:read', 'actors:write', 'users:read', 'roles:read'] });
+    const agent = await seedUserWithKey(source, { grants: ['tensions:read', 'tensions:write', 'tensions:delete', 'actors:read', 'actors:write', 'users:read', 'roles:read', 'audit:read'] });
     const api = client(source, agent.key);
     const actors = [await newActor(api, 'Org A'), await newActor(api, 'Org B')];
     const ids: string[] = [];
@@ -52,6 +52,9 @@ describe('export and import', () => {
     }
     expect((await api.del(`/tensions/${ids[5]}`)).status).toBe(204);
     const reads = ['/tensions?limit=100', `/tensions/${ids[0]}`, `/tensions/${ids[5]}/history`, `/tensions/${ids[3]}/history?limit=1`, '/actors', '/users', '/roles', '/auth/me'];
+    // Read first: a read may stamp the key's lastUsedAt, which /auth/me below shows.
+    const auditBefore = (await api.get('/audit?limit=100')).body;
+    expect(auditBefore.data.length).toBeGreaterThan(3);
     const before = await Promise.all(reads.map(async (p) => ({ path: p, ...(await api.get(p)) })));
     await source.close();
 
@@ -67,6 +70,7 @@ describe('export and import', () => {
       expect(imported.code, imported.stderr).toBe(0);
       const report = JSON.parse(imported.stdout);
       expect(report.imported.domain_events).toBeGreaterThan(25);
+      expect(report.imported.audit_log).toBe(auditBefore.data.length);
       expect(report.projection).toMatchObject({ inserted: 24, deleted: 0 });
 
       const again = await runCli(['import', dump], targetEnv);
@@ -81,6 +85,10 @@ describe('export and import', () => {
           const after = await api2.get(b.path);
           expect({ path: b.path, status: after.status, body: after.body }).toEqual({ path: b.path, status: b.status, body: b.body });
         }
+        // The audit trail moved whole; the import's own projection rebuild is its newest entry.
+        const auditAfter = (await api2.get('/audit?limit=100')).body;
+        expect(auditAfter.data.slice(1)).toEqual(auditBefore.data);
+        expect(auditAfter.data[0]).toMatchObject({ action: 'projections.rebuilt', by: { kind: 'system', via: 'cli' } });
         await login(moved);
         // New commands continue the streams and the global order after the imported events.
         expect((await api2.post(`/tensions/${ids[1]}/rescore`, { score: 2 })).status).toBe(200);

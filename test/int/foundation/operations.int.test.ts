@@ -146,7 +146,7 @@ describe('SIGTERM', () => {
 });
 
 describe.skipIf(!onPostgres)('the service as a narrower database role (scripts/app-role.sql)', () => {
-  it('serves every write while the database refuses it any UPDATE, DELETE or trigger change on domain_events', async () => {
+  it('serves every write while the database refuses it any UPDATE, DELETE or trigger change on domain_events and audit_log', async () => {
     const empty = await emptyPostgresDatabase();
     const role = `app_${Date.now().toString(36)}`;
     const appUrl = new URL(empty.url);
@@ -191,11 +191,18 @@ describe.skipIf(!onPostgres)('the service as a narrower database role (scripts/a
           'truncate domain_events',
           'alter table domain_events disable trigger user',
           'drop trigger domain_events_no_update_delete on domain_events',
+          `update audit_log set action = 'user.created'`,
+          'delete from audit_log',
+          'truncate audit_log',
+          'alter table audit_log disable trigger user',
         ]) {
           await expect(asApp.query(sql), sql).rejects.toMatchObject({ code: '42501' });
         }
         const { rows } = await asApp.query('select count(*)::int as n from domain_events');
         expect(rows[0].n).toBe(2);
+        // The first admin, the login and the actor were recorded, by the same narrower role.
+        const audit = await asApp.query('select action from audit_log order by at');
+        expect(audit.rows.map((r) => r.action)).toEqual(['user.created', 'auth.login', 'actor.created']);
       } finally {
         await asApp.end();
       }

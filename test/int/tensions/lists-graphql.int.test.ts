@@ -131,10 +131,23 @@ describe('GraphQL', () => {
   });
 
   it('lists with the same filters and paging as REST', async () => {
-    const res = await c.gql(`{ tensions(minScore: 5, sort: "name", limit: 2) { data { name } nextCursor } }`);
+    const res = await c.gql(`{ tensions(minScore: 5, sort: name, limit: 2) { data { name } nextCursor } }`);
     expect(res.body.data.tensions.data.map((t: { name: string }) => t.name)).toEqual(names(await c.get('/tensions?minScore=5&sort=name&limit=2')));
-    const bad = await c.gql(`{ tensions(sort: "colour") { data { id } } }`);
+    const bad = await c.gql(`{ tensions(sort: colour) { data { id } } }`);
     expect(bad.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    // every closed set is an enum: REST's `-score` is `score_desc`, states are REST's words
+    const desc = await c.gql(`{ tensions(sort: score_desc, state: alive, limit: 100) { data { name state } } }`);
+    expect(desc.body.data.tensions.data.map((t: { name: string }) => t.name)).toEqual(names(await c.get('/tensions?sort=-score&state=alive&limit=100')));
+    expect((await c.gql(`{ tensions(state: "alive") { data { id } } }`)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('an unknown id nulls only its own field: the rest of the answer stays (NOT_FOUND on that path)', async () => {
+    const ghost = '00000000-0000-4000-8000-000000000001';
+    const res = await c.gql(`query($ghost: ID!) { missing: tension(id: $ghost) { id } actor(id: $ghost) { id } tensions(limit: 1) { data { id } } }`, { ghost });
+    expect(res.body.data.missing).toBeNull();
+    expect(res.body.data.actor).toBeNull();
+    expect(res.body.data.tensions.data).toHaveLength(1);
+    expect(res.body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path[0], e.extensions.code]).sort()).toEqual([['actor', 'ACTOR_NOT_FOUND'], ['missing', 'NOT_FOUND']]);
   });
 
   it('refuses callers without the permission', async () => {

@@ -1,0 +1,145 @@
+// Descriptions are written once, on the zod schemas of the use cases (`.describe()`), and shown by every
+// face: the OpenAPI document and the MCP tools read them directly; here the built GraphQL schema takes
+// them for every field and argument that has no GraphQL-specific description of its own.
+import { getNamedType, isInputObjectType, isObjectType, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLSchema } from 'graphql';
+import { z } from 'zod';
+import {
+  historyEntryOutput, historyQuery, listTensionsQuery, rebuildReportOutput, tensionOutput,
+} from '../server/application/tensions/tension.inputs.js';
+import { actorOutput, createActorInput, listActorsQuery, updateActorInput } from '../server/application/actors/actor.inputs.js';
+import { userOutput } from '../server/application/users/user.read.js';
+import { createUserInput, listUsersInput, updateUserInput } from '../server/application/users/users.js';
+import { apiKeyOutput, createApiKeyInput, createdApiKeyOutput, listApiKeysInput } from '../server/application/users/api-keys.js';
+import { roleOutput } from '../server/application/roles/role.read.js';
+import { createRoleInput, updateRoleInput } from '../server/application/roles/roles.js';
+import { changePasswordInput, loginInput, meOutput } from '../server/application/auth/auth.js';
+import { feedEventOutput, listEventsQuery } from '../server/application/events/events.js';
+import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
+
+/** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
+const DESCRIBED_BY: Record<string, z.ZodType> = {
+  Tension: tensionOutput,
+  TensionParty: tensionOutput.shape.actor,
+  HistoryEntry: historyEntryOutput,
+  HistoryAuthor: historyEntryOutput.shape.by,
+  RebuildReport: rebuildReportOutput,
+  Actor: actorOutput,
+  User: userOutput,
+  LinkedActor: userOutput.shape.linkedActor,
+  ApiKey: apiKeyOutput,
+  CreatedApiKey: createdApiKeyOutput,
+  Role: roleOutput,
+  Me: meOutput,
+  FeedEvent: feedEventOutput,
+  CreateActorInput: createActorInput,
+  UpdateActorInput: updateActorInput,
+  CreateUserInput: createUserInput,
+  UpdateUserInput: updateUserInput,
+  CreateApiKeyInput: createApiKeyInput,
+  CreateRoleInput: createRoleInput,
+  UpdateRoleInput: updateRoleInput,
+  'Query.tensions': listTensionsQuery,
+  'Query.tensionHistory': historyQuery,
+  'Query.actors': listActorsQuery,
+  'Query.users': listUsersInput,
+  'Query.userApiKeys': listApiKeysInput,
+  'Query.myApiKeys': listApiKeysInput,
+  'Query.events': listEventsQuery,
+  'Subscription.tensionEvents': listEventsQuery,
+  LoginInput: loginInput,
+  ChangePasswordInput: changePasswordInput,
+};
+
+type Wrapped = { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; schema?: z.ZodType } } };
+
+/** The schema an optional/nullable/default/pipe wrapper wraps, if any. */
+const unwrapOnce = (s: z.ZodType): z.ZodType | undefined => {
+  const def = (s as unknown as Wrapped)._zod.def;
+  return def.innerType ?? def.in ?? def.schema;
+};
+
+/** The description of a member, looking through its wrappers. */
+function describedAs(schema: z.ZodType | undefined): string | undefined {
+  for (let s = schema, depth = 0; s && depth < 8; depth++, s = unwrapOnce(s)) if (s.description) return s.description;
+  return undefined;
+}
+
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
+  for (let s: z.ZodType | undefined = schema, depth = 0; s && depth < 8; depth++, s = unwrapOnce(s)) {
+    if (s instanceof z.ZodObject) return s.shape;
+  }
+  return {};
+}
+
+function fill(members: readonly (GraphQLField<unknown, unknown> | GraphQLInputField | GraphQLArgument)[], by: z.ZodType | undefined) {
+  if (!by) return;
+  const shape = shapeOf(by);
+  for (const member of members) {
+    if (member.description) continue;
+    const text = describedAs(shape[member.name]);
+    if (text) member.description = text;
+  }
+}
+
+/** A root field's description: the REST operation's of the same permission-table operation, so both faces say the same. */
+function operationDescription(field: GraphQLField<unknown, unknown>): string | undefined {
+  const op = (field.extensions as { pothosOptions?: { authScopes?: { operation?: string } } }).pothosOptions?.authScopes?.operation;
+  const doc = op ? REST_ROUTE_DOCS.find((r) => r.operation === op && r.method !== 'get') ?? REST_ROUTE_DOCS.find((r) => r.operation === op) : undefined;
+  return doc ? (doc as { description?: string }).description ?? doc.summary : undefined;
+}
+
+const ROOT: Record<string, string> = {
+  Query: 'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
+  Mutation: 'Writes, each one application command in one transaction. Refusals are errors with the REST code upper-cased in `extensions.code`.',
+  Subscription: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.',
+};
+
+const ID_ARG: Record<string, string> = {
+  id: 'The id (a UUID) of the object the field acts on; an id that is not a UUID is not found.',
+  userId: 'The user id (a UUID).',
+  keyId: 'The API key id (a UUID).',
+  input: 'The fields of the change, as the REST body of the same operation takes them.',
+};
+
+/** Conventional members every area shares: page envelopes, ids, inputs, the root types. */
+function fillConventions(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    type.description ??= ROOT[type.name];
+    if (isObjectType(type) && type.name.endsWith('Page')) {
+      const item = type.name.slice(0, -'Page'.length);
+      type.description ??= `One page of ${item} items, and the cursor of the next page.`;
+      const { data, nextCursor } = type.getFields();
+      if (data) data.description ??= 'The items of this page, in list order.';
+      if (nextCursor) nextCursor.description ??= 'Pass it back as `cursor` to get the next page; null on the last page.';
+    }
+    if (isObjectType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        for (const arg of field.args) arg.description ??= ID_ARG[arg.name];
+        for (const arg of field.args) {
+          const argType = getNamedType(arg.type);
+          if (isInputObjectType(argType)) argType.description ??= `The input of \`${field.name}\`.`;
+        }
+      }
+    }
+  }
+}
+
+/** Fills, in place, the descriptions the zod schemas hold and the GraphQL definitions left out. */
+export function describeFromZod(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    if (isObjectType(type)) {
+      const fields = Object.values(type.getFields());
+      fill(fields, DESCRIBED_BY[type.name]);
+      if (type === schema.getQueryType() || type === schema.getMutationType() || type === schema.getSubscriptionType()) {
+        for (const field of fields) field.description ??= operationDescription(field);
+      }
+      for (const field of fields) fill(field.args, DESCRIBED_BY[`${type.name}.${field.name}`]);
+    } else if (isInputObjectType(type)) {
+      fill(Object.values(type.getFields()), DESCRIBED_BY[type.name]);
+    }
+  }
+  fillConventions(schema);
+  return schema;
+}

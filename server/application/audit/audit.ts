@@ -1,0 +1,163 @@
+// The audit trail (SPEC §11): `recordAudit` is called by the use cases inside the transaction of the change
+// it records (a refused or failed change rolls its entry back with it), so no face can skip it; `listAudit`
+// is the newest-first filtered list every face serves. An entry never holds a password, hash or key.
+import { z } from 'zod';
+import { ok, type Result } from '../../domain/errors.js';
+import { insertAuditEntry, listAuditEntries, type AuditBy, type AuditChanges, type AuditEntry, type AuditTarget } from '../../persistence/audit.js';
+import { reader, type Tx } from '../../persistence/transaction.js';
+import { authorize } from '../authorize.js';
+import type { Caller, Ctx, Deps } from '../context.js';
+import { cursorSchema, decodeCursor, instantKey, limitSchema, toPage, uuidKey, uuidSchema, type Page } from '../paging.js';
+import { parseInput } from '../validate.js';
+
+export const AUDIT_ACTIONS = [
+  'user.created',
+  'user.updated',
+  'user.deactivated',
+  'user.reactivated',
+  'user.roles_set',
+  'user.password_reset',
+  'user.password_changed',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'key.provisioned',
+  'key.created',
+  'key.rotated',
+  'key.revoked',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'actor.created',
+  'actor.updated',
+  'actor.deleted',
+  'projections.rebuilt',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection'] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+export interface AuditChange {
+  action: AuditAction;
+  target: AuditTarget & { type: AuditTargetType };
+  changes?: AuditChanges;
+  /** record nothing when `changes` is empty (an edit that changed nothing is no action) */
+  ifChanged?: boolean;
+}
+
+/** Who acted: a use case's Ctx, the user a login just signed in, or nobody (`caller: null`, a failed login). */
+export type AuditCtx = Pick<Ctx, 'via' | 'requestId' | 'clientAddress'> & {
+  caller: Pick<Caller, 'kind' | 'userId' | 'userName' | 'apiKey'> | null;
+};
+
+function byOf(ctx: AuditCtx): AuditBy {
+  const c = ctx.caller;
+  if (!c) return { kind: 'anonymous', userId: null, userName: null, apiKeyId: null, apiKeyName: null, via: ctx.via };
+  return { kind: c.kind, userId: c.userId, userName: c.userName, apiKeyId: c.apiKey?.id ?? null, apiKeyName: c.apiKey?.name ?? null, via: ctx.via };
+}
+
+/** Appends one entry in `tx`, the transaction of the change it records (so it commits or rolls back with it). */
+export async function recordAudit(deps: Pick<Deps, 'clock' | 'newId'>, tx: Tx, ctx: AuditCtx, change: AuditChange): Promise<void> {
+  const changes = change.changes ?? {};
+  if (change.ifChanged && Object.keys(changes).length === 0) return;
+  await insertAuditEntry(tx, {
+    id: deps.newId(),
+    at: deps.clock(),
+    action: change.action,
+    by: byOf(ctx),
+    target: change.target,
+    changes,
+    requestId: ctx.requestId,
+    clientAddress: ctx.clientAddress ?? null,
+  });
+}
+
+// Targets: a user is labelled by its email, a role by its code, a key and an actor by their names.
+export const userTarget = (id: string | null, email: string) => ({ type: 'user' as const, id, label: email });
+export const roleTarget = (id: string, code: string) => ({ type: 'role' as const, id, label: code });
+export const keyTarget = (id: string, name: string) => ({ type: 'key' as const, id, label: name });
+export const actorTarget = (id: string, name: string) => ({ type: 'actor' as const, id, label: name });
+
+/** `{field: {from: null, to}}` for every field of something created (or `{from, to: null}` when `gone`); null fields are no change. */
+export function fieldsOf(values: Record<string, unknown>, gone = false): AuditChanges {
+  const out: AuditChanges = {};
+  for (const [field, value] of Object.entries(values)) {
+    if (value !== null && value !== undefined) out[field] = gone ? { from: value, to: null } : { from: null, to: value };
+  }
+  return out;
+}
+
+const same = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x) => b.includes(x)) : JSON.stringify(a) === JSON.stringify(b);
+
+/** `{field: {from, to}}` for each field given in `after` (undefined = not given) that differs from `before`; arrays compare as sets. */
+export function diffFields<T extends object>(before: T, after: { [K in keyof T]?: unknown }): AuditChanges {
+  const out: AuditChanges = {};
+  for (const [field, value] of Object.entries(after)) {
+    if (value === undefined) continue;
+    const from = (before as Record<string, unknown>)[field] ?? null;
+    if (!same(from, value ?? null)) out[field] = { from, to: value ?? null };
+  }
+  return out;
+}
+
+// ---- the list ------------------------------------------------------------------------------------------
+
+const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
+const instant = z.preprocess(
+  (v) => (v instanceof Date ? v.toISOString() : blankToUndefined(v)),
+  z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+);
+
+export const listAuditQuery = z
+  .object({
+    action: z.preprocess(blankToUndefined, z.enum(AUDIT_ACTIONS).optional()),
+    targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()),
+    targetId: z.preprocess(blankToUndefined, uuidSchema.optional()),
+    byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()),
+    from: instant,
+    to: instant,
+    limit: limitSchema,
+    cursor: cursorSchema,
+  })
+  .superRefine((v, c) => {
+    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after `from`' });
+  });
+
+/** An entry as every face shows it. */
+export interface AuditEntryView extends Omit<AuditEntry, 'at'> {
+  at: string;
+}
+
+export const auditEntryOutput = z.object({
+  id: z.string(),
+  at: z.string(),
+  action: z.string(),
+  by: z.object({
+    kind: z.enum(['human', 'agent', 'system', 'anonymous']),
+    userId: z.string().nullable(),
+    userName: z.string().nullable(),
+    apiKeyId: z.string().nullable(),
+    apiKeyName: z.string().nullable(),
+    via: z.enum(['graphql', 'rest', 'mcp', 'cli']),
+  }),
+  target: z.object({ type: z.string(), id: z.string().nullable(), label: z.string().nullable() }),
+  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
+  requestId: z.string().nullable(),
+  clientAddress: z.string().nullable(),
+}) satisfies z.ZodType<AuditEntryView>;
+
+const auditCursorKey = z.tuple([instantKey, uuidKey]);
+
+export async function listAudit(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<AuditEntryView>>> {
+  const denied = authorize(ctx, 'audit.list');
+  if (denied) return denied;
+  const parsed = parseInput(listAuditQuery, input);
+  if (!parsed.ok) return parsed;
+  const { limit, cursor, ...filter } = parsed.value;
+  const before = cursor === undefined ? ok(undefined) : decodeCursor(deps, 'audit', cursor, auditCursorKey);
+  if (!before.ok) return before;
+  const rows = await listAuditEntries(reader(deps.orm), filter, before.value, limit + 1);
+  return ok(toPage(deps, 'audit', rows, limit, (r) => r.key, (r) => ({ ...r.entry, at: r.entry.at.toISOString() })));
+}
