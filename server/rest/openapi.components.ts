@@ -14,6 +14,7 @@ import { apiKeyOutput, createdApiKeyOutput } from '../application/users/api-keys
 import { meOutput } from '../application/auth/auth.js';
 import { feedEventOutput, feedPageOutput } from '../application/events/events.js';
 import { pageOutput } from '../application/paging.js';
+import { auditEntryOutput } from '../application/audit/audit.js';
 
 const fieldError = z.object({
   path: z.string().describe("Where in the input, dot-separated (`name`, `roleIds.2`); `(root)` for the input as a whole."),
@@ -43,6 +44,7 @@ const problem = z.looseObject({
 export const userPageOutput = pageOutput(userOutput, 'users');
 export const rolePageOutput = pageOutput(roleOutput, 'roles');
 export const apiKeyPageOutput = pageOutput(apiKeyOutput, 'API keys (metadata, never a key)');
+export const auditPageOutput = pageOutput(auditEntryOutput, 'the audit trail, newest first');
 export const permissionListOutput = z.object({
   data: z.array(z.string()).describe('Every permission a role can grant (`tensions:read`, …), and `*` for all.'),
 });
@@ -68,6 +70,8 @@ const NAMED = {
   Me: meOutput,
   Event: feedEventOutput,
   EventPage: feedPageOutput,
+  AuditEntry: auditEntryOutput,
+  AuditPage: auditPageOutput,
   Problem: problem,
   FieldError: fieldError,
 } satisfies Record<string, z.ZodType>;

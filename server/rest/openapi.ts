@@ -216,5 +216,6 @@ const TAGS = [
   { name: 'users', description: 'User administration: humans who sign in, agents who call with keys.' },
   { name: 'api-keys', description: "Agent users' API keys." },
   { name: 'roles', description: 'Hierarchical roles and the permission catalogue.' },
+  { name: 'audit', description: 'The audit trail of identity and administration actions (SPEC §11).' },
   { name: 'docs', description: 'This document and its pages.' },
 ];

@@ -39,7 +39,9 @@ export type ChangePasswordInput = {
 
 /** The input of `createActor`. */
 export type CreateActorInput = {
+  /** The name, 1-200 characters (trimmed). */
   name: string;
+  /** What kind of actor: an organization, an individual, a virtual one, or an agent (which an agent user may be linked to). */
   type: ActorType;
 };
 
@@ -214,6 +216,7 @@ export type TensionState =
 
 /** The input of `updateActor`. */
 export type UpdateActorInput = {
+  /** The new name, 1-200 characters (trimmed). */
   name: string;
 };
 

@@ -57,12 +57,13 @@ export const listEventsQuery = feedFollowQuery.extend({
     .describe(`Long poll: when there is nothing after the cursor, wait up to this many seconds (0-${FEED_WAIT_MAX_SECONDS}) for the next commit; 0 answers at once.`),
 });
 
+/** An event as the feed shows it, as a schema (the OpenAPI document, the MCP tool's output, the GraphQL type's descriptions). */
 export const feedEventOutput = z
   .object({
     position: z.number().int().describe('Global position; increasing, gaps allowed.'),
-    id: z.string().uuid().describe('The event id (also the NATS Nats-Msg-Id).'),
+    id: z.string().describe('The event id (a UUID; also the NATS Nats-Msg-Id).'),
     streamType: z.string().describe("The stream's type (`tension`)."),
-    streamId: z.string().uuid().describe('The stream id: the tension id.'),
+    streamId: z.string().describe('The stream id: the tension id (a UUID).'),
     version: z.number().int().describe('1-based version within the stream.'),
     type: z.string().describe('The event type, e.g. `TensionRescored`.'),
     schemaVersion: z.number().int().describe("The version of the event's data shape."),
@@ -75,20 +76,6 @@ export const feedEventOutput = z
 export const feedPageOutput = z.object({
   data: z.array(feedEventOutput).describe('Events, oldest first.'),
   nextCursor: z.string().describe('Where to resume (pass as `after`); always present, also when data is empty.'),
-});
-
-/** An event as the feed shows it, as a schema (the MCP tool's output, the GraphQL type's descriptions). */
-export const feedEventOutput = z.object({
-  position: z.number(),
-  id: z.string(),
-  streamType: z.string(),
-  streamId: z.string(),
-  version: z.number(),
-  type: z.string(),
-  schemaVersion: z.number(),
-  data: z.record(z.string(), z.unknown()),
-  metadata: z.record(z.string(), z.unknown()),
-  occurredAt: z.string(),
 });
 
 /** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */

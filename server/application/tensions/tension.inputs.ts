@@ -1,6 +1,6 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
-import { cursorParam, pageOutput } from '../paging.js';
+import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
 
 const codePoints = (s: string) => [...s].length;
 
@@ -70,8 +70,8 @@ export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'cre
 export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
 /** The paging pair every list takes (SPEC §5). */
-export const pageLimit = intParam(1, 100).default(20).describe('At most this many items, 1-100; 20 when omitted.');
-export const pageCursor = cursorParam.optional().describe("The previous page's nextCursor; omitted for the first page. Opaque: a cursor this list did not issue is 400.");
+export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
+export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
 
 export const listTensionsQuery = z.strictObject({
   state: z.enum(TENSION_STATES).optional().describe('Only tensions in this state.'),
