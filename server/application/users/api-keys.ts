@@ -27,24 +27,25 @@ export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
 /** The key metadata and the creation answer as schemas, for the OpenAPI document. */
 export const apiKeyOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-}) satisfies z.ZodType<ApiKeyMetadata>;
+  id: z.string().describe('The key id (a UUID); not the key.'),
+  name: z.string().describe('What the key is for, 1-200 characters.'),
+  prefix: z.string().describe('The first characters of the key, to recognise it.'),
+  createdAt: z.string().describe('When it was created (ISO 8601).'),
+  lastUsedAt: z.string().nullable().describe('When it last authenticated a request (ISO 8601); null: never.'),
+  expiresAt: z.string().nullable().describe('When it stops working (ISO 8601); null: never.'),
+  revokedAt: z.string().nullable().describe('When it was revoked (ISO 8601); null: not revoked.'),
+}).describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
 export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
-}) satisfies z.ZodType<CreatedApiKey>;
+}).describe('A new API key: its metadata and, this once only, the key.') satisfies z.ZodType<CreatedApiKey>;
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200).describe('What the key is for, 1-200 characters (trimmed).'),
   expiresAt: z
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
     .transform((s) => new Date(s))
-    .nullish(),
+    .nullish()
+    .describe('When it stops working: an ISO 8601 instant with offset, in the future; omitted or null: never.'),
 });
 export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
 

@@ -13,6 +13,18 @@ type Layer = {
   match(path: string): boolean;
 };
 
+/** Dotted paths of the properties under `schema` (inline only; `$ref`s are checked where they are defined) without a description. */
+function undescribedProperties(schema: any, where: string): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  const own = Object.entries<any>(schema.properties ?? {}).flatMap(([name, p]) => [
+    ...(p.description ? [] : [`${where}.${name}`]),
+    ...undescribedProperties(p, `${where}.${name}`),
+  ]);
+  const nested = [schema.items, schema.additionalProperties, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]
+    .flatMap((s) => undescribedProperties(s, where));
+  return [...own, ...nested];
+}
+
 /** `METHOD /path` of every route in a router stack, nested routers included (all mounted at '/'). */
 function routesOf(stack: Layer[]): string[] {
   return stack.flatMap((layer) => {
@@ -66,11 +78,111 @@ describe('GET /api/v1/openapi.json', () => {
       const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
       expect(declared, where).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
       for (const p of op.parameters) expect(p.schema, `${where} ${p.name}`).toBeTypeOf('object');
-      // A protected operation names its permission or says it needs none beyond authentication.
-      if (op.security?.length !== 0 && op.operationId.includes('.') && !op.operationId.startsWith('me.')) {
+      // A key-callable operation names its permission (only "who am I" needs none beyond authentication).
+      if (op.security.some((s: any) => s.bearer) && op.operationId !== 'getMe') {
         expect(op['x-permission'], where).toMatch(/^[a-z]+:[a-z]+$/);
       }
     }
+  });
+
+  it('one operationId style: camelCase, verb first, unique', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    for (const id of ids) expect(id).toMatch(/^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|stream|login|logout)[A-Z]?[A-Za-z]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['listTensions', 'renameTension', 'discardTension', 'getOpenApiDocument', 'listMyApiKeys', 'setUserRoles']));
+  });
+
+  it('describes every operation, parameter and schema property', () => {
+    const undescribed: string[] = [];
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      if (!op.description || op.description === op.summary) undescribed.push(`${where}: operation`);
+      for (const p of op.parameters) if (!p.description) undescribed.push(`${where}: parameter ${p.name}`);
+      if (op.requestBody) undescribed.push(...undescribedProperties(op.requestBody.content['application/json'].schema, `${where} body`));
+      for (const [status, r] of Object.entries<any>(op.responses)) {
+        for (const c of Object.values<any>(r.content ?? {})) undescribed.push(...undescribedProperties(c.schema, `${where} ${status}`));
+        for (const [name, h] of Object.entries<any>(r.headers ?? {})) if (!h.$ref && !h.description) undescribed.push(`${where} ${status} header ${name}`);
+      }
+    }
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) undescribed.push(...undescribedProperties(schema, name));
+    for (const [name, h] of Object.entries<any>(doc.components.headers)) if (!h.description) undescribed.push(`header ${name}`);
+    for (const [name, scheme] of Object.entries<any>(doc.components.securitySchemes)) if (!scheme.description) undescribed.push(`security ${name}`);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('security per operation: public, session only (self-service and logout), or a key or a session', () => {
+    const PUBLIC = ['post /auth/login', 'get /openapi.json', 'get /docs'];
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      if (PUBLIC.includes(where)) expect(op.security, where).toEqual([]);
+      else if (path.startsWith('/me/') || where === 'post /auth/logout') expect(op.security, where).toEqual([{ session: [] }]);
+      else expect(op.security, where).toEqual([{ bearer: [] }, { session: [] }]);
+      // a cookie-authenticated unsafe request without the CSRF header is refused
+      if (method !== 'get' && op.security.some((s: any) => s.session)) expect(op.responses['403']?.description, where).toContain('csrf_required');
+    }
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'session' });
+    expect(doc.components.securitySchemes.session.description).toContain('X-CSRF-Protection: 1');
+  });
+
+  it('the documented security is what the routes do: anonymous is 401 unless public, a key on a session-only route is 403', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const { path, method, op } of operations()) {
+      if (path === '/events/stream' || path === '/auth/login') continue; // a stream; login answers anonymous callers by design
+      const url = `/api/v1${path.replace(/\{\w+\}/g, id)}`;
+      const anonymous = await fetch(`${app.url}${url}`, { method: method.toUpperCase() });
+      expect([anonymous.status, `${method} ${path}`]).toEqual([op.security.length ? 401 : 200, `${method} ${path}`]);
+      if (op.security.length && !op.security.some((s: any) => s.bearer)) {
+        const byKey = await fetch(`${app.url}${url}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${admin.key}` } });
+        expect([(await byKey.json()).code, `${method} ${path}`]).toEqual(['session_required', `${method} ${path}`]);
+      }
+    }
+  });
+
+  it('413/415 on operations with a body, 429 with Retry-After and X-Request-Id on all, Idempotency-Key on every POST', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      const statuses = Object.keys(op.responses);
+      if (op.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
+      else expect(statuses.filter((s) => s === '413' || s === '415'), where).toEqual([]);
+      expect(op.responses['429']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
+      for (const status of statuses) expect(op.responses[status].headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+      const idempotencyKey = op.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+      const success = op.responses[statuses.find((s) => s.startsWith('2'))!];
+      if (method === 'post') {
+        expect(idempotencyKey, where).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+        expect(success.headers['Idempotent-Replayed'], where).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+        expect(op.responses['409'].description, where).toContain('idempotency_in_progress');
+        expect(op.responses['422'].description, where).toContain('idempotency_key_reused');
+      } else {
+        expect(idempotencyKey, where).toBeUndefined();
+        expect(success.headers['Idempotent-Replayed'], where).toBeUndefined();
+      }
+    }
+    for (const name of ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed']) expect(doc.components.headers[name].schema, name).toBeTypeOf('object');
+  });
+
+  it('X-Request-Id is on every answer, as documented, and echoes a valid one sent', async () => {
+    const anonymous = await fetch(`${app.url}/api/v1/tensions`);
+    expect(anonymous.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const mine = await fetch(`${app.url}/api/v1/openapi.json`, { headers: { 'x-request-id': 'trace-42' } });
+    expect(mine.headers.get('x-request-id')).toBe('trace-42');
+  });
+
+  it('names the shapes a client uses, and the problem document carries every extension', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining([
+      'Tension', 'Actor', 'User', 'Role', 'ApiKey', 'CreatedApiKey', 'HistoryEntry', 'CommandResult', 'SenseResult', 'Event', 'Problem',
+      'TensionPage', 'HistoryPage', 'ActorPage', 'UserPage', 'RolePage', 'ApiKeyPage', 'EventPage',
+    ]));
+    expect(doc.paths['/tensions'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TensionPage' });
+    expect(doc.paths['/tensions/{id}/rename'].post.responses['409'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    const problem = doc.components.schemas.Problem;
+    expect(Object.keys(problem.properties)).toEqual(expect.arrayContaining([
+      'type', 'title', 'status', 'code', 'detail', 'requestId', 'errors',
+      'currentVersion', 'expectedVersion', 'missingPermission', 'missingPermissions', 'state', 'command', 'retryAfterSeconds',
+    ]));
+    const item = problem.properties.errors.items.$ref ? doc.components.schemas.FieldError : problem.properties.errors.items;
+    expect(Object.keys(item.properties)).toEqual(['path', 'message', 'code', 'params']);
   });
 
   it('documents every route registered under /api/v1, and only those', () => {
