@@ -111,7 +111,7 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('security per operation: public, session only (self-service and logout), or a key or a session', () => {
-    const PUBLIC = ['post /auth/login', 'get /openapi.json', 'get /docs'];
+    const PUBLIC = ['post /auth/login', 'get /openapi.json', 'get /docs', 'get /docs/reference'];
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
       if (PUBLIC.includes(where)) expect(op.security, where).toEqual([]);
@@ -254,8 +254,41 @@ describe('the document agrees with the routes', () => {
 });
 
 describe('GET /api/v1/docs', () => {
-  it('is a public, self-contained HTML page listing each operation with its access rule and schemas', async () => {
+  it('is Swagger UI on this document: scripts only from files of this origin, under the strict CSP', async () => {
     const res = await fetch(`${app.url}/api/v1/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1])?.[1])).toEqual(['/api/v1/docs/assets/swagger-ui-bundle.js', '/api/v1/docs/assets/init.js']);
+    expect(scripts.every((m) => m[2].trim() === '')).toBe(true);
+    expect(html).not.toMatch(/(src|href)="https?:/i);
+    expect(html).toContain('href="/api/v1/docs/reference"');
+
+    const init = await fetch(`${app.url}/api/v1/docs/assets/init.js`);
+    expect(init.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const code = await init.text();
+    expect(code).toContain('"/api/v1/openapi.json"');
+    expect(code).toContain('validatorUrl: null');
+    for (const [file, type] of [['swagger-ui-bundle.js', /^text\/javascript/], ['swagger-ui.css', /^text\/css/], ['favicon-32x32.png', /^image\/png/]] as const) {
+      const asset = await fetch(`${app.url}/api/v1/docs/assets/${file}`);
+      expect([file, asset.status]).toEqual([file, 200]);
+      expect(asset.headers.get('content-type')).toMatch(type);
+      expect(asset.headers.get('content-security-policy')).toBe(csp);
+    }
+    // only the files the page uses: not the package's own index (the Petstore demo) or its source maps
+    for (const file of ['index.html', 'swagger-initializer.js', 'swagger-ui-bundle.js.map', '..%2Fpackage.json', 'package.json']) {
+      expect([file, (await fetch(`${app.url}/api/v1/docs/assets/${file}`)).status]).toEqual([file, 404]);
+    }
+  });
+});
+
+describe('GET /api/v1/docs/reference', () => {
+  it('is a public, self-contained HTML page listing each operation with its access rule and schemas', async () => {
+    const res = await fetch(`${app.url}/api/v1/docs/reference`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await res.text();
