@@ -1,6 +1,7 @@
 // A client generated from the live OpenAPI document compiles against ordinary calls and works against the
 // real app: openapi-typescript turns /api/v1/openapi.json into types, tsc checks a file of typical
-// openapi-fetch calls (and a file of calls that must NOT compile), then the typical calls run.
+// openapi-fetch calls, the example in docs/rest.md, and a file of calls that must NOT compile; then the
+// typical calls run.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,6 +13,8 @@ import { seedUserWithKey } from '../../support/clients.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => readFileSync(join(here, 'openapi-client', name), 'utf8');
+/** The TypeScript example of docs/rest.md (its one ```ts block). */
+const docExample = () => /```ts\n([\s\S]*?)```/.exec(readFileSync(join(here, '../../../docs/rest.md'), 'utf8'))![1];
 
 let app: TestApp;
 /** Inside the repository so `openapi-fetch` resolves from its node_modules; a dot directory, so no tsconfig glob picks it up. */
@@ -23,9 +26,10 @@ beforeAll(async () => {
   const res = await fetch(`${app.url}/api/v1/openapi.json`);
   expect(res.status).toBe(200);
   const types = astToString(await openapiTS((await res.json()) as Parameters<typeof openapiTS>[0]));
-  writeFileSync(join(dir, 'schema.ts'), types);
+  writeFileSync(join(dir, 'api.ts'), types);
   writeFileSync(join(dir, 'calls.ts'), fixture('calls.ts.txt'));
   writeFileSync(join(dir, 'wrong-calls.ts'), fixture('wrong-calls.ts.txt'));
+  writeFileSync(join(dir, 'doc-example.ts'), docExample());
 });
 afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -51,8 +55,9 @@ function typeCheck(files: string[]): string[] {
 }
 
 describe('a client generated with openapi-typescript + openapi-fetch', () => {
-  it('type-checks typical calls, and refuses calls the API would refuse', () => {
-    expect(typeCheck([join(dir, 'calls.ts'), join(dir, 'wrong-calls.ts')])).toEqual([]);
+  it('type-checks typical calls and the example of docs/rest.md, and refuses calls the API would refuse', () => {
+    expect(docExample()).toContain("api.DELETE('/tensions/{id}'");
+    expect(typeCheck([join(dir, 'calls.ts'), join(dir, 'doc-example.ts'), join(dir, 'wrong-calls.ts')])).toEqual([]);
   });
 
   it('the wrong calls are type errors without their @ts-expect-error', () => {
