@@ -10,8 +10,8 @@ import type { BenchDatabase } from './lib/pg.js';
 const run = promisify(execFile);
 const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 
-// The read and the update are those of server/persistence/tension-projection.ts (loadTensionRow,
-// saveTensionState: the client gets the read shape back); the insert is appendToStream's without its guard.
+// The read is loadTensionRow's (server/persistence/tension-projection.ts); the update is the projection half of
+// writeTensionCommand (the client gets the read shape back); the insert is its event half without the guard.
 const TENSION_SELECT = `select t.id, t.name, t.current_context, t.potential_future, t.score, t.state, t.actor_id,
     t.lead_user_id, t.version, t.created_at, t.updated_at,
     a.name as actor_name, a.type as actor_type, u.name as lead_name, u.type as lead_type`;

@@ -112,7 +112,7 @@ async function main() {
       entry: join(ROOT, 'bench/servers/unverified.mjs'),
       extraEnv: {
         BENCH_CALLER: JSON.stringify({
-          kind: 'agent', userId: agent.agentUserId, userName: 'Bench agent', grants: ['tensions:read', 'tensions:write', 'actors:read'],
+          kind: 'agent', userId: agent.agentUserId, userName: 'Bench agent', userGrants: ['tensions:read', 'tensions:write', 'actors:read'], keyPermissions: null,
           authenticatedBy: 'api_key', apiKey: { id: apiKey.id, name: 'bench' }, sessionId: null,
         }),
       },

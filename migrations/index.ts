@@ -4,6 +4,8 @@ import { Migration20261122010000_login_attempts } from './Migration2026112201000
 import { Migration20261123200000_concurrent_appends } from './Migration20261123200000_concurrent_appends.js';
 import { Migration20261124010000_event_feed } from './Migration20261124010000_event_feed.js';
 import { Migration20261124100000_audit_log } from './Migration20261124100000_audit_log.js';
+import { Migration20261124110000_identity_versions_and_key_scopes } from './Migration20261124110000_identity_versions_and_key_scopes.js';
+import { Migration20261124120000_idempotency_keys } from './Migration20261124120000_idempotency_keys.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -11,4 +13,6 @@ export const migrationsList = [
   { name: 'Migration20261123200000_concurrent_appends', class: Migration20261123200000_concurrent_appends },
   { name: 'Migration20261124010000_event_feed', class: Migration20261124010000_event_feed },
   { name: 'Migration20261124100000_audit_log', class: Migration20261124100000_audit_log },
+  { name: 'Migration20261124110000_identity_versions_and_key_scopes', class: Migration20261124110000_identity_versions_and_key_scopes },
+  { name: 'Migration20261124120000_idempotency_keys', class: Migration20261124120000_idempotency_keys },
 ];

@@ -4,6 +4,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { hasPermission, type Permission } from '../server/domain/permissions.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../server/application/permission-table.js';
+import { callerGrants, mayPerform } from '../server/application/authorize.js';
 import type { GraphQLContext } from './context.js';
 
 type Failure = { scope?: string; parameter?: unknown; failures?: Failure[] };
@@ -33,13 +34,9 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authScopes: (context) => ({
       authenticated: context.caller !== null,
-      permission: (p) => context.caller !== null && hasPermission(context.caller.grants, p),
-      // the same table the application layer enforces
-      operation: (op) => {
-        if (!context.caller) return false;
-        const needed = OPERATION_PERMISSIONS[op];
-        return needed === null || hasPermission(context.caller.grants, needed);
-      },
+      permission: (p) => context.caller !== null && hasPermission(callerGrants(context.caller), p),
+      // the same check the application layer enforces
+      operation: (op) => context.caller !== null && mayPerform(context.caller, op),
     }),
     unauthorizedError: (_parent, context, info, result) => {
       if (!context.caller) {

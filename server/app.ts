@@ -44,6 +44,19 @@ export interface AppOptions {
   webDist?: string | null;
 }
 
+function notFound(req: Request, res: Response, hint = ''): void {
+  res.status(404).type('application/problem+json').send(
+    JSON.stringify({
+      type: 'urn:market-service:problem:not_found',
+      title: 'Not found',
+      status: 404,
+      code: 'not_found',
+      detail: `No route ${req.method} ${req.originalUrl.split('?')[0]}.${hint}`,
+      requestId: req.requestId,
+    }),
+  );
+}
+
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -85,14 +98,15 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.use('/graphql', ...graphqlHandler(deps));
   app.use('/mcp', ...mcpHandler(deps));
 
+  // SPEC §8: nothing is served under /.well-known/ (no OAuth metadata: MCP takes a Bearer API key), and a
+  // client probing it must read a JSON 404, never the admin app's HTML.
+  app.use('/.well-known', (req: Request, res: Response) =>
+    notFound(req, res, ' This service publishes no OAuth metadata: call /mcp and the API with `Authorization: Bearer <API_KEY>`.'),
+  );
   const web = opts.webDist === undefined ? adminWebDist() : opts.webDist;
   if (web) app.use(adminWeb(web));
 
-  app.use((req: Request, res: Response) => {
-    res.status(404).type('application/problem+json').send(
-      JSON.stringify({ type: 'urn:market-service:problem:not_found', title: 'Not found', status: 404, code: 'not_found', detail: `No route ${req.method} ${req.path}.`, requestId: req.requestId }),
-    );
-  });
+  app.use((req: Request, res: Response) => notFound(req, res));
   app.use((err: Error, req: Request, res: Response, next: NextFunction) => restErrors(deps)(err, req, res, next));
   return app;
 }

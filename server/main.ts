@@ -24,7 +24,7 @@ export interface RunningService {
 const KEEP_ALIVE_MS = 65_000;
 /** After the grace period, how long in-flight requests may take before their sockets are cut. */
 const DRAIN_LIMIT_MS = 30_000;
-/** How often expired sessions and stale login attempts are deleted (each instance; the deletes are idempotent). */
+/** How often expired sessions, stale login attempts and expired idempotent answers are deleted (each instance; the deletes are idempotent). */
 const HOUSEKEEPING_MS = 10 * 60_000;
 
 export async function startService(
@@ -75,7 +75,7 @@ export async function startService(
     if (!(await schemaCurrent())) return;
     try {
       const gone = await deleteExpired(db.orm.em.fork(), deps.clock(), LOGIN_WINDOW_MS);
-      if (gone.sessions || gone.loginAttempts) logger.info(gone, 'housekeeping: expired rows deleted');
+      if (gone.sessions || gone.loginAttempts || gone.idempotencyKeys) logger.info(gone, 'housekeeping: expired rows deleted');
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; retried at the next interval');
     }

@@ -26,14 +26,26 @@ export async function resolveSessionSecret(config: Config): Promise<string> {
   return secret;
 }
 
+/** SESSION_SECRET, or the one kept in the data folder, or null: for a process that must create nothing (the MCP stdio server). */
+export async function existingSessionSecret(config: Config): Promise<string | null> {
+  if (config.sessionSecret) return config.sessionSecret;
+  try {
+    const kept = (await readFile(join(resolve(config.dataDir), 'session-secret'), 'utf8')).trim();
+    return kept.length >= 32 ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Opens the configured database and migrates it, unless `migrate` is false (MIGRATE_ON_START=false). */
 export async function openServiceDatabase(
   config: Config,
   logger: Logger,
   embedded?: Promise<EmbeddedDatabase>,
-  opts: { migrate?: boolean; timeouts?: boolean } = {},
+  opts: { migrate?: boolean; timeouts?: boolean; create?: boolean } = {},
 ): Promise<Database> {
   const db = await openDatabase({
+    create: opts.create,
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
     poolMax: config.dbPoolMax,

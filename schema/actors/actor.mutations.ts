@@ -2,7 +2,7 @@
 import { builder } from '../builder.js';
 import { ActorTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
-import { unwrap } from '../errors.js';
+import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { createActor, deleteActor, updateActor } from '../../server/application/actors/index.js';
 import { ActorType } from './actor.type.js';
 
@@ -10,30 +10,29 @@ const CreateActorInput = builder.inputType('CreateActorInput', {
   fields: (t) => ({ name: t.string({ required: true }), type: t.field({ type: ActorTypeEnum, required: true }) }),
 });
 const UpdateActorInput = builder.inputType('UpdateActorInput', {
-  fields: (t) => ({ name: t.string({ required: true }) }),
+  fields: (t) => ({ name: t.string({ required: true }), expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the actor is at this version' }) }),
 });
 
 builder.mutationFields((t) => ({
   createActor: t.field({
     type: ActorType,
     authScopes: { operation: 'actors.create' },
-    args: { input: t.arg({ type: CreateActorInput, required: true }) },
-    resolve: async (_root, { input }, context) => unwrap(await createActor(context.deps, gqlCtx(context), input)),
+    args: { input: t.arg({ type: CreateActorInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_root, args, context) => idempotentMutation(context, 'createActor', args, () => createActor(context.deps, gqlCtx(context), args.input)),
   }),
   updateActor: t.field({
     type: ActorType,
     authScopes: { operation: 'actors.update' },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateActorInput, required: true }) },
-    resolve: async (_root, { id, input }, context) => unwrap(await updateActor(context.deps, gqlCtx(context), String(id), input)),
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateActorInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_root, args, context) =>
+      idempotentMutation(context, 'updateActor', args, () => updateActor(context.deps, gqlCtx(context), String(args.id), args.input)),
   }),
   deleteActor: t.field({
     type: 'Boolean',
     authScopes: { operation: 'actors.delete' },
     description: 'Discards every tension of the actor, then deletes it, in one transaction.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, context) => {
-      unwrap(await deleteActor(context.deps, gqlCtx(context), String(id)));
-      return true;
-    },
+    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_root, args, context) =>
+      idempotentMutation(context, 'deleteActor', args, async () => done(await deleteActor(context.deps, gqlCtx(context), String(args.id)))),
   }),
 }));

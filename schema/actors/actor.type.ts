@@ -12,6 +12,7 @@ export const ActorType = builder.objectRef<ActorView>('Actor').implement({
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
     tensionCount: t.exposeInt('tensionCount', { description: 'how many (not discarded) tensions the actor has' }),
+    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
   }),
 });
 

@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
+import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { changePassword, login, logout, meOfNewSession } from '../../server/application/auth/auth.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
@@ -36,10 +37,10 @@ builder.mutationFields((t) => ({
   }),
   changePassword: t.boolean({
     authScopes: { operation: 'me.changePassword' },
-    args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
-    resolve: async (_r, args, context) => {
-      unwrap(await changePassword(context.deps, gqlCtx(context), args.input, clientAddress(context.req)));
-      return true;
-    },
+    args: { input: t.arg({ type: ChangePasswordInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'changePassword', args, async () =>
+        done(await changePassword(context.deps, gqlCtx(context), args.input, clientAddress(context.req))),
+      ),
   }),
 }));

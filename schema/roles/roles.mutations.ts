@@ -1,6 +1,6 @@
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
-import { unwrap } from '../errors.js';
+import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { createRole, deleteRole, updateRole } from '../../server/application/roles/roles.js';
 import { RoleRef } from './roles.type.js';
 
@@ -14,7 +14,13 @@ const CreateRoleInput = builder.inputType('CreateRoleInput', {
 });
 
 const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
-  fields: (t) => ({ code: t.string(), name: t.string(), permissions: t.stringList(), inherits: t.idList() }),
+  fields: (t) => ({
+    code: t.string(),
+    name: t.string(),
+    permissions: t.stringList(),
+    inherits: t.idList(),
+    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the role is at this version' }),
+  }),
 });
 
 /** GraphQL sends explicit nulls for cleared optional fields; the use case treats absent and null alike. */
@@ -24,22 +30,20 @@ builder.mutationFields((t) => ({
   createRole: t.field({
     type: RoleRef,
     authScopes: { operation: 'roles.create' },
-    args: { input: t.arg({ type: CreateRoleInput, required: true }) },
-    resolve: async (_r, args, context) => unwrap(await createRole(context.deps, gqlCtx(context), args.input)),
+    args: { input: t.arg({ type: CreateRoleInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'createRole', args, () => createRole(context.deps, gqlCtx(context), args.input)),
   }),
   updateRole: t.field({
     type: RoleRef,
     authScopes: { operation: 'roles.update' },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRoleInput, required: true }) },
-    resolve: async (_r, args, context) =>
-      unwrap(await updateRole(context.deps, gqlCtx(context), String(args.id), dropNulls(args.input))),
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRoleInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'updateRole', args, () => updateRole(context.deps, gqlCtx(context), String(args.id), dropNulls(args.input))),
   }),
   deleteRole: t.boolean({
     authScopes: { operation: 'roles.delete' },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, args, context) => {
-      unwrap(await deleteRole(context.deps, gqlCtx(context), String(args.id)));
-      return true;
-    },
+    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'deleteRole', args, async () => done(await deleteRole(context.deps, gqlCtx(context), String(args.id)))),
   }),
 }));

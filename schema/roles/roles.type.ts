@@ -12,6 +12,7 @@ export const RoleRef = builder.objectRef<RoleView>('Role').implement({
     inherits: t.exposeIDList('inherits'),
     system: t.exposeBoolean('system'),
     effectivePermissions: t.exposeStringList('effectivePermissions'),
+    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
   }),
 });
 

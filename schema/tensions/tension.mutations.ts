@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { zodInputType } from '../zod-input.js';
+import { idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import * as tensions from '../../server/application/tensions/index.js';
 import { RebuildReportType, TensionCommandPayloadType } from './tension.type.js';
 
@@ -19,11 +20,13 @@ for (const entry of tensions.TENSION_COMMANDS) {
       args: {
         ...(entry.creates ? {} : { id: t.arg.id({ required: true, description: 'The tension id.' }) }),
         input: t.arg({ type: input, required: inputRequired }),
-        // IDEMPOTENCY (SPEC §12): the lead adds the optional `idempotencyKey: String` argument here.
+        idempotencyKey: idempotencyKeyArg(t.arg),
       },
       resolve: async (_root, args, context) => {
         const { id, input: given } = args as { id?: string; input?: object | null };
-        return unwrap(await tensions.runCommand(context.deps, gqlCtx(context), entry, id === undefined ? null : String(id), given ?? {}));
+        return idempotentMutation(context, entry.graphql.field, args, () =>
+          tensions.runCommand(context.deps, gqlCtx(context), entry, id === undefined ? null : String(id), given ?? {}),
+        );
       },
     }),
   );

@@ -21,6 +21,7 @@ export const UserRef = builder.objectRef<UserView>('User').implement({
     linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
     linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
     roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
+    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
     createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
   }),
@@ -42,10 +43,16 @@ function apiKeyFields<K extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectField
     id: t.id({ resolve: (k) => k.id }),
     name: t.string({ resolve: (k) => k.name }),
     prefix: t.string({ resolve: (k) => k.prefix }),
+    permissions: t.stringList({
+      nullable: true,
+      description: "null: all of the user's permissions; otherwise a request with this key carries the user's ∩ these",
+      resolve: (k) => k.permissions,
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (k) => k.createdAt }),
     lastUsedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.lastUsedAt }),
     expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.expiresAt }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revokedAt }),
+    rotatedFromId: t.id({ nullable: true, description: 'the key this one replaced by rotation', resolve: (k) => k.rotatedFromId }),
   };
 }
 
@@ -58,7 +65,8 @@ export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey'
   description: 'A new key: the metadata plus the plaintext `key`, shown exactly once.',
   fields: (t) => ({
     ...apiKeyFields(t),
-    key: t.exposeString('key'),
+    // null only on an idempotent replay (SPEC §12): the secret is never kept for one
+    key: t.exposeString('key', { nullable: true, description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.' }),
   }),
 });
 

@@ -1,12 +1,21 @@
 // The permission check every use case starts with.
-import { hasPermission } from '../domain/permissions.js';
+import { hasPermission, narrowGrants } from '../domain/permissions.js';
 import { refuse, type Refusal } from '../domain/errors.js';
 import { OPERATION_PERMISSIONS, type Operation } from './permission-table.js';
 import type { Caller, Ctx } from './context.js';
 
+/**
+ * The one answer to "what may this caller do": its user's grants, narrowed by the key's permissions when it
+ * came with a scoped key. Every permission check (this file, escalation, the GraphQL scopes, the MCP tool
+ * list, `/auth/me`) reads the caller's grants through here.
+ */
+export function callerGrants(caller: Caller): string[] {
+  return narrowGrants(caller.userGrants, caller.keyPermissions);
+}
+
 export function mayPerform(caller: Caller, op: Operation): boolean {
   const needed = OPERATION_PERMISSIONS[op];
-  return needed === null || hasPermission(caller.grants, needed);
+  return needed === null || hasPermission(callerGrants(caller), needed);
 }
 
 /** null when allowed; otherwise the `forbidden` refusal naming the missing permission. */

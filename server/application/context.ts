@@ -10,8 +10,13 @@ export interface Caller {
   kind: 'human' | 'agent' | 'system';
   userId: string | null;
   userName: string | null;
-  /** raw grants of the caller's roles (may hold wildcards); use `hasPermission` to test them */
-  grants: string[];
+  /**
+   * raw grants of the user's roles (may hold wildcards). Never test these directly: a key may be narrower
+   * than its user; `callerGrants` (application/authorize.ts) is what the caller may do.
+   */
+  userGrants: string[];
+  /** the key's `permissions` when the request came with a scoped key; null = all of the user's */
+  keyPermissions: string[] | null;
   authenticatedBy: 'session' | 'api_key' | 'system';
   apiKey: { id: string; name: string } | null;
   sessionId: string | null;
@@ -39,5 +44,5 @@ export interface Deps {
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */
 export function systemCaller(): Caller {
-  return { kind: 'system', userId: null, userName: 'system', grants: ['*'], authenticatedBy: 'system', apiKey: null, sessionId: null };
+  return { kind: 'system', userId: null, userName: 'system', userGrants: ['*'], keyPermissions: null, authenticatedBy: 'system', apiKey: null, sessionId: null };
 }

@@ -28,11 +28,13 @@ export const OPERATION_PERMISSIONS = {
   'users.create': 'users:write',
   'users.update': 'users:write',
   'users.deactivate': 'users:write',
+  'users.reactivate': 'users:write',
   'users.setRoles': 'users:write',
   'users.resetPassword': 'users:write',
   'users.listApiKeys': 'users:read',
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
+  'users.rotateApiKey': 'users:write',
   'roles.list': 'roles:read',
   'roles.get': 'roles:read',
   'roles.create': 'roles:write',
@@ -47,6 +49,7 @@ export const OPERATION_PERMISSIONS = {
   'me.listApiKeys': null,
   'me.createApiKey': null,
   'me.revokeApiKey': null,
+  'me.rotateApiKey': null,
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

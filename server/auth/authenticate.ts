@@ -9,9 +9,9 @@ import { userGrantsSql } from '../persistence/role-graph.js';
 const GRANTS_SQL = userGrantsSql('u.id');
 
 const KEY_SQL = `
-  select k.id, k.name, k.user_id, k.last_used_at, u.type, u.name as user_name, ${GRANTS_SQL} as grants
+  select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${GRANTS_SQL} as grants
   from api_keys k join users u on u.id = k.user_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?)
     and u.status = 'active'`;
 
 const SESSION_SQL = `
@@ -29,11 +29,21 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function authenticateApiKey(deps: Deps, key: string): Promise<Result<Caller>> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
   const em = deps.orm.em.fork();
-  const [row] = await em.execute<
-    { id: string; name: string; user_id: string; user_name: string; type: 'human' | 'agent'; grants: string[] | null; last_used_at: string | Date | null }[]
-  >(KEY_SQL, [hashApiKey(key)]);
-  if (!row) return UNAUTHENTICATED('The API key is unknown, expired or revoked.');
+  // Expiry against the service's clock: the one that computed an expiry or the end of a rotation's overlap.
   const now = deps.clock();
+  const [row] = await em.execute<
+    {
+      id: string;
+      name: string;
+      user_id: string;
+      user_name: string;
+      type: 'human' | 'agent';
+      grants: string[] | null;
+      permissions: string[] | null;
+      last_used_at: string | Date | null;
+    }[]
+  >(KEY_SQL, [hashApiKey(key), now]);
+  if (!row) return UNAUTHENTICATED('The API key is unknown, expired or revoked.');
   const lastUsed = row.last_used_at ? new Date(row.last_used_at) : null;
   if (!lastUsed || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS) {
     // Off the critical path; the guard in SQL keeps it to one write a minute across instances.
@@ -48,7 +58,8 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Resul
     kind: row.type,
     userId: row.user_id,
     userName: row.user_name,
-    grants: row.grants ?? [],
+    userGrants: row.grants ?? [],
+    keyPermissions: row.permissions,
     authenticatedBy: 'api_key',
     apiKey: { id: row.id, name: row.name },
     sessionId: null,
@@ -66,7 +77,8 @@ export async function authenticateSession(deps: Deps, token: string): Promise<Ca
     kind: 'human',
     userId: row.user_id,
     userName: row.user_name,
-    grants: row.grants ?? [],
+    userGrants: row.grants ?? [],
+    keyPermissions: null,
     authenticatedBy: 'session',
     apiKey: null,
     sessionId: row.id,

@@ -47,6 +47,22 @@ export function expandGrants(grants: Iterable<string>): Permission[] {
   return PERMISSION_CATALOGUE.filter((p) => hasPermission(list, p));
 }
 
+/**
+ * The grants a request authenticated by a key carries (SPEC §2, API key): the user's grants narrowed to the
+ * key's list; null = all of the user's. A key grant the user covers whole stays as it is (`*` stays `*` for a
+ * user holding `*`); otherwise only the catalogue permissions under it that the user holds remain. So a key
+ * never carries more than its user, and a role change narrows it on the very next request.
+ */
+export function narrowGrants(userGrants: readonly string[], keyPermissions: readonly string[] | null): string[] {
+  if (keyPermissions === null) return [...userGrants];
+  const out = new Set<string>();
+  for (const k of keyPermissions) {
+    if (coversAll(userGrants, [k]).length === 0) out.add(k);
+    else for (const p of PERMISSION_CATALOGUE) if (grantCovers(k, p) && hasPermission(userGrants, p)) out.add(p);
+  }
+  return [...out];
+}
+
 /** Does `holder` cover everything `wanted` covers? (no escalation: you can only hand out what you hold) */
 export function coversAll(holder: Iterable<string>, wanted: Iterable<string>): string[] {
   const have = [...holder];

@@ -43,7 +43,7 @@ export function mcpHandler(deps: Deps) {
       return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless, use POST.', {});
     }
     try {
-      const [{ createMcpServer, acceptAnyArguments }, { StreamableHTTPServerTransport }] = await loadSdk();
+      const [{ createMcpServer, guardToolCalls }, { StreamableHTTPServerTransport }] = await loadSdk();
       const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) };
       const server = createMcpServer(deps, async () => ok(ctx));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -52,7 +52,7 @@ export function mcpHandler(deps: Deps) {
         void server.close();
       });
       await server.connect(transport);
-      acceptAnyArguments(transport);
+      guardToolCalls(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (err) {
       next(err);

@@ -7,7 +7,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
-import { ok, REFUSAL_CODES, refuse, type Refusal, type Result } from '../domain/errors.js';
+import { idempotently, parseIdempotencyKey } from '../application/idempotency.js';
+import { ok, REFUSAL_CODES, refuse, type ErrorCode as RefusalCode, type Refusal, type Result } from '../domain/errors.js';
+import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { TOOLS } from './tools.js';
 import { serviceVersion } from '../version.js';
 import type { ToolDef } from './tool.js';
@@ -22,29 +24,61 @@ function errorResult(refusal: Refusal): CallToolResult {
   return toolError({ code: refusal.code, detail: refusal.detail, ...refusal.extensions });
 }
 
+function successResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+/** The optional `idempotencyKey` of write tools (SPEC §12), as tools/list shows it. */
+const idempotencyKeyInput = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .optional()
+  .describe(
+    'Makes the call safe to retry: the first result is kept for 24 hours, and a retry with the same key, tool and arguments gets it ' +
+      'back (with _meta.idempotentReplayed) and changes nothing. The same key with other arguments is the error idempotency_key_reused; ' +
+      'a retry while the first call still runs is idempotency_in_progress. 1-255 printable ASCII characters, e.g. a UUID per intended change.',
+  );
+
+function inputOf(tool: ToolDef): z.ZodObject {
+  return tool.idempotent ? tool.input.extend({ idempotencyKey: idempotencyKeyInput }) : tool.input;
+}
+
 function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
-/** Where `acceptAnyArguments` keeps a tools/call's original, non-object `arguments`. */
-const RAW_ARGUMENTS = Symbol('raw tools/call arguments');
-
 /**
- * The SDK validates tools/call itself, before any handler, and answers a non-object `arguments` with a
- * protocol error carrying zod's issue list; SPEC §8 wants the same `validation_failed` result as any
- * other bad input. So, between the transport and the SDK, such arguments are set aside (a symbol key,
- * which the SDK's schema ignores) and replaced by `{}`; the handler refuses them. Call after connect.
+ * The SDK validates a tools/call itself, before any handler, and answers malformed params (a missing
+ * name, non-object `arguments`) with -32603 and zod's issue list as the message. A request that breaks
+ * the protocol's own schema is JSON-RPC's -32602 Invalid params, said in a sentence (SPEC §8; the
+ * contract's `validation_failed` and the field paths in `data`). So, between the transport and the SDK,
+ * such requests are answered here and never reach it. Arguments that are an object but fail the tool's
+ * input schema stay tool results (`validation_failed`), as SPEC §8 asks. Call after connect.
  */
-export function acceptAnyArguments(transport: Transport): void {
+export function guardToolCalls(transport: Transport): void {
   const deliver = transport.onmessage;
-  if (!deliver) throw new Error('acceptAnyArguments: connect the server to the transport first');
+  if (!deliver) throw new Error('guardToolCalls: connect the server to the transport first');
   transport.onmessage = (message, extra) => {
-    const m = message as { method?: unknown; params?: Record<string | symbol, unknown> };
-    if (m.method === 'tools/call' && m.params && typeof m.params === 'object' && 'arguments' in m.params) {
-      const given = m.params.arguments;
-      if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
-        m.params[RAW_ARGUMENTS] = given;
-        m.params.arguments = {};
+    const m = message as { id?: string | number; method?: unknown };
+    if (m.method === 'tools/call' && m.id !== undefined) {
+      const parsed = CallToolRequestSchema.safeParse(message);
+      if (!parsed.success) {
+        const errors = parsed.error.issues.map((i) => ({
+          path: i.path.filter((p) => p !== 'params').join('.') || 'params',
+          message: i.path.at(-1) === 'arguments' ? 'must be an object' : i.path.at(-1) === 'name' ? 'must be the tool name (a string)' : 'is not valid',
+        }));
+        void transport.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: {
+            code: ErrorCode.InvalidParams,
+            message: 'Invalid params: a tools/call needs the tool name as a string and its arguments as an object.',
+            data: { code: 'validation_failed', errors },
+          },
+        });
+        return;
       }
     }
     deliver.call(transport, message, extra);
@@ -126,7 +160,7 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema: jsonSchema(t.input, 'input'),
+        inputSchema: jsonSchema(inputOf(t), 'input'),
         outputSchema: outputSchema(t),
         annotations: { title: t.title, ...t.annotations },
       })) };
@@ -152,17 +186,27 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
         const denied = authorize(ctx, tool.operation);
         if (denied) return errorResult(denied);
       }
-      if (RAW_ARGUMENTS in request.params) {
-        return errorResult(refuse('validation_failed', 'The tool arguments must be an object.', { errors: [{ path: 'arguments', message: 'must be an object' }] }));
-      }
-      const args = tool.rawArguments ? rawArguments(tool, request.params.arguments ?? {}) : parseInput(tool.input, request.params.arguments ?? {});
-      if (!args.ok) return errorResult(args);
-      const result = await tool.run(deps, ctx, args.value);
-      if (!result.ok) return errorResult(result);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result.value) }],
-        structuredContent: result.value as Record<string, unknown>,
-      };
+      const given = { ...(request.params.arguments ?? {}) };
+      const key = parseIdempotencyKey(tool.idempotent ? given.idempotencyKey : undefined, 'idempotencyKey');
+      if (!key.ok) return errorResult(key);
+      if (tool.idempotent) delete given.idempotencyKey;
+      const idempotent = key.value === undefined ? undefined : { key: key.value, method: 'MCP', path: tool.name, body: given };
+      let first: CallToolResult | undefined;
+      const outcome = await idempotently(deps, ctx, idempotent, async () => {
+        const args = tool.rawArguments ? rawArguments(tool, given) : parseInput(tool.input, given);
+        const result = args.ok ? await tool.run(deps, ctx, args.value) : args;
+        first = result.ok ? successResult(result.value) : errorResult(result);
+        return result.ok
+          ? { status: 200, body: result.value }
+          : { status: REFUSAL_STATUS[result.code], body: { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) } };
+      });
+      if (!outcome.ok) return errorResult(outcome);
+      if (first) return first;
+      // A replay: the first answer again, flagged as REST flags it with Idempotent-Replayed.
+      const { status, body } = outcome.value.answer;
+      const kept = body as { code: RefusalCode; detail: string; extensions?: Record<string, unknown> };
+      const replay = status < 400 ? successResult(body) : errorResult(refuse(kept.code, kept.detail, kept.extensions));
+      return { ...replay, _meta: { idempotentReplayed: true } };
     } catch (err) {
       return toolError(internal(err, requestId));
     }

@@ -1,15 +1,82 @@
 // `market-service mcp`: the same tools over stdio, authenticated by MARKET_API_KEY on every call.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { embeddedDataFolder } from '../persistence/embedded.js';
-import { migrationStatus } from '../persistence/database.js';
+import { migrationStatus, type Database } from '../persistence/database.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { ok } from '../domain/errors.js';
-import { makeDeps, openServiceDatabase, resolveSessionSecret } from '../runtime.js';
-import { acceptAnyArguments, createMcpServer } from './server.js';
+import { existingSessionSecret, makeDeps, openServiceDatabase } from '../runtime.js';
+import { guardToolCalls, createMcpServer } from './server.js';
+
+/**
+ * The SDK's stdio transport drops a line that is not JSON, or not a JSON-RPC message, reporting it only
+ * to `onerror`; JSON-RPC asks for an answer (-32700 Parse error, -32600 Invalid Request) with id null,
+ * since no id could be read. The transport reads on, so the server keeps serving.
+ */
+function answerUnreadableLines(transport: StdioServerTransport): void {
+  const report = transport.onerror;
+  transport.onerror = (error) => {
+    report?.(error);
+    const rpc = error instanceof SyntaxError
+      ? { code: -32700, message: 'Parse error: a line that is not JSON. Send one JSON-RPC message per line.' }
+      : error.name === 'ZodError' || 'issues' in error
+        ? { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.' }
+        : null;
+    // id null: the JSON-RPC specification's answer when the request's id could not be read
+    if (rpc) void transport.send({ jsonrpc: '2.0', id: null, error: rpc } as unknown as JSONRPCMessage);
+  };
+}
+
+/** PostgreSQL's "database does not exist" (SQLSTATE 3D000). */
+const isMissingDatabase = (err: unknown) => (err as { code?: string } | null)?.code === '3D000' || /does not exist/.test(String((err as Error | null)?.message));
+
+/**
+ * The configured database, when it exists and is migrated to this build; otherwise a sentence on stderr
+ * (this process's stdout is the MCP channel) and null. An AI host starts this command in a working folder
+ * of its own: creating `./.data` or a database there would hide the real mistake behind "unknown key".
+ */
+async function openExisting(config: Config, logger: Logger): Promise<Database | null> {
+  const where = config.databaseUrl ? redactedUrl(config.databaseUrl) : resolve(config.dataDir);
+  if (!config.databaseUrl && !existsSync(embeddedDataFolder(resolve(config.dataDir)))) {
+    console.error(
+      `market-service mcp: no database in ${where}. Start the service once there (npm start) to create it, ` +
+        'point DATA_DIR at its data folder, or set DATABASE_URL.',
+    );
+    return null;
+  }
+  let db: Database | undefined;
+  try {
+    db = await openServiceDatabase(config, logger, undefined, { migrate: false, create: false });
+    const { pending } = await migrationStatus(db.orm);
+    if (!pending.length) return db;
+    console.error(`market-service mcp: the database at ${where} is not migrated (${pending.length} pending): run \`market-service migrate\` first.`);
+  } catch (err) {
+    console.error(
+      isMissingDatabase(err)
+        ? `market-service mcp: the database at ${where} does not exist. Create it and run \`market-service migrate\`, or fix DATABASE_URL.`
+        : `market-service mcp: cannot open the database at ${where}: ${(err as Error).message}`,
+    );
+  }
+  await db?.close();
+  return null;
+}
+
+/** The URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
 
 export const runMcp: CommandRun = async (args, { config, logger }) => {
   if (args.length) {
@@ -22,18 +89,10 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
     return 2;
   }
   // SPEC §8: the stdio server serves an existing database; it never creates or migrates one.
-  if (!config.databaseUrl && !existsSync(embeddedDataFolder(resolve(config.dataDir)))) {
-    console.error(`market-service mcp: no database in ${resolve(config.dataDir)}: start the service once (npm start), or set DATABASE_URL.`);
-    return 1;
-  }
-  const db = await openServiceDatabase(config, logger, undefined, { migrate: false });
-  const { pending } = await migrationStatus(db.orm);
-  if (pending.length) {
-    console.error(`market-service mcp: the database is not migrated (${pending.length} pending): run \`market-service migrate\` first.`);
-    await db.close();
-    return 1;
-  }
-  const deps = makeDeps(config, logger, db, await resolveSessionSecret(config));
+  const db = await openExisting(config, logger);
+  if (!db) return 1;
+  // A secret kept by the service, or one for this process only (list cursors then last as long as it does).
+  const deps = makeDeps(config, logger, db, (await existingSessionSecret(config)) ?? randomBytes(48).toString('base64url'));
   const server = createMcpServer(deps, async () => {
     const caller = await authenticateApiKey(deps, key);
     if (!caller.ok) return caller;
@@ -47,7 +106,8 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   }
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  acceptAnyArguments(transport);
+  guardToolCalls(transport);
+  answerUnreadableLines(transport);
   logger.info({ user: first.value.userName }, 'MCP server on stdio');
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -5,8 +5,8 @@ import {
   commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionOutput, tensionPageOutput,
 } from '../application/tensions/tension.inputs.js';
 import { getTension, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
-import { actorOutput, actorPageOutput, listActorsQuery } from '../application/actors/actor.inputs.js';
-import { getActor, listActors } from '../application/actors/index.js';
+import { actorOutput, actorPageOutput, createActorInput, listActorsQuery } from '../application/actors/actor.inputs.js';
+import { createActor, getActor, listActors } from '../application/actors/index.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 const id = z.uuid().describe('The tension id (a UUID).');
@@ -32,7 +32,7 @@ function commandTool(entry: TensionCommandEntry): ToolDef {
     rawArguments: true,
     output: entry.creates ? senseResultOutput : commandResultOutput,
     annotations: { readOnlyHint: false, ...entry.mcp.annotations, openWorldHint: false },
-    // IDEMPOTENCY (SPEC §12): the lead takes the optional `idempotencyKey` argument out here.
+    idempotent: true,
     run: (deps, ctx, args) => {
       if (entry.creates) return runCommand(deps, ctx, entry, null, args);
       const { id: tensionId, ...input } = args as Record<string, unknown>;
@@ -103,5 +103,19 @@ export const TENSION_TOOLS: ToolDef[] = [
     output: actorOutput,
     annotations: READ,
     run: (deps, ctx, args) => getActor(deps, ctx, args.id),
+  }),
+  defineTool({
+    name: 'create_actor',
+    title: 'Create an actor',
+    description:
+      'Creates a market actor (name 1-200 characters; type organization, individual, virtual or agent), so tensions can be sensed for it. ' +
+      'Returns the actor as GET /actors/{id} does. Not idempotent: calling it twice creates two actors; pass idempotencyKey to retry safely.',
+    operation: 'actors.create',
+    input: createActorInput,
+    rawArguments: true,
+    output: actorOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    idempotent: true,
+    run: (deps, ctx, args) => createActor(deps, ctx, args),
   }),
 ];

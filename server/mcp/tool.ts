@@ -19,6 +19,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
    * given, apart from an `id`, which it checks as REST checks a path (SPEC §8: not a UUID is validation_failed).
    */
   rawArguments?: boolean;
+  /** a write: takes an optional `idempotencyKey` argument (SPEC §12), which the server takes out before `input` sees the rest */
+  idempotent?: boolean;
   output: z.ZodType;
   annotations: ToolAnnotations;
   run(deps: Deps, ctx: Ctx, args: z.output<I>): Promise<Result<unknown>>;

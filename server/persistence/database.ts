@@ -20,6 +20,8 @@ export interface DatabaseOptions {
   logger?: Logger;
   /** per-connection limits, so one stuck statement or lock cannot stall every writer; 0 = none */
   timeouts?: DatabaseTimeouts;
+  /** PostgreSQL: create the database when it does not exist (MikroORM's `ensureDatabase`); default true. The MCP stdio server never does. */
+  create?: boolean;
 }
 
 export interface DatabaseTimeouts {
@@ -77,7 +79,7 @@ export async function applyTimeouts(db: Database, poolMax: number, timeouts: Dat
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
   if (opts.databaseUrl) {
-    const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool }, opts.logger));
+    const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
     return { orm, kind: 'postgres', close: () => orm.close(true) };
   }
   const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { Deps } from '../application/context.js';
 import { changePassword } from '../application/auth/auth.js';
-import { createMyApiKey, listMyApiKeys, revokeMyApiKey } from '../application/users/api-keys.js';
+import { createMyApiKey, listMyApiKeys, revokeMyApiKey, rotateMyApiKey } from '../application/users/api-keys.js';
 import { clientAddress } from '../http/session-cookie.js';
 import { handle } from './handle.js';
 
@@ -11,6 +11,7 @@ export function meRoutes(deps: Deps): Router {
   router.post('/me/password', handle(deps, (d, ctx, req) => changePassword(d, ctx, req.body, clientAddress(req)), { status: 204 }));
   router.get('/me/api-keys', handle(deps, (d, ctx, req) => listMyApiKeys(d, ctx, req.query)));
   router.post('/me/api-keys', handle(deps, (d, ctx, req) => createMyApiKey(d, ctx, req.body), { status: 201 }));
+  router.post('/me/api-keys/:keyId/rotate', handle(deps, (d, ctx, req) => rotateMyApiKey(d, ctx, String(req.params.keyId), req.body), { status: 201 }));
   router.delete('/me/api-keys/:keyId', handle(deps, (d, ctx, req) => revokeMyApiKey(d, ctx, String(req.params.keyId)), { status: 204 }));
   return router;
 }

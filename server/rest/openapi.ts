@@ -82,9 +82,15 @@ const IDEMPOTENCY_KEY = {
   in: 'header',
   required: false,
   description:
-    'Makes a retry safe (SPEC §12): the first answer is kept for 24 hours for you; a retry with the same key and the same request gets it again with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 idempotency_key_reused; a retry while the first is still running is 409 idempotency_in_progress.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    'Makes the request safe to retry (SPEC §12): the first answer (status and body) is kept for 24 hours, scoped to the caller, and a retry with ' +
+    'the same key, method, path and body gets it back with `Idempotent-Replayed: true` and writes nothing. The same key with a different ' +
+    'request is 422 idempotency_key_reused; a retry while the first is still running is 409 idempotency_in_progress. A replayed key ' +
+    'creation answers the metadata without `key`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
 };
+
+/** Every POST but the public one (login) takes an Idempotency-Key (SPEC §12). */
+const idempotent = (r: RouteDoc) => r.method === 'post' && r.auth !== 'public';
 
 /** The refusals an operation can answer: its own, and those every route of its kind shares. */
 function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
@@ -97,7 +103,7 @@ function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
   if (r.body || r.query) codes.add('validation_failed');
   if (r.body) for (const c of ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(c);
   if (r.path.includes(':')) codes.add('not_found');
-  if (r.method === 'post') for (const c of ['idempotency_in_progress', 'idempotency_key_reused'] as const) codes.add(c);
+  if (idempotent(r)) for (const c of ['validation_failed', 'idempotency_in_progress', 'idempotency_key_reused'] as const) codes.add(c);
   codes.add('rate_limited');
   return codes;
 }
@@ -105,7 +111,7 @@ function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
 const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no content' };
 
 function successResponse(r: RouteDoc, components: Components) {
-  const headers = { 'X-Request-Id': headerRef('X-Request-Id'), ...(r.method === 'post' ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
+  const headers = { 'X-Request-Id': headerRef('X-Request-Id'), ...(idempotent(r) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
   if (r.eventStream) {
     return {
       description:
@@ -161,7 +167,7 @@ function operationOf(r: RouteDoc, components: Components) {
     security: SECURITY[r.auth ?? 'any'],
     ...(permission ? { 'x-permission': permission } : {}),
     ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
-    parameters: [...pathParams, ...queryParams, ...(r.method === 'post' ? [IDEMPOTENCY_KEY] : [])],
+    parameters: [...pathParams, ...queryParams, ...(idempotent(r) ? [IDEMPOTENCY_KEY] : [])],
     ...(r.body
       ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: components.schemaOf(r.body, 'input') } } } }
       : {}),

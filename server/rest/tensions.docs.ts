@@ -53,7 +53,8 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
   },
   {
     method: 'patch', path: '/actors/:id', summary: 'Rename an actor', tag: 'actors', operation: 'actors.update', body: updateActorInput, response: actorOutput, status: 200,
-    errors: ['actor_not_found'], description: 'Sets the name; the type cannot change. The same name changes nothing, not even updatedAt.',
+    errors: ['actor_not_found', 'version_conflict'],
+    description: 'Sets the name; the type cannot change. The same name changes nothing. With `expectedVersion`, writes only if the actor is still at that version (409 version_conflict otherwise).',
   },
   {
     method: 'delete', path: '/actors/:id', summary: 'Delete an actor', tag: 'actors', operation: 'actors.delete', status: 204, errors: ['actor_not_found'],

@@ -23,7 +23,7 @@ export function tensionsRoutes(deps: Deps): Router {
   router.get('/tensions/:id', handle(deps, (d, ctx, req) => getTension(d, ctx, String(req.params.id))));
   router.get('/tensions/:id/history', handle(deps, (d, ctx, req) => getTensionHistory(d, ctx, String(req.params.id), req.query)));
   for (const entry of TENSION_COMMANDS) {
-    // IDEMPOTENCY (SPEC §12): the lead wires the optional `Idempotency-Key` header here, around `runCommand`.
+    // Idempotency-Key (SPEC §12) is `handle`'s, like every POST's.
     router[entry.rest.method](
       entry.rest.path,
       handle(deps, (d, ctx, req) => runCommand(d, ctx, entry, req.params.id === undefined ? null : String(req.params.id), commandInput(entry, req)), {

@@ -104,7 +104,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'actors.create': {
     rest: { method: 'POST', path: '/actors', body: { name: 'Org', type: 'organization' } },
     graphql: m('createActor', 'input: $input', '{ id }', '$input: CreateActorInput!', { input: { name: 'Org', type: 'organization' } }),
-    mcp: null,
+    mcp: { tool: 'create_actor', args: { name: 'Org', type: 'organization' } },
   },
   'actors.update': {
     rest: { method: 'PATCH', path: '/actors/:id', body: { name: 'Org 2' } },
@@ -116,7 +116,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: null },
+  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: { tool: 'list_users', args: {} } },
   'users.get': {
     rest: { method: 'GET', path: '/users/:id' },
     graphql: q('user', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
@@ -135,6 +135,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'users.deactivate': {
     rest: { method: 'DELETE', path: '/users/:id' },
     graphql: m('deactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
+  'users.reactivate': {
+    rest: { method: 'POST', path: '/users/:id/reactivate' },
+    graphql: m('reactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
   'users.setRoles': {
@@ -160,6 +165,15 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'users.revokeApiKey': {
     rest: { method: 'DELETE', path: '/users/:id/api-keys/:keyId' },
     graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
+    mcp: null,
+  },
+  'users.rotateApiKey': {
+    rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
+    graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
+      id: GHOST_ID,
+      keyId: GHOST_KEY_ID,
+      input: { overlapSeconds: 60 },
+    }),
     mcp: null,
   },
   'roles.list': { rest: { method: 'GET', path: '/roles' }, graphql: q('roles', '', '{ data { id } }'), mcp: null },
@@ -206,6 +220,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'me.createApiKey': {
     rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
     graphql: m('createMyApiKey', 'input: $input', '{ id }', '$input: CreateApiKeyInput!', { input: { name: 'Mine' } }),
+    mcp: null,
+  },
+  'me.rotateApiKey': {
+    rest: { method: 'POST', path: '/me/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
+    graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
     mcp: null,
   },
   'me.revokeApiKey': {

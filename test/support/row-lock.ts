@@ -9,12 +9,17 @@ export interface HeldRow {
   release(): Promise<void>;
 }
 
-export async function holdTensionRow(databaseUrl: string, tensionId: string): Promise<HeldRow> {
+export function holdTensionRow(databaseUrl: string, tensionId: string): Promise<HeldRow> {
+  return holdRow(databaseUrl, 'tensions', tensionId);
+}
+
+/** The same for a row of any table with an `id` (users, roles and actors carry versions too). */
+export async function holdRow(databaseUrl: string, table: 'tensions' | 'users' | 'roles' | 'actors', id: string): Promise<HeldRow> {
   const holder = new pg.Client({ connectionString: databaseUrl });
   await holder.connect();
   await holder.query('begin');
-  const { rowCount } = await holder.query('select id from tensions where id = $1 for update', [tensionId]);
-  if (rowCount !== 1) throw new Error(`holdTensionRow: no tension ${tensionId}`);
+  const { rowCount } = await holder.query(`select id from ${table} where id = $1 for update`, [id]);
+  if (rowCount !== 1) throw new Error(`holdRow: no row ${id} in ${table}`);
   return {
     async waitForWaiters(n, timeoutMs = 15_000) {
       // a second connection: pg_stat_activity is read once per transaction, and the holder's stays open

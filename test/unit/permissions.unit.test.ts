@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coversAll, expandGrants, grantCovers, hasPermission, isKnownGrant, PERMISSION_CATALOGUE } from '../../server/domain/permissions.js';
+import { coversAll, expandGrants, grantCovers, hasPermission, isKnownGrant, narrowGrants, PERMISSION_CATALOGUE } from '../../server/domain/permissions.js';
 
 describe('permission grants', () => {
   it('matches exact permissions, resource wildcards and the global wildcard', () => {
@@ -37,5 +37,19 @@ describe('permission grants', () => {
     expect(coversAll(['tensions:read'], ['tensions:*'])).toEqual(['tensions:*']);
     expect(coversAll(['tensions:*', 'actors:*', 'users:*', 'roles:*', 'projections:rebuild'], ['*'])).toEqual(['*']);
     expect(coversAll(['*'], ['*', 'users:write'])).toEqual([]);
+  });
+
+  it('narrows the grants of a user to the list of its key, never beyond the user', () => {
+    expect(narrowGrants(['tensions:*', 'actors:read'], null)).toEqual(['tensions:*', 'actors:read']);
+    expect(narrowGrants(['*'], ['tensions:read'])).toEqual(['tensions:read']);
+    expect(narrowGrants(['*'], ['*'])).toEqual(['*']);
+    expect(narrowGrants(['*'], [])).toEqual([]);
+    // A key grant wider than the user keeps only what the user holds under it.
+    expect(narrowGrants(['tensions:read', 'actors:read'], ['tensions:*'])).toEqual(['tensions:read']);
+    expect(narrowGrants(['tensions:*'], ['*'])).toEqual(['tensions:read', 'tensions:write', 'tensions:delete']);
+    // A permission the user lost is gone from the key too.
+    expect(narrowGrants(['actors:read'], ['tensions:read', 'actors:read'])).toEqual(['actors:read']);
+    // Escalation reads the narrowed set: a `*` user's read-only key cannot act on an admin.
+    expect(coversAll(narrowGrants(['*'], ['users:write']), ['*'])).toEqual(['*']);
   });
 });

@@ -87,10 +87,10 @@ export function ApiKeys({ userId, userName, canWrite }: Props) {
   const createKey = async (input: { name: string; expiresAt: string | null }) => {
     if (userId) {
       const r = await provision({ userId, input }, ctx);
-      return { error: r.error, key: r.data?.provisionApiKey.key };
+      return { error: r.error, key: r.data?.provisionApiKey.key ?? undefined };
     }
     const r = await createMine({ input }, ctx);
-    return { error: r.error, key: r.data?.createMyApiKey.key };
+    return { error: r.error, key: r.data?.createMyApiKey.key ?? undefined };
   };
   const revokeKey = async (keyId: string) => (userId ? revoke({ userId, keyId }, ctx) : revokeMine({ keyId }, ctx));
 

@@ -41,9 +41,9 @@ export type ChangePasswordInput = {
 
 /** The input of `createActor`. */
 export type CreateActorInput = {
-  /** The name, 1-200 characters (trimmed). */
+  /** The actor's name, 1-200 characters (trimmed). */
   name: string;
-  /** What kind of actor: an organization, an individual, a virtual one, or an agent (which an agent user may be linked to). */
+  /** What kind of market participant it is: organization, individual, virtual or agent (an agent user may be linked to an agent actor). */
   type: ActorType;
 };
 
@@ -53,6 +53,8 @@ export type CreateApiKeyInput = {
   expiresAt?: string | null | undefined;
   /** What the key is for, 1-200 characters (trimmed). */
   name: string;
+  /** narrow the key to these permissions (each one the user holds); null: all of the user's */
+  permissions?: Array<string> | null | undefined;
 };
 
 /** The input of `createRole`. */
@@ -231,6 +233,8 @@ export type TensionState =
 
 /** The input of `updateActor`. */
 export type UpdateActorInput = {
+  /** refuse with VERSION_CONFLICT unless the actor is at this version */
+  expectedVersion?: number | null | undefined;
   /** The new name, 1-200 characters (trimmed). */
   name: string;
 };
@@ -239,6 +243,8 @@ export type UpdateActorInput = {
 export type UpdateRoleInput = {
   /** A new code: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter. */
   code?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the role is at this version */
+  expectedVersion?: number | null | undefined;
   /** All the roles (UUIDs) it will inherit, replacing the current ones. No loops. */
   inherits?: Array<string | number> | null | undefined;
   /** A new display name, 1-200 characters (trimmed). */
@@ -251,6 +257,8 @@ export type UpdateRoleInput = {
 export type UpdateUserInput = {
   /** The new email, unique among users. */
   email?: string | null | undefined;
+  /** refuse with VERSION_CONFLICT unless the user is at this version */
+  expectedVersion?: number | null | undefined;
   /** null unlinks */
   linkedActorId?: string | number | null | undefined;
   /** The new display name, 1-200 characters (trimmed). */
@@ -303,7 +311,7 @@ export type ProvisionApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string } };
+export type ProvisionApiKeyMutation = { provisionApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeApiKeyMutationVariables = Exact<{
   userId: string | number;
@@ -318,7 +326,7 @@ export type CreateMyApiKeyMutationVariables = Exact<{
 }>;
 
 
-export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string } };
+export type CreateMyApiKeyMutation = { createMyApiKey: { id: string, name: string, prefix: string, key: string | null } };
 
 export type RevokeMyApiKeyMutationVariables = Exact<{
   keyId: string | number;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { pageOutput } from '../paging.js';
 import { pageCursor, pageLimit } from '../tensions/tension.inputs.js';
+import { expectedVersionOf } from '../versions.js';
 
 export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
 
@@ -14,13 +15,16 @@ export const actorName = z
 const actorType = z.enum(ACTOR_TYPES);
 
 export const createActorInput = z.strictObject({
-  name: actorName.describe('The name, 1-200 characters (trimmed).'),
-  type: actorType.describe('What kind of actor: an organization, an individual, a virtual one, or an agent (which an agent user may be linked to).'),
+  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The actor\'s name, 1-200 characters (trimmed).'),
+  type: actorType.describe('What kind of market participant it is: organization, individual, virtual or agent (an agent user may be linked to an agent actor).'),
 });
-export const updateActorInput = z.strictObject({ name: actorName.describe('The new name, 1-200 characters (trimmed).') });
+export const updateActorInput = z.strictObject({
+  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The new name, 1-200 characters (trimmed).'),
+  expectedVersion: expectedVersionOf('actor'),
+});
 export const listActorsQuery = z.strictObject({
   type: actorType.optional().describe('Only actors of this type.'),
-  q: z.string().max(200).optional().describe('Matches the name case-insensitively; at most 200 characters.'),
+  q: z.string().max(200).optional().describe('Text to find in the name (case-insensitive), at most 200 characters.'),
   limit: pageLimit,
   cursor: pageCursor,
 });
@@ -33,6 +37,7 @@ export const actorOutput = z
     createdAt: z.string().describe('When it was created (ISO 8601).'),
     updatedAt: z.string().describe('When it last changed (ISO 8601).'),
     tensionCount: z.number().int().describe('How many tensions (not discarded) it has.'),
+    version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
   })
   .describe('Someone or something that experiences tensions: an organization, an individual, a virtual actor or an agent.');
 export const actorPageOutput = pageOutput(actorOutput, 'actors');

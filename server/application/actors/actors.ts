@@ -12,6 +12,8 @@ import { runTensionCommand } from '../tensions/command-path.js';
 import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
 import { transact } from '../../persistence/transaction.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
+import { staleVersion } from '../versions.js';
+import { lockRowVersion } from '../../persistence/row-versions.js';
 
 interface ActorRow {
   id: string;
@@ -20,16 +22,17 @@ interface ActorRow {
   created_at: Date | string;
   updated_at: Date | string;
   tension_count: number | string;
+  version: number;
   sort_name: string;
 }
 
-const SELECT = `select a.id, a.name, a.type, a.created_at, a.updated_at,
+const SELECT = `select a.id, a.name, a.type, a.created_at, a.updated_at, a.version,
   (select count(*) from tensions t where t.actor_id = a.id)::int as tension_count, lower(a.name) as sort_name from actors a`;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 function toView(row: ActorRow): ActorView {
-  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count) };
+  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count), version: row.version };
 }
 
 const em = (deps: Deps) => deps.orm.em.fork();
@@ -102,17 +105,20 @@ export async function updateActor(deps: Deps, ctx: Ctx, id: string, input: unkno
   const parsed = parseInput(updateActorInput, input);
   if (!parsed.ok) return parsed;
   if (!UUID_RE.test(id)) return actorNotFound(id);
-  const { name } = parsed.value;
-  return transact(deps.orm, async (e) => {
-    // renaming to the same name changes nothing, not even updatedAt (nor the audit trail)
-    const [renamed] = await e.execute<{ previous: string }[]>(
-      `with old as (select id, name from actors where id = ? for update)
-       update actors a set name = ?, updated_at = ? from old where a.id = old.id and old.name <> ? returning old.name as previous`,
+  const { name, expectedVersion } = parsed.value;
+  return transact(deps.orm, async (tx) => {
+    const version = await lockRowVersion(tx, 'actors', id);
+    if (version === null) return actorNotFound(id);
+    const stale = staleVersion('actor', version, expectedVersion);
+    if (stale) return stale;
+    // renaming to the same name changes nothing, not even updatedAt, the version or the audit trail
+    const [renamed] = await tx.execute<{ previous: string }[]>(
+      `with old as (select id, name from actors where id = ?)
+       update actors a set name = ?, updated_at = ?, version = a.version + 1 from old where a.id = old.id and old.name <> ? returning old.name as previous`,
       [id, name, deps.clock(), name],
     );
-    if (renamed) await recordAudit(deps, e, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: renamed.previous, to: name } } });
-    const actor = await load(e, id);
-    return actor ? ok(actor) : actorNotFound(id);
+    if (renamed) await recordAudit(deps, tx, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: renamed.previous, to: name } } });
+    return ok((await load(tx, id))!);
   });
 }
 

@@ -5,7 +5,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { dummyHash, hashPassword, verifyPassword } from '../../auth/password.js';
 import { signSessionToken } from '../../auth/session-token.js';
 import { authenticateSession } from '../../auth/authenticate.js';
-import { authorize } from '../authorize.js';
+import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps, Via } from '../context.js';
 import { loadUser, userOutput, type UserView } from '../users/user.read.js';
@@ -129,7 +129,7 @@ export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   return ok({
     user,
     roles: user.roles,
-    permissions: expandGrants(caller.grants),
+    permissions: expandGrants(callerGrants(caller)),
     authenticatedBy: caller.authenticatedBy,
     apiKey: caller.apiKey ? await loadKeyMetadata(em, caller.apiKey.id) : null,
   });
@@ -159,7 +159,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   const hash = await hashPassword(newPassword);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
-    await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
     await clearPasswordAttempts(tx, row.email);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [
       now,

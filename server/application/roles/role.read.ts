@@ -13,6 +13,8 @@ export interface RoleView {
   system: boolean;
   /** catalogue permissions this role grants, its inherited roles included */
   effectivePermissions: string[];
+  /** 1 on creation, +1 on every change (SPEC §2) */
+  version: number;
 }
 
 /** RoleView as a schema, for the OpenAPI document. */
@@ -24,6 +26,7 @@ export const roleOutput = z.object({
   inherits: z.array(z.string()).describe('The ids of the roles it inherits from.'),
   system: z.boolean().describe('A system role: its permissions cannot change and it cannot be deleted.'),
   effectivePermissions: z.array(z.string()).describe('Everything it grants, inherited permissions included.'),
+  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
 }).describe('A named set of permissions, optionally inheriting other roles.') satisfies z.ZodType<RoleView>;
 
 interface RoleRow {
@@ -33,10 +36,11 @@ interface RoleRow {
   permissions: string[];
   system: boolean;
   inherits: string[] | null;
+  version: number;
 }
 
 const ROLE_SELECT = `
-  select r.id, r.code, r.name, r.permissions, r.system,
+  select r.id, r.code, r.name, r.permissions, r.system, r.version,
     (select array_agg(ri.inherited_role_id::text order by ri.inherited_role_id) from role_inherits ri where ri.role_id = r.id) as inherits
   from roles r`;
 
@@ -50,6 +54,7 @@ async function toViews(em: EntityManager, rows: RoleRow[]): Promise<RoleView[]> 
     inherits: r.inherits ?? [],
     system: r.system,
     effectivePermissions: expandGrants(grants.get(r.id) ?? []),
+    version: r.version,
   }));
 }
 

@@ -12,8 +12,11 @@ import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
+import { expectedVersionOf, staleVersion } from '../versions.js';
+import { lockRowVersion } from '../../persistence/row-versions.js';
 
-const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
+/** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
+export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 const nameSchema = z.string().trim().min(1).max(200);
 const codeSchema = z
@@ -34,6 +37,7 @@ export const updateRoleInput = z
     name: nameSchema.optional().describe('A new display name, 1-200 characters (trimmed).'),
     permissions: z.array(grantSchema).max(100).transform(dedupe).optional().describe('All the permissions it will grant, replacing the current ones; not for a system role.'),
     inherits: z.array(uuidSchema).max(100).transform(dedupe).optional().describe('All the roles (UUIDs) it will inherit, replacing the current ones. No loops.'),
+    expectedVersion: expectedVersionOf('role'),
   })
   .strict();
 
@@ -122,8 +126,11 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
   try {
     return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
-      const current = await loadRole(tx, roleId);
-      if (!current) return notFound(id);
+      const version = await lockRowVersion(tx, 'roles', roleId);
+      const current = version === null ? null : await loadRole(tx, roleId);
+      if (version === null || !current) return notFound(id);
+      const stale = staleVersion('role', version, patch.expectedVersion);
+      if (stale) return stale;
       const permissions = patch.permissions ?? current.permissions;
       const inherits = patch.inherits ?? current.inherits;
       // The code too: `users create-admin` and the first start find the role by it (issue 17, item 8).
@@ -144,9 +151,12 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
         const [taken] = await tx.execute('select 1 from roles where code = ? and id <> ?', [patch.code, roleId]);
         if (taken) return codeTaken();
       }
+      // An edit that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
+      const renamed = patch.name !== undefined && patch.name !== current.name;
+      if (!recoded && !renamed && sameSet(permissions, current.permissions) && sameSet(inherits, current.inherits)) return ok(current);
       const lastAdmin = await guardLastAdmin(tx, async () => {
         await tx.execute(
-          'update roles set code = ?, name = ?, permissions = ?::text[], updated_at = ? where id = ?',
+          'update roles set code = ?, name = ?, permissions = ?::text[], updated_at = ?, version = version + 1 where id = ?',
           [patch.code ?? current.code, patch.name ?? current.name, pgArray(permissions), deps.clock(), roleId],
         );
         if (patch.inherits) {

@@ -33,8 +33,9 @@ export function notFound(id: string) {
   return refuse('not_found', `No tension ${id}.`);
 }
 
-export function versionConflict(currentVersion: number, expectedVersion: number | undefined) {
-  return refuse('version_conflict', `The tension is at version ${currentVersion}; reload it and try again.`, {
+/** 409 `version_conflict` (SPEC §7); users, roles and actors refuse a stale `expectedVersion` the same way. */
+export function versionConflict(currentVersion: number, expectedVersion: number | undefined, what = 'tension') {
+  return refuse('version_conflict', `The ${what} is at version ${currentVersion}; reload it and try again.`, {
     currentVersion,
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
   });

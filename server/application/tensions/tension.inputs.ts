@@ -33,11 +33,18 @@ export const expectedVersion = z
   .describe('Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read).');
 
 /**
- * An integer from a query string ("20") or a GraphQL Int (20). A preprocess rather than a union, so the
- * JSON Schema of the input is the integer with its bounds (what the OpenAPI document shows).
+ * An integer from a query string ("20") or a GraphQL Int / MCP number (20). The bounds are checked once,
+ * after the union (so 0 is `too_small`, not a union failure); `.meta` shows them on the number branch too,
+ * so the OpenAPI parameter and the MCP input schema state them.
  */
 export const intParam = (min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v), z.number().int().min(min).max(max));
+  z
+    .union([z.number().meta({ type: 'integer', minimum: min, maximum: max }), z.string().max(10).regex(/^\d+$/, 'must be an integer').transform(Number)])
+    .pipe(z.number().int().min(min).max(max));
+
+/** The paging parameters of every list (SPEC §5): described once, for REST, MCP and the OpenAPI document. */
+export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
+export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
 
 const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
 const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
@@ -69,17 +76,13 @@ export const lifecycleInput = z.strictObject({ expectedVersion });
 export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'name', '-name'] as const;
 export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
-/** The paging pair every list takes (SPEC §5). */
-export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
-export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
-
 export const listTensionsQuery = z.strictObject({
   state: z.enum(TENSION_STATES).optional().describe('Only tensions in this state.'),
-  actorId: uuid.optional().describe('Only tensions of this actor (a UUID).'),
-  leadUserId: uuid.optional().describe('Only tensions this user leads (a UUID).'),
-  q: z.string().max(200).optional().describe('Matches name, current context and potential future, case-insensitively; at most 200 characters.'),
+  actorId: uuid.optional().describe('Only the tensions of this actor (a UUID).'),
+  leadUserId: uuid.optional().describe('Only the tensions this user leads (a UUID).'),
+  q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
-  sort: z.enum(TENSION_SORTS).default('-score').describe('The order: a field, `-` in front for descending; `-score` when omitted.'),
+  sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
   limit: pageLimit,
   cursor: pageCursor,
 });

@@ -5,6 +5,7 @@ import { coversAll } from '../../domain/permissions.js';
 import { refuse, type Refusal } from '../../domain/errors.js';
 import { userGrants } from '../../persistence/role-graph.js';
 import type { Caller } from '../context.js';
+import { callerGrants } from '../authorize.js';
 
 /**
  * null when `caller` may act on the user `targetId`; otherwise 403 `escalation_denied` naming what it lacks.
@@ -13,7 +14,7 @@ import type { Caller } from '../context.js';
  * grants are narrower than its user's (a narrowed key) must not act on its own user either.
  */
 export async function mayActOnUser(em: EntityManager, caller: Caller, targetId: string): Promise<Refusal | null> {
-  const missing = coversAll(caller.grants, await userGrants(em, targetId));
+  const missing = coversAll(callerGrants(caller), await userGrants(em, targetId));
   if (missing.length === 0) return null;
   return refuse('escalation_denied', `You cannot act on a user who holds permissions you do not hold: ${missing.join(', ')}.`, {
     missingPermissions: missing,

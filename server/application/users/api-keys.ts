@@ -4,24 +4,31 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiKeyPrefix, formatApiKey, hashApiKey } from '../../domain/api-key.js';
 import { ok, refuse, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
-import { authorize } from '../authorize.js';
+import { coversAll } from '../../domain/permissions.js';
+import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
 import { userIdOf, userNotFound } from './users.js';
 import { mayActOnUser } from './act-on-user.js';
 import { transact } from '../../persistence/transaction.js';
-import { lockIdentityChanges } from '../../persistence/role-graph.js';
+import { lockIdentityChanges, pgArray, userGrants } from '../../persistence/role-graph.js';
+import { grantSchema } from '../roles/roles.js';
+import { expireKeyBy, lockUserKey } from '../../persistence/api-keys.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
   id: string;
   name: string;
   prefix: string;
+  /** null: all of the user's permissions; otherwise the key carries the user's ∩ these */
+  permissions: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** the key this one replaced by rotation */
+  rotatedFromId: string | null;
 }
 export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
@@ -30,10 +37,15 @@ export const apiKeyOutput = z.object({
   id: z.string().describe('The key id (a UUID); not the key.'),
   name: z.string().describe('What the key is for, 1-200 characters.'),
   prefix: z.string().describe('The first characters of the key, to recognise it.'),
+  permissions: z
+    .array(z.string())
+    .nullable()
+    .describe("null: all of the user's permissions; otherwise a request with this key carries the user's effective permissions ∩ this list"),
   createdAt: z.string().describe('When it was created (ISO 8601).'),
   lastUsedAt: z.string().nullable().describe('When it last authenticated a request (ISO 8601); null: never.'),
   expiresAt: z.string().nullable().describe('When it stops working (ISO 8601); null: never.'),
   revokedAt: z.string().nullable().describe('When it was revoked (ISO 8601); null: not revoked.'),
+  rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
 }).describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
 export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
@@ -46,8 +58,28 @@ export const createApiKeyInput = z.object({
     .transform((s) => new Date(s))
     .nullish()
     .describe('When it stops working: an ISO 8601 instant with offset, in the future; omitted or null: never.'),
+  permissions: z
+    .array(grantSchema)
+    .max(100)
+    .transform((ps) => [...new Set(ps)])
+    .nullish()
+    .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
 export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+/** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
+const MAX_OVERLAP_SECONDS = 604_800;
+export const rotateApiKeyInput = z
+  .object({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OVERLAP_SECONDS)
+      .nullish()
+      .transform((v) => v ?? 0)
+      .describe('How long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once'),
+  })
+  .strict();
 
 interface KeyRow {
   id: string;
@@ -57,6 +89,8 @@ interface KeyRow {
   last_used_at: Date | string | null;
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
+  permissions: string[] | null;
+  rotated_from_id: string | null;
 }
 const isoOrNull = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -65,38 +99,57 @@ export function keyMetadata(r: KeyRow): ApiKeyMetadata {
     id: r.id,
     name: r.name,
     prefix: r.prefix,
+    permissions: r.permissions,
     createdAt: new Date(r.created_at).toISOString(),
     lastUsedAt: isoOrNull(r.last_used_at),
     expiresAt: isoOrNull(r.expires_at),
     revokedAt: isoOrNull(r.revoked_at),
+    rotatedFromId: r.rotated_from_id,
   };
 }
 
-const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at';
+const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at, permissions, rotated_from_id';
 
 export async function loadKeyMetadata(em: EntityManager, keyId: string): Promise<ApiKeyMetadata | null> {
   const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);
   return row ? keyMetadata(row) : null;
 }
 
+interface KeySpec {
+  name: string;
+  expiresAt: Date | null;
+  permissions: string[] | null;
+  rotatedFromId?: string;
+}
+
 /** The creation input, checked (an expiry must lie in the future). */
-function parseKeyInput(deps: Deps, input: unknown): Result<{ name: string; expiresAt: Date | null }> {
+function parseKeyInput(deps: Deps, input: unknown): Result<KeySpec> {
   const parsed = parseInput(createApiKeyInput, input);
   if (!parsed.ok) return parsed;
-  const { name, expiresAt } = parsed.value;
+  const { name, expiresAt, permissions } = parsed.value;
   if (expiresAt && expiresAt.getTime() <= deps.clock().getTime()) {
     return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
   }
-  return ok({ name, expiresAt: expiresAt ?? null });
+  return ok({ name, expiresAt: expiresAt ?? null, permissions: permissions ?? null });
+}
+
+/** A key's permissions must be ones its user holds when it is made (later role changes narrow it instead). */
+function unheldPermissions(spec: KeySpec, ownerGrants: readonly string[]): Refusal | null {
+  const missing = spec.permissions ? coversAll(ownerGrants, spec.permissions) : [];
+  if (missing.length === 0) return null;
+  return validationFailed([
+    { path: 'permissions', message: `the user does not hold ${missing.join(', ')}`, code: 'not_held', params: { permissions: missing } },
+  ]);
 }
 
 /** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
-async function mint(deps: Deps, em: EntityManager, userId: string, v: { name: string; expiresAt: Date | null }): Promise<CreatedApiKey> {
+async function mint(deps: Deps, em: EntityManager, userId: string, v: KeySpec): Promise<CreatedApiKey> {
   const key = formatApiKey(randomBytes(32));
   const [row] = await em.execute<KeyRow[]>(
-    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)
+    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at, permissions, rotated_from_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?::text[], ?)
      returning ${KEY_COLUMNS}`,
-    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt],
+    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt, v.permissions && pgArray(v.permissions), v.rotatedFromId ?? null],
   );
   return { ...keyMetadata(row), key };
 }
@@ -136,8 +189,30 @@ async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string
 const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k: CreatedApiKey) => ({
   action,
   target: keyTarget(k.id, k.name),
-  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt }),
+  changes: fieldsOf({ name: k.name, userId, expiresAt: k.expiresAt, permissions: k.permissions }),
 });
+
+/**
+ * Rotation (SPEC §2): a new key with the old one's name, permissions and expiry, naming it in
+ * `rotatedFromId`; the old key stops working after the overlap (at once for 0), or at its own expiry if sooner.
+ */
+async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
+  const id = userIdOf(keyId);
+  const old = id ? await lockUserKey(tx, userId, id) : null;
+  if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
+  const now = deps.clock();
+  if (old.revokedAt) return refuse('not_applicable', 'The key is revoked; create a new key instead.');
+  if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
+  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.expiresAt, permissions: old.permissions, rotatedFromId: old.id });
+  const oldStops = new Date(now.getTime() + overlapSeconds * 1000);
+  await expireKeyBy(tx, old.id, oldStops);
+  await recordAudit(deps, tx, ctx, {
+    action: 'key.rotated',
+    target: keyTarget(old.id, old.name),
+    changes: { rotatedToId: { from: null, to: created.id }, overlapSeconds: { from: null, to: overlapSeconds } },
+  });
+  return ok(created);
+}
 
 /**
  * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
@@ -165,9 +240,10 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const unheld = unheldPermissions(parsed.value, await userGrants(tx, owner));
+    if (unheld) return unheld;
     const created = await mint(deps, tx, owner, parsed.value);
     await recordAudit(deps, tx, ctx, keyCreated('key.provisioned', owner, created));
-    // audit: key.rotated (SPEC §2 rotation, branch `keys`): recordAudit with action 'key.rotated' and `rotatedFromId` in changes
     return ok(created);
   });
 }
@@ -192,6 +268,20 @@ export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
   });
 }
 
+export async function rotateUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'users.rotateApiKey');
+  if (denied) return denied;
+  const parsed = parseInput(rotateApiKeyInput, input);
+  if (!parsed.ok) return parsed;
+  return transact(deps.orm, async (tx) => {
+    await lockIdentityChanges(tx);
+    // As for provisioning: an active agent the caller may act on.
+    const owner = await keyOwner(tx, ctx, userId, true);
+    if (typeof owner !== 'string') return owner;
+    return rotateFor(deps, tx, ctx, owner, keyId, parsed.value.overlapSeconds);
+  });
+}
+
 /** Self-service keys need a human's password session: a key cannot mint keys (SPEC §2). */
 export function requirePasswordSession(ctx: Ctx): Refusal | null {
   const c = ctx.caller;
@@ -210,6 +300,9 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   if (denied) return denied;
   const parsed = parseKeyInput(deps, input);
   if (!parsed.ok) return parsed;
+  // A password session carries all of its user's grants.
+  const unheld = unheldPermissions(parsed.value, callerGrants(ctx.caller));
+  if (unheld) return unheld;
   return transact(deps.orm, async (tx) => {
     const created = await mint(deps, tx, ctx.caller.userId!, parsed.value);
     await recordAudit(deps, tx, ctx, keyCreated('key.created', ctx.caller.userId!, created));
@@ -221,4 +314,12 @@ export async function revokeMyApiKey(deps: Deps, ctx: Ctx, keyId: string): Promi
   const denied = authorize(ctx, 'me.revokeApiKey') ?? requirePasswordSession(ctx);
   if (denied) return denied;
   return transact(deps.orm, (tx) => revokeFor(deps, tx, ctx, ctx.caller.userId!, keyId));
+}
+
+export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input: unknown): Promise<Result<CreatedApiKey>> {
+  const denied = authorize(ctx, 'me.rotateApiKey') ?? requirePasswordSession(ctx);
+  if (denied) return denied;
+  const parsed = parseInput(rotateApiKeyInput, input);
+  if (!parsed.ok) return parsed;
+  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
 }

@@ -3,11 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { coversAll } from '../../domain/permissions.js';
 import { refuse, type Refusal } from '../../domain/errors.js';
 import type { Caller } from '../context.js';
+import { callerGrants } from '../authorize.js';
 import { countHumanStarHolders, lockIdentityChanges } from '../../persistence/role-graph.js';
 
 /** No escalation (SPEC §2): the caller must hold everything `grants` would hand out. */
 export function escalationRefusal(caller: Caller, grants: Iterable<string>): Refusal | null {
-  const missing = coversAll(caller.grants, grants);
+  const missing = coversAll(callerGrants(caller), grants);
   if (missing.length === 0) return null;
   return refuse('escalation_denied', `You cannot hand out permissions you do not hold: ${missing.join(', ')}.`, {
     missingPermissions: missing,

@@ -13,6 +13,8 @@ export interface UserView {
   linkedActorId: string | null;
   linkedActor: { id: string; name: string; type: string } | null;
   roles: RoleView[];
+  /** 1 on creation, +1 on every change (SPEC §2) */
+  version: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -31,6 +33,7 @@ export const userOutput = z.object({
     type: z.string().describe("The actor's type (agent)."),
   }).nullable().describe('That actor, for display; null when not linked.'),
   roles: z.array(roleOutput).describe('The roles the user holds.'),
+  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
   createdAt: z.string().describe('When the user was created (ISO 8601).'),
   updatedAt: z.string().describe('When the user last changed (ISO 8601).'),
 }).describe('A human who signs in, or an agent that calls with API keys.') satisfies z.ZodType<UserView>;
@@ -44,13 +47,14 @@ export interface UserRow {
   linked_actor_id: string | null;
   actor_name: string | null;
   actor_type: string | null;
+  version: number;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
 export const USER_SELECT = `
   select u.id, u.type, u.email, u.name, u.status, u.linked_actor_id, a.name as actor_name, a.type as actor_type,
-    u.created_at, u.updated_at
+    u.version, u.created_at, u.updated_at
   from users u left join actors a on a.id = u.linked_actor_id`;
 
 const iso = (v: Date | string) => new Date(v).toISOString();
@@ -66,6 +70,7 @@ export async function toUserViews(em: EntityManager, rows: UserRow[]): Promise<U
     linkedActorId: r.linked_actor_id,
     linkedActor: r.linked_actor_id ? { id: r.linked_actor_id, name: r.actor_name!, type: r.actor_type! } : null,
     roles: roles.get(r.id) ?? [],
+    version: r.version,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   }));

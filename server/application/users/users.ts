@@ -13,6 +13,8 @@ import { isUniqueViolation, transact } from '../../persistence/transaction.js';
 import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
 import { mayActOnUser } from './act-on-user.js';
 import { diffFields, fieldsOf, recordAudit, userTarget } from '../audit/audit.js';
+import { expectedVersionOf, staleVersion } from '../versions.js';
+import { lockRowVersion } from '../../persistence/row-versions.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
@@ -48,9 +50,13 @@ export const updateUserInput = z
     name: nameSchema.optional().describe('The new display name, 1-200 characters (trimmed).'),
     email: emailSchema.optional().describe('The new email, unique among users.'),
     linkedActorId: uuidSchema.nullable().optional().describe('Agents only: the actor of type agent this user acts as, or null to unlink.'),
+    expectedVersion: expectedVersionOf('user'),
   })
   .strict();
-export const setUserRolesInput = z.object({ roleIds: roleIdsSchema.describe('All the roles the user will hold (UUIDs), replacing the current ones; only permissions you hold yourself.') });
+export const setUserRolesInput = z.object({
+  roleIds: roleIdsSchema.describe('All the roles the user will hold (UUIDs), replacing the current ones; only permissions you hold yourself.'),
+  expectedVersion: expectedVersionOf('user'),
+});
 export const resetPasswordInput = z.object({ password: passwordSchema.describe('The new password.') });
 
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
@@ -172,10 +178,13 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   try {
     return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
-      const current = await loadUser(tx, userId);
-      if (!current) return userNotFound(id);
+      const version = await lockRowVersion(tx, 'users', userId);
+      const current = version === null ? null : await loadUser(tx, userId);
+      if (version === null || !current) return userNotFound(id);
       const escalation = await mayActOnUser(tx, ctx.caller, userId);
       if (escalation) return escalation;
+      const stale = staleVersion('user', version, patch.expectedVersion);
+      if (stale) return stale;
       if (patch.linkedActorId !== undefined && patch.linkedActorId !== null && current.type !== 'agent') {
         return validationFailed([{ path: 'linkedActorId', message: 'only agent users can be linked to an actor' }]);
       }
@@ -187,10 +196,17 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
         const [taken] = await tx.execute('select 1 from users where email = ? and id <> ?', [patch.email, userId]);
         if (taken) return emailTaken(patch.email);
       }
-      await tx.execute('update users set name = ?, email = ?, linked_actor_id = ?, updated_at = ? where id = ?', [
-        patch.name ?? current.name,
-        patch.email ?? current.email,
-        patch.linkedActorId === undefined ? current.linkedActorId : patch.linkedActorId,
+      const next = {
+        name: patch.name ?? current.name,
+        email: patch.email ?? current.email,
+        linkedActorId: patch.linkedActorId === undefined ? current.linkedActorId : patch.linkedActorId,
+      };
+      // A patch that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
+      if (next.name === current.name && next.email === current.email && next.linkedActorId === current.linkedActorId) return ok(current);
+      await tx.execute('update users set name = ?, email = ?, linked_actor_id = ?, updated_at = ?, version = version + 1 where id = ?', [
+        next.name,
+        next.email,
+        next.linkedActorId,
         deps.clock(),
         userId,
       ]);
@@ -217,13 +233,39 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
     const lastAdmin = await guardLastAdmin(tx, async () => {
-      await tx.execute(`update users set status = 'deactivated', updated_at = ? where id = ? and status = 'active'`, [now, userId]);
+      await tx.execute(`update users set status = 'deactivated', updated_at = ?, version = version + 1 where id = ? and status = 'active'`, [now, userId]);
       await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
       await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
     });
     if (lastAdmin) return lastAdmin;
     await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });
-    // audit: user.reactivated (SPEC §5 reactivation, branch `keys`): the same call with action 'user.reactivated' and status 'active'
+    return ok((await loadUser(tx, userId))!);
+  });
+}
+
+/**
+ * Makes a deactivated user active again (SPEC §5). Nothing it lost comes back: its sessions and keys stay
+ * revoked, so a human signs in again and an agent needs a new key. Reactivating an active user changes
+ * nothing (200 with the user as it is): safe to retry. The escalation rule applies as for deactivation.
+ */
+export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
+  const denied = authorize(ctx, 'users.reactivate');
+  if (denied) return denied;
+  const userId = userIdOf(id);
+  if (!userId) return userNotFound(id);
+  return transact(deps.orm, async (tx) => {
+    await lockIdentityChanges(tx);
+    if ((await lockRowVersion(tx, 'users', userId)) === null) return userNotFound(id);
+    const escalation = await mayActOnUser(tx, ctx.caller, userId);
+    if (escalation) return escalation;
+    const reactivated = await tx.execute<{ email: string }[]>(
+      `update users set status = 'active', updated_at = ?, version = version + 1 where id = ? and status = 'deactivated' returning email`,
+      [deps.clock(), userId],
+    );
+    // only a real change is recorded: reactivating an active user writes nothing
+    if (reactivated.length) {
+      await recordAudit(deps, tx, ctx, { action: 'user.reactivated', target: userTarget(userId, reactivated[0].email), changes: { status: { from: 'deactivated', to: 'active' } } });
+    }
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -242,20 +284,25 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
   const { roleIds } = parsed.value;
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [user] = await tx.execute<{ email: string }[]>('select email from users where id = ? for update', [userId]);
-    if (!user) return userNotFound(id);
+    const version = await lockRowVersion(tx, 'users', userId);
+    if (version === null) return userNotFound(id);
+    const [user] = await tx.execute<{ email: string }[]>('select email from users where id = ?', [userId]);
     const actOn = await mayActOnUser(tx, ctx.caller, userId);
     if (actOn) return actOn;
+    const stale = staleVersion('user', version, parsed.value.expectedVersion);
+    if (stale) return stale;
     const badRoles = await checkRoles(tx, roleIds);
     if (badRoles) return badRoles;
     const current = (await tx.execute<{ role_id: string }[]>('select role_id from user_roles where user_id = ?', [userId])).map((r) => r.role_id);
     const added = roleIds.filter((r) => !current.includes(r));
     const escalation = escalationRefusal(ctx.caller, await unionGrants(tx, added));
     if (escalation) return escalation;
+    // The same set again changes nothing; any other set is a change to the user (its version moves).
+    if (added.length === 0 && current.length === roleIds.length) return ok((await loadUser(tx, userId))!);
     const lastAdmin = await guardLastAdmin(tx, async () => {
       await tx.execute('delete from user_roles where user_id = ?', [userId]);
       for (const roleId of roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [userId, roleId]);
-      await tx.execute('update users set updated_at = ? where id = ?', [deps.clock(), userId]);
+      await tx.execute('update users set updated_at = ?, version = version + 1 where id = ?', [deps.clock(), userId]);
     });
     if (lastAdmin) return lastAdmin;
     await recordAudit(deps, tx, ctx, { action: 'user.roles_set', target: userTarget(userId, user.email), changes: diffFields({ roleIds: current }, { roleIds }), ifChanged: true });
@@ -284,7 +331,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
     await lockIdentityChanges(tx);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
-    await tx.execute('update users set password_hash = ?, updated_at = ? where id = ?', [hash, now, userId]);
+    await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
     await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
     await recordAudit(deps, tx, ctx, { action: 'user.password_reset', target: userTarget(userId, user.email) });
     return ok(null);

@@ -1,4 +1,5 @@
-// docs/agents.md runs as written: its sh blocks, in order, in one bash against a real server; its MCP snippets connect.
+// docs/agents.md runs as written: its sh blocks, in order, in one POSIX sh (dash here, not bash) against a real
+// server, twice (the guide is re-runnable); its MCP snippets connect.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,12 +40,18 @@ beforeAll(async () => {
   const script = [
     ...blocks.map((b, i) => `echo '@@block ${i}@@'\n${b}`),
     `echo '@@vars@@'`,
-    `printf '%s=%s\\n' ACTOR_ID "$ACTOR_ID" ROLE_ID "$ROLE_ID" AGENT_ID "$AGENT_ID" KEY_ID "$KEY_ID" OLD_KEY "$(jq -r .key <<<"$KEY_JSON")" NEW_KEY "$NEW_KEY" TENSION_ID "$TENSION_ID"`,
+    `printf '%s=%s\\n' ACTOR_ID "$ACTOR_ID" ROLE_ID "$ROLE_ID" AGENT_ID "$AGENT_ID" KEY_ID "$KEY_ID" OLD_KEY "$(printf '%s' "$KEY_JSON" | jq -r .key)" NEW_KEY "$NEW_KEY" TENSION_ID "$TENSION_ID" RUN "$RUN"`,
   ].join('\n');
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', MARKET_URL: app.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
-    timeout: 60_000,
-  });
+  // `sh` is dash on Debian and Ubuntu: a bashism (`<<<`, `[[`, arrays, pipefail) fails here as it would for a reader.
+  const run = () =>
+    promisify(execFile)('sh', ['-eu', '-c', script], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', MARKET_URL: app.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
+      timeout: 60_000,
+    });
+  // Twice on the same server: a reader who runs the guide again must not hit code_taken or email_taken.
+  const first = await run();
+  const { stdout } = await run();
+  expect(stdout.split('@@vars@@\n')[1]).not.toEqual(first.stdout.split('@@vars@@\n')[1]);
   const [before, after] = stdout.split('@@vars@@\n');
   outputs = before.split(/@@block \d+@@\n/).slice(1);
   expect(outputs).toHaveLength(blocks.length);
@@ -67,6 +74,13 @@ describe('docs/agents.md, run as written', () => {
     expect(outputs.length).toBeGreaterThanOrEqual(9);
     expect(outputOf('signed in as')).toContain(`<${ADMIN.email}>`);
     for (const name of ['ACTOR_ID', 'ROLE_ID', 'AGENT_ID', 'KEY_ID', 'TENSION_ID']) expect(vars[name], name).toMatch(/^[0-9a-f-]{36}$/);
+    expect(vars.RUN).toMatch(/^\d{14}-\d+$/);
+    // every curl shows the problem document of a refusal; the stdio settings come with their warning
+    const curls = blocksOf(markdown, 'sh').join('\n').match(/curl [^\n]*/g) ?? [];
+    expect(curls.length).toBeGreaterThan(3);
+    for (const c of curls) if (!c.includes('-o /dev/null')) expect(c).toContain('--fail-with-body');
+    expect(markdown).toMatch(/Warning: the stdio settings hand the AI host your database credentials/);
+    expect(markdown).toMatch(/safer setup is Streamable HTTP with a scoped key/);
     expect(vars.OLD_KEY).toMatch(/^mk_/);
     expect(vars.NEW_KEY).toMatch(/^mk_/);
   });
@@ -78,7 +92,7 @@ describe('docs/agents.md, run as written', () => {
     });
     const admin = client(app, (await seedUserWithKey(app, { type: 'agent', grants: ['*'] })).key);
     const agent = await admin.get(`/users/${vars.AGENT_ID}`);
-    expect(agent.body).toMatchObject({ type: 'agent', email: 'tension-bot@example.com', roles: [{ id: vars.ROLE_ID, code: 'tension-agent' }] });
+    expect(agent.body).toMatchObject({ type: 'agent', email: `tension-bot-${vars.RUN}@example.com`, roles: [{ id: vars.ROLE_ID, code: `tension-agent-${vars.RUN}` }] });
   });
 
   it('sensed, rescored and resolved the tension through REST, and printed its history', async () => {
@@ -96,6 +110,16 @@ describe('docs/agents.md, run as written', () => {
       'v2 Score raised from 6 to 8 — Tension bot via rest',
       'v1 Tension sensed — Tension bot via rest',
     ]);
+  });
+
+  it('retried the sense with its Idempotency-Key: the first answer again, one tension; another body under the key refused', async () => {
+    expect(outputOf('retried:').trim().split('\n')).toEqual([
+      `retried: Idempotent-Replayed: true, same tension: {"id":"${vars.TENSION_ID}","version":1}`,
+      '{"status":422,"code":"idempotency_key_reused"}',
+    ]);
+    const admin = client(app, (await seedUserWithKey(app, { type: 'agent', grants: ['*'] })).key);
+    const ofActor = await admin.get(`/tensions?actorId=${vars.ACTOR_ID}`);
+    expect(ofActor.body.data.map((t: { id: string }) => t.id)).toEqual([vars.TENSION_ID]);
   });
 
   it('rotated the key: the new one works, the old one gets 401 and is listed as revoked', async () => {
@@ -145,7 +169,7 @@ describe('the MCP client snippets', () => {
     const mcp = await mcpStdioClient(vars.NEW_KEY, env);
     try {
       const whoami = await mcp.callTool({ name: 'whoami', arguments: {} });
-      expect(whoami.structuredContent).toMatchObject({ user: { id: vars.AGENT_ID, kind: 'agent' }, apiKey: { name: 'tension-bot #2' } });
+      expect(whoami.structuredContent).toMatchObject({ user: { id: vars.AGENT_ID, type: 'agent' }, apiKey: { name: 'tension-bot #2' } });
       const history = await mcp.callTool({ name: 'get_tension_history', arguments: { id: vars.TENSION_ID } });
       expect((history.structuredContent as { data: unknown[] }).data).toHaveLength(3);
     } finally {

@@ -37,6 +37,21 @@ afterAll(async () => {
   rmSync(dist, { recursive: true, force: true });
 });
 
+describe('/.well-known (SPEC §8)', () => {
+  it('answers every path under it with a JSON 404 naming the Bearer key, never the admin app', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/.well-known/']) {
+      const res = await fetch(`${app.url}${path}`, { headers: { accept: 'text/html,application/json' } });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type'), path).toMatch(/^application\/problem\+json/);
+      const body = (await res.json()) as { code: string; detail: string };
+      expect(body.code).toBe('not_found');
+      expect(body.detail).toMatch(/Bearer/);
+    }
+    // the admin app still answers its own routes
+    expect((await fetch(`${app.url}/tensions`, { headers: { accept: 'text/html' } })).headers.get('content-type')).toMatch(/text\/html/);
+  });
+});
+
 describe('admin web assets', () => {
   it('serves a hashed asset compressed, cached for a year as immutable', async () => {
     const r = await get('/assets/index-AbC123.js', { 'accept-encoding': 'gzip, br' });

@@ -233,12 +233,12 @@ describe('housekeeping', () => {
       expect((await login('wrong-password-123')).status).toBe(401);
 
       const now = new Date();
-      expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie: kept } })).status).toBe(200);
 
-      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1 });
+      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1, idempotencyKeys: 0 });
       const afterTtl = new Date(now.getTime() + app.deps.config.sessionTtlMs + 1000);
-      expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0 });
+      expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       const [{ n }] = await app.em().execute('select count(*)::int as n from sessions');
       expect(n).toBe(0);
     } finally {
@@ -313,6 +313,31 @@ describe('market-service mcp never creates or migrates a database (SPEC §8)', (
     } finally {
       await empty.drop();
     }
+  }, 120_000);
+
+  it.skipIf(!onPostgres)('refuses a PostgreSQL database that does not exist without creating it, and creates no data folder', async () => {
+    const name = `market_no_such_db_${Date.now()}`;
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const missingDir = join(tmpdir(), `market-none-${Date.now()}`);
+    const run = await runCli(['mcp'], { DATABASE_URL: url.toString(), DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/does not exist/);
+    const { rows } = await queryOnce(`select count(*)::int as n from pg_database where datname = '${name}'`);
+    expect(rows[0].n).toBe(0);
+
+    // a migrated database but no SESSION_SECRET: the key is checked, and still no folder appears
+    const { startTestApp } = await import('../../support/app.js');
+    const app = await startTestApp();
+    try {
+      const unknownKey = await runCli(['mcp'], { DATABASE_URL: app.db.url!, DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
+      expect(unknownKey.code).toBe(2);
+      expect(unknownKey.stderr).toMatch(/API key/);
+    } finally {
+      await app.close();
+    }
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(missingDir)).toBe(false);
   }, 120_000);
 });
 

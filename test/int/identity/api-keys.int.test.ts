@@ -24,7 +24,7 @@ describe('API keys', () => {
     expect(key).toHaveLength(52);
     expect(key.startsWith('mk_')).toBe(true);
     expect(isWellFormedApiKey(key)).toBe(true);
-    expect(Object.keys(meta).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
+    expect(Object.keys(meta).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'permissions', 'prefix', 'revokedAt', 'rotatedFromId']);
     const [row] = await app.em().execute('select * from api_keys where id = ?', [meta.id]);
     expect(JSON.stringify(row)).not.toContain(key);
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -39,7 +39,8 @@ describe('API keys', () => {
   it('refuses expired, revoked and deactivated-user keys on the very next request', async () => {
     const admin = await seedUserWithKey(app, { grants: ['users:*'] });
     const expired = await seedUserWithKey(app, { grants: [] });
-    await app.em().execute(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [expired.keyId]);
+    // Expiry is judged by the service's clock (pinned here), not the database's.
+    await app.em().execute('update api_keys set expires_at = ? where id = ?', [new Date(now - 1000), expired.keyId]);
     expect((await client(app, expired.key).get('/auth/me')).status).toBe(401);
 
     const revoked = await seedUserWithKey(app, { type: 'agent', grants: [] });

@@ -166,7 +166,7 @@ describe('audit trail', () => {
 
   it('records agent keys provisioned and revoked by an administrator', async () => {
     let rid = randomUUID();
-    const agent = await asSession(adminToken, rid).gql('mutation { createUser(input: { type: "agent", email: "bot@test.example", name: "Bot" }) { id } }');
+    const agent = await asSession(adminToken, rid).gql('mutation { createUser(input: { type: agent, email: "bot@test.example", name: "Bot" }) { id } }');
     const agentId: string = agent.body.data.createUser.id;
     expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.created', by: adminBy('graphql'), target: { type: 'user', id: agentId, label: 'bot@test.example' } });
 
@@ -184,6 +184,35 @@ describe('audit trail', () => {
     rid = randomUUID();
     expect((await asRobot(rid).del(`/users/${agentId}/api-keys/${key.body.id}`)).status).toBe(204);
     expect(await onlyEntryOf(rid)).toMatchObject({ action: 'key.revoked', by: robotBy('rest'), target: { type: 'key', id: key.body.id, label: 'ci' } });
+  });
+
+  it('records scoped keys, rotations and reactivations once each; a no-op reactivation records nothing', async () => {
+    const reader = await client(app, robot.key).post('/roles', { code: 'audit-reader', name: 'Reader', permissions: ['tensions:read'] });
+    const agent = await client(app, robot.key).post('/users', { type: 'agent', email: 'rotor@test.example', name: 'Rotor', roleIds: [reader.body.id] });
+    let rid = randomUUID();
+    const key = await asRobot(rid).post(`/users/${agent.body.id}/api-keys`, { name: 'scoped', permissions: ['tensions:read'] });
+    expect(key.status).toBe(201);
+    minted.push(key.body.key);
+    expect((await onlyEntryOf(rid)).changes).toMatchObject({ permissions: { from: null, to: ['tensions:read'] } });
+
+    rid = randomUUID();
+    const rotated = await asRobot(rid).post(`/users/${agent.body.id}/api-keys/${key.body.id}/rotate`, { overlapSeconds: 3600 });
+    expect(rotated.status).toBe(201);
+    minted.push(rotated.body.key);
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'key.rotated',
+      by: robotBy('rest'),
+      target: { type: 'key', id: key.body.id, label: 'scoped' },
+      changes: { rotatedToId: { from: null, to: rotated.body.id }, overlapSeconds: { from: null, to: 3600 } },
+    });
+
+    expect((await client(app, robot.key).del(`/users/${agent.body.id}`)).status).toBe(204);
+    rid = randomUUID();
+    expect((await asRobot(rid).post(`/users/${agent.body.id}/reactivate`, {})).status).toBe(200);
+    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.reactivated', target: { type: 'user', id: agent.body.id }, changes: { status: { from: 'deactivated', to: 'active' } } });
+    rid = randomUUID();
+    expect((await asRobot(rid).post(`/users/${agent.body.id}/reactivate`, {})).status).toBe(200);
+    expect(await entriesOf(rid)).toEqual([]);
   });
 
   it('records roles created, updated (only what changed) and deleted', async () => {

@@ -42,7 +42,7 @@ describe('users', () => {
     const h = await admin.post('/users', human('Mixed.Case@X.example'));
     expect(h.status).toBe(201);
     expect(h.body.email).toBe('mixed.case@x.example');
-    expect(Object.keys(h.body).sort()).toEqual(['createdAt', 'email', 'id', 'linkedActor', 'linkedActorId', 'name', 'roles', 'status', 'type', 'updatedAt']);
+    expect(Object.keys(h.body).sort()).toEqual(['createdAt', 'email', 'id', 'linkedActor', 'linkedActorId', 'name', 'roles', 'status', 'type', 'updatedAt', 'version']);
     expect(await codes(human('MIXED.case@x.EXAMPLE'))).toEqual([409, 'email_taken']);
     // The actor's deletion unlinks the agent (FK ON DELETE SET NULL).
     expect((await admin.del(`/actors/${agentActor}`)).status).toBe(204);

@@ -13,7 +13,7 @@ import { hasPermission } from '../../../server/domain/permissions.js';
 const SPEC_TOOLS = [
   'whoami', 'list_tensions', 'get_tension', 'get_tension_history', 'sense_tension', 'rename_tension', 'rescore_tension',
   'revise_tension_context', 'set_tension_lead', 'reassign_tension', 'resolve_tension', 'drop_tension', 'reopen_tension',
-  'revive_tension', 'discard_tension', 'list_actors', 'get_actor', 'list_events',
+  'revive_tension', 'discard_tension', 'list_actors', 'get_actor', 'create_actor', 'list_users', 'list_events',
 ];
 
 /** What the permission table says a caller holding `grants` may call. */
@@ -243,13 +243,15 @@ describe('tool metadata', () => {
       expect(error.required, t.name).toEqual(['code', 'detail']);
       expect(error.properties.code.enum, t.name).toEqual(expect.arrayContaining(['forbidden', 'validation_failed', 'version_conflict']));
     }
-    // Inputs use the REST body's field names, plus id.
+    // Inputs use the REST body's field names, plus id, plus the optional idempotencyKey of writes (SPEC §12).
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName.get('sense_tension')!.inputSchema.properties!).sort()).toEqual(
-      ['actorId', 'currentContext', 'leadUserId', 'name', 'potentialFuture', 'score'].sort(),
+      ['actorId', 'currentContext', 'idempotencyKey', 'leadUserId', 'name', 'potentialFuture', 'score'].sort(),
     );
     expect(byName.get('rescore_tension')!.inputSchema.required).toEqual(expect.arrayContaining(['id', 'score']));
-    expect(Object.keys(byName.get('resolve_tension')!.inputSchema.properties!).sort()).toEqual(['expectedVersion', 'id']);
+    expect(Object.keys(byName.get('resolve_tension')!.inputSchema.properties!).sort()).toEqual(['expectedVersion', 'id', 'idempotencyKey']);
+    expect(byName.get('resolve_tension')!.inputSchema.required).not.toContain('idempotencyKey');
+    expect(byName.get('get_tension')!.inputSchema.properties).not.toHaveProperty('idempotencyKey');
   });
 
   it('annotations: readOnlyHint on reads, destructiveHint only on discard, idempotentHint where a retry is safe', () => {
@@ -260,8 +262,8 @@ describe('tool metadata', () => {
       expect(t.annotations?.readOnlyHint, t.name).toBe(isRead);
       expect(t.annotations?.destructiveHint ?? false, t.name).toBe(t.name === 'discard_tension');
       // Reads and every edit or transition are no-ops when repeated (the lifecycle test retries each);
-      // sense records a second tension and discard answers not_found the second time.
-      expect(t.annotations?.idempotentHint, t.name).toBe(!['sense_tension', 'discard_tension'].includes(t.name));
+      // sense and create_actor record a second one, and discard answers not_found the second time.
+      expect(t.annotations?.idempotentHint, t.name).toBe(!['sense_tension', 'create_actor', 'discard_tension'].includes(t.name));
       expect(t.annotations?.openWorldHint, t.name).toBe(false);
     }
   });

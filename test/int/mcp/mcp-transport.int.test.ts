@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +42,8 @@ describe('MCP over Streamable HTTP', () => {
       const result = await client.callTool({ name: 'whoami', arguments: {} });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({
-        user: { id: agent.userId, name: agent.name, kind: 'agent' },
+        user: { id: agent.userId, name: agent.name, type: 'agent' },
+        authenticatedBy: 'api_key',
         apiKey: { id: agent.keyId },
         permissions: [],
       });
@@ -96,6 +99,43 @@ describe('MCP over stdio (market-service mcp)', () => {
     const { tools } = await client!.listTools();
     expect(tools.map((t) => t.name)).toContain('whoami');
     const result = await client!.callTool({ name: 'whoami', arguments: {} });
-    expect(result.structuredContent).toMatchObject({ user: { kind: 'agent' }, permissions: ['tensions:read'] });
+    expect(result.structuredContent).toMatchObject({ user: { type: 'agent' }, permissions: ['tensions:read'] });
   });
+
+  // Last in this block: the embedded database is one process's, so the SDK client's server goes first.
+  it('answers a line that is not JSON with a -32700 parse error (id null) and keeps serving', async () => {
+    await client?.close();
+    client = undefined;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', MARKET_API_KEY: agentKey, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const lines = createInterface({ input: child.stdout });
+    const answers: any[] = [];
+    const waiters: (() => void)[] = [];
+    lines.on('line', (line) => {
+      answers.push(JSON.parse(line));
+      waiters.splice(0).forEach((w) => w());
+    });
+    const next = async () => {
+      while (!answers.length) await new Promise<void>((r) => waiters.push(r));
+      return answers.shift();
+    };
+    try {
+      const send = (text: string) => child.stdin.write(`${text}\n`);
+      send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+      expect((await next()).id).toBe(1);
+      send('this is not json {');
+      expect(await next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });
+      send(JSON.stringify({ hello: 'json, but not JSON-RPC' }));
+      expect(await next()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: 'text' } }));
+      expect(await next()).toMatchObject({ id: 2, error: { code: -32602, data: { code: 'validation_failed' } } });
+      send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'whoami', arguments: {} } }));
+      expect(await next()).toMatchObject({ id: 3, result: { structuredContent: { user: { type: 'agent' } } } });
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+    }
+  }, 60_000);
 });

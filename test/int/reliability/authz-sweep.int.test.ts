@@ -243,16 +243,16 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
   /** Everything an operation on a user could change: the row, its roles, its keys. */
   async function snapshot(userId: string) {
     const em = app.em();
-    const [user] = await em.execute('select email, name, status, password_hash, updated_at from users where id = ?', [userId]);
+    const [user] = await em.execute('select email, name, status, password_hash, updated_at, version from users where id = ?', [userId]);
     const roles = await em.execute('select role_id from user_roles where user_id = ? order by role_id', [userId]);
-    const keys = await em.execute('select id, name, revoked_at from api_keys where user_id = ? order by id', [userId]);
+    const keys = await em.execute('select id, name, revoked_at, expires_at from api_keys where user_id = ? order by id', [userId]);
     return { user, roles, keys };
   }
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
-      'users.deactivate', 'users.listApiKeys', 'users.provisionApiKey', 'users.resetPassword', 'users.revokeApiKey',
-      'users.setRoles', 'users.update',
+      'users.deactivate', 'users.listApiKeys', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
+      'users.rotateApiKey', 'users.setRoles', 'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
     expect(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].mcp)).toEqual([]);

@@ -302,7 +302,7 @@ describe('GraphQL', () => {
         `{ ${Array.from({ length: 500 }, (_, i) => `a${i}: health`).join(' ')} }`,
         'query { __schema { types { name fields { name type { name ofType { name ofType { name } } } } } } }',
         'fragment A on Query { ...B } fragment B on Query { ...A } { ...A }',
-        `mutation { ${Array.from({ length: 50 }, (_, i) => `m${i}: createActor(input: { name: "a${i}", type: "organization" }) { id }`).join(' ')} }`,
+        `mutation { ${Array.from({ length: 50 }, (_, i) => `m${i}: createActor(input: { name: "a${i}", type: organization }) { id }`).join(' ')} }`,
       ),
     );
     const bodies = fc.oneof(

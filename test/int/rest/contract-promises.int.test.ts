@@ -124,7 +124,7 @@ describe('outside /api/v1', () => {
     expect(query.status).toBe(200);
     expect(await query.json()).toMatchObject({ data: { health: 'ok', actors: { data: expect.any(Array) } } });
     const [{ n: before }] = await app.em().execute('select count(*)::int as n from actors');
-    const mutation = await get('mutation { createActor(input: { name: "Over GET", type: "organization" }) { id } }');
+    const mutation = await get('mutation { createActor(input: { name: "Over GET", type: organization }) { id } }');
     expect(mutation.status).toBe(405);
     expect((await mutation.json()).data ?? null).toBeNull();
     const [{ n: after }] = await app.em().execute('select count(*)::int as n from actors');

@@ -64,7 +64,7 @@ describe('CSRF on every unsafe cookie route', () => {
     const bearer = client(app, (await seedUserWithKey(app, { grants: ['actors:write'] })).key);
     expect((await bearer.post('/actors', { name: 'Bearer Org', type: 'organization' })).status).toBe(201);
     const session = `session=${(await seedHuman(app, ['actors:write'])).token}`;
-    const mutation = JSON.stringify({ query: 'mutation { createActor(input: { name: "Cookie Org", type: "organization" }) { id } }' });
+    const mutation = JSON.stringify({ query: 'mutation { createActor(input: { name: "Cookie Org", type: organization }) { id } }' });
     const gql = (headers: Record<string, string>) =>
       fetch(`${app.url}/graphql`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/json', ...headers }, body: mutation }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const refused = await gql({});

@@ -1,0 +1,63 @@
+// Idempotent GraphQL mutations (SPEC §12): the optional `idempotencyKey` argument, and the wrapper that
+// runs a mutation once per caller and key, answering a retry with the first answer (or the first error).
+import type { ArgBuilder } from '@pothos/core';
+import type { builder } from './builder.js';
+import { idempotently, parseIdempotencyKey } from '../server/application/idempotency.js';
+import { refuse, type ErrorCode, type Result } from '../server/domain/errors.js';
+import { REFUSAL_STATUS } from '../server/http/refusal-status.js';
+import { gqlCtx, type GraphQLContext } from './context.js';
+import { unwrap } from './errors.js';
+
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Makes the mutation safe to retry: the first answer is kept for 24 hours, scoped to you, and a retry with the same key, ' +
+  'mutation and arguments gets it back and changes nothing. The same key with other arguments is IDEMPOTENCY_KEY_REUSED; ' +
+  'a retry while the first is still running is IDEMPOTENCY_IN_PROGRESS. 1-255 printable ASCII characters.';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The `idempotencyKey` argument, for `args: { ..., idempotencyKey: idempotencyKeyArg(t.arg) }`. */
+export function idempotencyKeyArg(arg: ArgBuilder<Types>) {
+  return arg.string({ description: IDEMPOTENCY_KEY_DESCRIPTION });
+}
+
+interface KeptRefusal {
+  code: ErrorCode;
+  detail: string;
+  extensions?: Record<string, unknown>;
+}
+
+/**
+ * Runs a mutation's use case, once per caller and `idempotencyKey` when one is given. The request is the
+ * field name and its arguments without the key. A replayed value is the kept JSON (dates as ISO strings,
+ * a created key without its secret), which the types serialise as they would the first.
+ */
+export async function idempotentMutation<T>(
+  context: GraphQLContext,
+  field: string,
+  args: Record<string, unknown>,
+  run: () => Promise<Result<T>>,
+): Promise<T> {
+  const { idempotencyKey, ...rest } = args;
+  const key = unwrap(parseIdempotencyKey(idempotencyKey, 'idempotencyKey'));
+  const ctx = gqlCtx(context);
+  const request = key === undefined ? undefined : { key, method: 'GRAPHQL', path: field, body: rest };
+  let first: Result<T> | undefined;
+  const outcome = unwrap(
+    await idempotently(context.deps, ctx, request, async () => {
+      first = await run();
+      if (first.ok) return { status: 200, body: first.value };
+      const kept: KeptRefusal = { code: first.code, detail: first.detail, ...(first.extensions ? { extensions: first.extensions } : {}) };
+      return { status: REFUSAL_STATUS[first.code], body: kept };
+    }),
+  );
+  if (first) return unwrap(first);
+  const { status, body } = outcome.answer;
+  if (status < 400) return body as T;
+  const kept = body as KeptRefusal;
+  return unwrap(refuse(kept.code, kept.detail, kept.extensions));
+}
+
+/** A use case's result as a Boolean mutation's answer: true once it succeeded. */
+export function done(result: Result<unknown>): Result<true> {
+  return result.ok ? { ok: true, value: true } : result;
+}
