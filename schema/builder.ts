@@ -40,7 +40,7 @@ export const builder = new SchemaBuilder<{
     }),
     unauthorizedError: (_parent, context, info, result) => {
       if (!context.caller) {
-        return new GraphQLError('Authentication required: send a session cookie or `Authorization: Bearer <API_KEY>`.', {
+        return new GraphQLError('Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.', {
           extensions: { code: 'UNAUTHENTICATED' },
         });
       }

@@ -14,6 +14,7 @@ import { roleOutput } from '../server/application/roles/role.read.js';
 import { createRoleInput, updateRoleInput } from '../server/application/roles/roles.js';
 import { changePasswordInput, loginInput, meOutput } from '../server/application/auth/auth.js';
 import { feedEventOutput, listEventsQuery } from '../server/application/events/events.js';
+import { auditEntryOutput, listAuditQuery } from '../server/application/audit/audit.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
@@ -31,6 +32,10 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   Role: roleOutput,
   Me: meOutput,
   FeedEvent: feedEventOutput,
+  AuditEntry: auditEntryOutput,
+  AuditActor: auditEntryOutput.shape.by,
+  AuditTarget: auditEntryOutput.shape.target,
+  'Query.auditLog': listAuditQuery,
   CreateActorInput: createActorInput,
   UpdateActorInput: updateActorInput,
   CreateUserInput: createUserInput,

@@ -27,7 +27,7 @@ builder.subscriptionFields((t) => ({
     args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
-      if (!context.caller) throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie or `Authorization: Bearer <API_KEY>`.'));
+      if (!context.caller) throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.'));
       return unwrap(await followEvents(context.deps, gqlCtx(context), withoutNulls(args)));
     },
     resolve: (item) => item,

@@ -95,8 +95,6 @@ export function toPage<R, T>(deps: CursorDeps, list: ListName, rows: R[], limit:
   return { data: kept.map(view), nextCursor: more && kept.length ? encodeCursor(deps, list, key(kept[kept.length - 1])) : null };
 }
 
-export const uuidSchema = z.string().regex(UUID_RE, 'must be a UUID').transform((s) => s.toLowerCase());
-
 // ---- the values a cursor key may hold: each exactly what PostgreSQL accepts for its column ----------
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::?(\d{2}))?)$/;

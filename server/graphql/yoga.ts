@@ -105,7 +105,7 @@ export function graphqlHandler(deps: Deps) {
   const serve = async (req: Request, res: Response, next: NextFunction) => {
     if (req.authRefusal) return graphqlRefusal(res, 401, 'UNAUTHENTICATED', req.authRefusal.detail);
     if (needsCsrfHeader(req)) {
-      return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send `X-CSRF-Protection: 1`.');
+      return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.');
     }
     try {
       await yoga.handle(req, res, { req, res });

@@ -79,7 +79,7 @@ export function authenticateRequest(deps: Deps) {
     try {
       const bearer = bearerToken(req.get('authorization'));
       if (bearer === null) {
-        req.authRefusal = UNAUTHENTICATED('The Authorization header must be `Bearer <API_KEY>`.');
+        req.authRefusal = UNAUTHENTICATED('The Authorization header must be the word Bearer followed by an API key.');
       } else if (bearer !== undefined) {
         const result = await authenticateApiKey(deps, bearer);
         if (result.ok) req.caller = result.value;

@@ -29,7 +29,7 @@ function requireCaller(req: Request, res: Response, next: NextFunction) {
   if (req.authRefusal) return sendProblem(res, req.authRefusal, req.requestId);
   if (!req.caller) return sendProblem(res, UNAUTHENTICATED(), req.requestId);
   if (needsCsrfHeader(req)) {
-    return sendCode(res, 'csrf_required', 'Cookie-authenticated requests that change state must send `X-CSRF-Protection: 1`.', req.requestId);
+    return sendCode(res, 'csrf_required', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.', req.requestId);
   }
   next();
 }

@@ -3,14 +3,11 @@ import { z } from 'zod';
 import { pageOutput } from '../paging.js';
 import { pageCursor, pageLimit } from '../tensions/tension.inputs.js';
 import { expectedVersionOf } from '../versions.js';
+import { nameSchema } from '../schemas.js';
 
 export const ACTOR_TYPES = ['organization', 'individual', 'virtual', 'agent'] as const;
 
-export const actorName = z
-  .string()
-  .transform((s) => s.trim())
-  .refine((s) => [...s].length >= 1, 'must not be empty')
-  .refine((s) => [...s].length <= 200, 'must be at most 200 characters');
+export const actorName = nameSchema;
 
 const actorType = z.enum(ACTOR_TYPES);
 

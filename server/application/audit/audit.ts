@@ -7,7 +7,8 @@ import { insertAuditEntry, listAuditEntries, type AuditBy, type AuditChanges, ty
 import { reader, type Tx } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Caller, Ctx, Deps } from '../context.js';
-import { cursorSchema, decodeCursor, instantKey, limitSchema, toPage, uuidKey, uuidSchema, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, instantKey, limitSchema, toPage, uuidKey, type Page } from '../paging.js';
+import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 
 export const AUDIT_ACTIONS = [
@@ -122,7 +123,7 @@ export const listAuditQuery = z
     cursor: cursorSchema,
   })
   .superRefine((v, c) => {
-    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after `from`' });
+    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
   });
 
 /** An entry as every face shows it. */

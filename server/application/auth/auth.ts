@@ -12,16 +12,18 @@ import { loadUser, userOutput, type UserView } from '../users/user.read.js';
 import { passwordSchema } from '../users/users.js';
 import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
 import { roleOutput, type RoleView } from '../roles/role.read.js';
-import { transact } from '../../persistence/transaction.js';
+import { reader, transact } from '../../persistence/transaction.js';
+import { credentialsByEmail, credentialsById, setPasswordHash } from '../../persistence/users.js';
+import { insertSession, revokeSession, revokeSessionsOf } from '../../persistence/sessions.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 import { recordAudit, userTarget } from '../audit/audit.js';
 
-export const loginInput = z.object({
+export const loginInput = z.strictObject({
   // Deliberately loose: any malformed email is just another wrong credential.
   email: z.string().trim().toLowerCase().min(1).max(320).describe("The human user's email (case-insensitive)."),
   password: z.string().min(1).max(1024).describe('Their password.'),
 });
-export const changePasswordInput = z.object({
+export const changePasswordInput = z.strictObject({
   currentPassword: z.string().min(1).max(1024).describe('My password now, to prove it is me.'),
   newPassword: passwordSchema.describe('The new password.'),
 });
@@ -53,14 +55,11 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
     return throttled;
   }
 
-  const em = deps.orm.em.fork();
-  const [user] = await em.execute<{ id: string; type: string; status: string; password_hash: string | null }[]>(
-    'select id, type, status, password_hash from users where email = ?',
-    [email],
-  );
-  const eligible = user && user.type === 'human' && user.status === 'active' && user.password_hash;
+  const em = reader(deps.orm);
+  const user = await credentialsByEmail(em, email);
+  const eligible = user && user.type === 'human' && user.status === 'active' && user.passwordHash;
   // Verify against a real hash either way, outside any transaction, so every refusal costs the same.
-  const verified = await verifyPassword(eligible ? user.password_hash! : await dummyHash(), password);
+  const verified = await verifyPassword(eligible ? user.passwordHash! : await dummyHash(), password);
   // A refusal keeps the reserved attempt as the failure it was.
   if (!eligible || !verified) {
     deps.metrics.loginFailure();
@@ -76,7 +75,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
   return transact(deps.orm, async (tx) => {
     await clearPasswordAttempts(tx, email);
-    await tx.execute('insert into sessions (id, user_id, created_at, expires_at) values (?, ?, ?, ?)', [sessionId, user.id, now, expiresAt]);
+    await insertSession(tx, { id: sessionId, userId: user.id, createdAt: now, expiresAt });
     const view = (await loadUser(tx, user.id))!;
     await recordAudit(deps, tx, { caller: { kind: 'human', userId: user.id, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login', target: userTarget(user.id, email) });
     const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
@@ -90,11 +89,8 @@ export async function logout(deps: Deps, ctx: Ctx): Promise<Result<null>> {
     return refuse('session_required', 'Only a session can sign out; API keys are revoked instead.');
   }
   return transact(deps.orm, async (tx) => {
-    const [session] = await tx.execute<{ email: string }[]>(
-      'update sessions s set revoked_at = coalesce(s.revoked_at, ?) from users u where s.id = ? and u.id = s.user_id returning u.email',
-      [deps.clock(), ctx.caller.sessionId],
-    );
-    if (session) await recordAudit(deps, tx, ctx, { action: 'auth.logout', target: userTarget(ctx.caller.userId, session.email) });
+    const email = await revokeSession(tx, ctx.caller.sessionId!, deps.clock());
+    if (email !== null) await recordAudit(deps, tx, ctx, { action: 'auth.logout', target: userTarget(ctx.caller.userId, email) });
     return ok(null);
   });
 }
@@ -123,7 +119,7 @@ export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   if (denied) return denied;
   const { caller } = ctx;
   if (!caller.userId || caller.authenticatedBy === 'system') return refuse('unauthenticated', 'No user is signed in.');
-  const em = deps.orm.em.fork();
+  const em = reader(deps.orm);
   const user = await loadUser(em, caller.userId);
   if (!user) return refuse('unauthenticated', 'No user is signed in.');
   return ok({
@@ -147,25 +143,20 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   if (!parsed.ok) return parsed;
   const { currentPassword, newPassword } = parsed.value;
   const userId = ctx.caller.userId!;
-  const em = deps.orm.em.fork();
-  const [row] = await em.execute<{ email: string; password_hash: string | null }[]>('select email, password_hash from users where id = ?', [userId]);
+  const row = await credentialsById(reader(deps.orm), userId);
   if (!row) return refuse('unauthenticated', 'No user is signed in.');
   const throttled = await reservePasswordAttempt(deps, row.email, client);
   if (throttled) return throttled;
   // Slow work outside the transaction.
-  if (!row.password_hash || !(await verifyPassword(row.password_hash, currentPassword))) {
+  if (!row.passwordHash || !(await verifyPassword(row.passwordHash, currentPassword))) {
     return validationFailed([{ path: 'currentPassword', message: 'is not the current password' }]);
   }
   const hash = await hashPassword(newPassword);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
-    await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
+    await setPasswordHash(tx, userId, hash, now);
     await clearPasswordAttempts(tx, row.email);
-    await tx.execute('update sessions set revoked_at = ? where user_id = ? and id <> ? and revoked_at is null', [
-      now,
-      userId,
-      ctx.caller.sessionId,
-    ]);
+    await revokeSessionsOf(tx, userId, now, ctx.caller.sessionId);
     await recordAudit(deps, tx, ctx, { action: 'user.password_changed', target: userTarget(userId, row.email) });
     return ok(null);
   });

@@ -7,7 +7,8 @@ import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter } from
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorParam, decodeCursor, encodeCursor, uuidSchema } from '../paging.js';
+import { cursorParam, decodeCursor, encodeCursor } from '../paging.js';
+import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { feedHub, type FeedEvent } from './feed-hub.js';
 
@@ -122,7 +123,7 @@ export async function resolveAfter(deps: Deps, after: string | undefined): Promi
   if (after === undefined) return ok(FEED_START);
   if (after === 'now') return ok(await feedHead(reader(deps.orm)));
   const key = decodeCursor(deps, 'events', after, feedCursorKey);
-  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or `now`)' }], 'The cursor is not one this feed issued; start again without it, or with `now`.');
+  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or now)' }], 'The cursor is not one this feed issued; start again without it, or with now.');
   return ok({ transactionId: key.value.t, position: key.value.p });
 }
 

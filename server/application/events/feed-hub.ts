@@ -8,6 +8,7 @@ import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
 import { listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
+import { reader } from '../../persistence/transaction.js';
 
 export type FeedEvent = StoredEvent & { transactionId: string };
 
@@ -122,7 +123,7 @@ export class FeedHub {
           return;
         }
         this.opts.onRead?.('catchup');
-        const page = await readFeed(this.orm.em.fork(), f.cursor, CATCH_UP_PAGE, f.filter);
+        const page = await readFeed(reader(this.orm), f.cursor, CATCH_UP_PAGE, f.filter);
         if (f.stopped) return;
         f.cursor = page.next;
         if (page.events.length) f.onEvents(page.events, page.next);
@@ -174,7 +175,7 @@ export class FeedHub {
           this.again = false;
           const from: FeedCursor = this.cursor!;
           this.opts.onRead?.('hub');
-          const page = await readFeed(this.orm.em.fork(), from, PAGE);
+          const page = await readFeed(reader(this.orm), from, PAGE);
           if (this.closed) return;
           this.cursor = page.next;
           if (page.events.length) sawEvents = true;

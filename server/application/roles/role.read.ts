@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { expandGrants } from '../../domain/permissions.js';
-import { pgArray, roleGrants } from '../../persistence/role-graph.js';
+import { roleGrants } from '../../persistence/role-graph.js';
+import { roleLinksOfUsers, roleRowsAfterCode, roleRowsById, type RoleRow } from '../../persistence/roles.js';
 
 export interface RoleView {
   id: string;
@@ -29,21 +30,6 @@ export const roleOutput = z.object({
   version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
 }).describe('A named set of permissions, optionally inheriting other roles.') satisfies z.ZodType<RoleView>;
 
-interface RoleRow {
-  id: string;
-  code: string;
-  name: string;
-  permissions: string[];
-  system: boolean;
-  inherits: string[] | null;
-  version: number;
-}
-
-const ROLE_SELECT = `
-  select r.id, r.code, r.name, r.permissions, r.system, r.version,
-    (select array_agg(ri.inherited_role_id::text order by ri.inherited_role_id) from role_inherits ri where ri.role_id = r.id) as inherits
-  from roles r`;
-
 async function toViews(em: EntityManager, rows: RoleRow[]): Promise<RoleView[]> {
   const grants = await roleGrants(em, rows.map((r) => r.id));
   return rows.map((r) => ({
@@ -61,8 +47,7 @@ async function toViews(em: EntityManager, rows: RoleRow[]): Promise<RoleView[]> 
 /** Roles by id, in code order; unknown ids are simply absent. */
 export async function loadRoles(em: EntityManager, ids: readonly string[]): Promise<RoleView[]> {
   if (ids.length === 0) return [];
-  const rows = await em.execute<RoleRow[]>(`${ROLE_SELECT} where r.id = any(?::uuid[]) order by r.code`, [pgArray(ids)]);
-  return toViews(em, rows);
+  return toViews(em, await roleRowsById(em, ids));
 }
 
 export async function loadRole(em: EntityManager, id: string): Promise<RoleView | null> {
@@ -72,21 +57,14 @@ export async function loadRole(em: EntityManager, id: string): Promise<RoleView 
 
 /** One page of roles ordered by code, after `afterCode`. */
 export async function listRoleRows(em: EntityManager, afterCode: string | undefined, take: number): Promise<RoleView[]> {
-  const rows = await em.execute<RoleRow[]>(
-    `${ROLE_SELECT} where (?::text is null or r.code > ?) order by r.code limit ?`,
-    [afterCode ?? null, afterCode ?? null, take],
-  );
-  return toViews(em, rows);
+  return toViews(em, await roleRowsAfterCode(em, afterCode, take));
 }
 
 /** The roles of each user, in code order. */
 export async function rolesOfUsers(em: EntityManager, userIds: readonly string[]): Promise<Map<string, RoleView[]>> {
   const out = new Map<string, RoleView[]>(userIds.map((id) => [id, []]));
   if (userIds.length === 0) return out;
-  const links = await em.execute<{ user_id: string; role_id: string }[]>(
-    'select user_id, role_id from user_roles where user_id = any(?::uuid[])',
-    [pgArray(userIds)],
-  );
+  const links = await roleLinksOfUsers(em, userIds);
   const roles = new Map((await loadRoles(em, [...new Set(links.map((l) => l.role_id))])).map((r) => [r.id, r]));
   for (const l of links) {
     const role = roles.get(l.role_id);

@@ -6,10 +6,12 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, uuidSchema, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, type Page } from '../paging.js';
+import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
-import { isUniqueViolation, transact } from '../../persistence/transaction.js';
-import { lockIdentityChanges, pgArray, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
+import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
+import { lockIdentityChanges, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
+import * as roles from '../../persistence/roles.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
@@ -18,14 +20,13 @@ import { lockRowVersion } from '../../persistence/row-versions.js';
 /** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
 export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
-const nameSchema = z.string().trim().min(1).max(200);
 const codeSchema = z
   .string()
   .trim()
   .regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'must be 1–63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter');
 
-export const listRolesInput = z.object({ limit: limitSchema, cursor: cursorSchema });
-export const createRoleInput = z.object({
+export const listRolesInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+export const createRoleInput = z.strictObject({
   code: codeSchema.describe('A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
   name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
   permissions: z.array(grantSchema).max(100).transform(dedupe).describe('The permissions it grants (see GET /permissions); only ones you hold yourself.'),
@@ -51,15 +52,15 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const { limit } = parsed.value;
   const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
   if (!after.ok) return after;
-  const rows = await listRoleRows(deps.orm.em.fork(), after.value?.[0], limit + 1);
+  const rows = await listRoleRows(reader(deps.orm), after.value?.[0], limit + 1);
   return ok(toPage(deps, 'roles', rows, limit, (r) => [r.code], (r) => r));
 }
 
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {
   const denied = authorize(ctx, 'roles.get');
   if (denied) return denied;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
-  const role = await loadRole(deps.orm.em.fork(), id.toLowerCase());
+  const roleId = idOf(id);
+  const role = roleId ? await loadRole(reader(deps.orm), roleId) : null;
   return role ? ok(role) : notFound(id);
 }
 
@@ -71,10 +72,7 @@ export async function listPermissions(_deps: Deps, ctx: Ctx): Promise<Result<str
 
 /** Unknown inherited roles are a 400 on the `inherits` field (the body names them; they are not the resource). */
 async function unknownInherits(tx: EntityManager, inherits: string[]) {
-  if (inherits.length === 0) return null;
-  const rows = await tx.execute<{ id: string }[]>('select id from roles where id = any(?::uuid[])', [pgArray(inherits)]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = inherits.filter((id) => !known.has(id));
+  const missing = await roles.unknownRoleIds(tx, inherits);
   return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
 }
 
@@ -95,15 +93,9 @@ export async function createRole(deps: Deps, ctx: Ctx, input: unknown): Promise<
       if (unknown) return unknown;
       const escalation = escalationRefusal(ctx.caller, [...permissions, ...(await unionGrants(tx, inherits))]);
       if (escalation) return escalation;
-      const [taken] = await tx.execute('select 1 from roles where code = ?', [code]);
-      if (taken) return codeTaken();
-      await tx.execute(
-        `insert into roles (id, code, name, permissions, system, created_at, updated_at) values (?, ?, ?, ?::text[], false, ?, ?)`,
-        [id, code, name, pgArray(permissions), now, now],
-      );
-      for (const parent of inherits) {
-        await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [id, parent]);
-      }
+      if (await roles.codeTaken(tx, code)) return codeTaken();
+      await roles.insertRole(tx, { id, code, name, permissions, at: now });
+      await roles.addInherits(tx, id, inherits);
       await recordAudit(deps, tx, ctx, { action: 'role.created', target: roleTarget(id, code), changes: fieldsOf({ code, name, permissions, inherits }) });
       return ok((await loadRole(tx, id))!);
     });
@@ -120,9 +112,9 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
   if (denied) return denied;
   const parsed = parseInput(updateRoleInput, input);
   if (!parsed.ok) return parsed;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
+  const roleId = idOf(id);
+  if (!roleId) return notFound(id);
   const patch = parsed.value;
-  const roleId = id.toLowerCase();
   try {
     return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
@@ -148,23 +140,14 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
         if (escalation) return escalation;
       }
       if (patch.code && patch.code !== current.code) {
-        const [taken] = await tx.execute('select 1 from roles where code = ? and id <> ?', [patch.code, roleId]);
-        if (taken) return codeTaken();
+        if (await roles.codeTaken(tx, patch.code, roleId)) return codeTaken();
       }
       // An edit that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
       const renamed = patch.name !== undefined && patch.name !== current.name;
       if (!recoded && !renamed && sameSet(permissions, current.permissions) && sameSet(inherits, current.inherits)) return ok(current);
       const lastAdmin = await guardLastAdmin(tx, async () => {
-        await tx.execute(
-          'update roles set code = ?, name = ?, permissions = ?::text[], updated_at = ?, version = version + 1 where id = ?',
-          [patch.code ?? current.code, patch.name ?? current.name, pgArray(permissions), deps.clock(), roleId],
-        );
-        if (patch.inherits) {
-          await tx.execute('delete from role_inherits where role_id = ?', [roleId]);
-          for (const parent of inherits) {
-            await tx.execute('insert into role_inherits (role_id, inherited_role_id) values (?, ?)', [roleId, parent]);
-          }
-        }
+        await roles.updateRoleRow(tx, roleId, { code: patch.code ?? current.code, name: patch.name ?? current.name, permissions }, deps.clock());
+        if (patch.inherits) await roles.replaceInherits(tx, roleId, inherits);
       });
       if (lastAdmin) return lastAdmin;
       await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, patch), ifChanged: true });
@@ -179,28 +162,21 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
 export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'roles.delete');
   if (denied) return denied;
-  if (!uuidSchema.safeParse(id).success) return notFound(id);
-  const roleId = id.toLowerCase();
+  const roleId = idOf(id);
+  if (!roleId) return notFound(id);
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [role] = await tx.execute<{ code: string; name: string; permissions: string[]; system: boolean }[]>(
-      'select code, name, permissions, system from roles where id = ?',
-      [roleId],
-    );
+    const role = await roles.roleFields(tx, roleId);
     if (!role) return notFound(id);
     if (role.system) return refuse('system_role', `The system role ${role.code} cannot be deleted.`);
-    const [use] = await tx.execute<{ users: number; roles: number }[]>(
-      `select (select count(*)::int from user_roles where role_id = ?) as users,
-              (select count(*)::int from role_inherits where inherited_role_id = ?) as roles`,
-      [roleId, roleId],
-    );
+    const use = await roles.roleUse(tx, roleId);
     if (use.users > 0 || use.roles > 0) {
       return refuse('role_in_use', `The role ${role.code} is assigned to ${use.users} user(s) and inherited by ${use.roles} role(s).`, {
         users: use.users,
         roles: use.roles,
       });
     }
-    await tx.execute('delete from roles where id = ?', [roleId]);
+    await roles.deleteRoleRow(tx, roleId);
     await recordAudit(deps, tx, ctx, { action: 'role.deleted', target: roleTarget(roleId, role.code), changes: fieldsOf({ code: role.code, name: role.name, permissions: role.permissions }, true) });
     return ok(null);
   });

@@ -8,6 +8,7 @@ import { evolve } from '../../domain/tension.evolve.js';
 import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
 import { streamHeadVersion, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
+import { reader } from '../../persistence/transaction.js';
 import type { Ctx, Deps } from '../context.js';
 import { inSpan } from '../../tracing.js';
 import { toHistoryEntry } from './history-entry.js';
@@ -117,7 +118,7 @@ export function observedCommand(deps: Deps, op: string, run: () => Promise<Resul
 /** One command, one transaction; a concurrent append surfaces as 409 `version_conflict`, never retried. */
 export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   try {
-    return await (deps.orm.em.fork()).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+    return await reader(deps.orm).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
   } catch (err) {
     if (err instanceof VersionConflictError) return versionConflict(err.currentVersion, req.expectedVersion);
     throw err;

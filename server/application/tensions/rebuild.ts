@@ -19,7 +19,7 @@ import type { Ctx, Deps } from '../context.js';
 import { parseInput } from '../validate.js';
 import { TENSION_STREAM } from './command-path.js';
 import { rebuildInput, type RebuildReport } from './tension.inputs.js';
-import { transact } from '../../persistence/transaction.js';
+import { reader, transact } from '../../persistence/transaction.js';
 import { recordAudit } from '../audit/audit.js';
 
 const BATCH = 5_000;
@@ -159,7 +159,7 @@ export async function rebuildTensionProjection(
   if (!parsed.ok) return parsed;
   const { dryRun } = parsed.value;
   const started = performance.now();
-  const em = deps.orm.em.fork();
+  const em = reader(deps.orm);
   const t = emptyTally();
   const progress = () => opts.onProgress?.({ streams: t.streams, events: t.events });
 

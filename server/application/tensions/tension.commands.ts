@@ -1,5 +1,5 @@
 // The tension commands (SPEC §3): authorize → validate → the shared command path, for any registry entry.
-import { UUID_RE } from '../../domain/ids.js';
+import { idOf } from '../schemas.js';
 import type { Result } from '../../domain/errors.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
@@ -19,8 +19,8 @@ export function runCommand(deps: Deps, ctx: Ctx, entry: TensionCommandEntry, id:
     const parsed = parseInput(entry.input, input);
     if (!parsed.ok) return parsed;
     const value = parsed.value as { expectedVersion?: number };
-    const target = entry.creates ? deps.newId() : (id ?? '');
-    if (!entry.creates && !UUID_RE.test(target)) return notFound(target);
+    const target = entry.creates ? deps.newId() : idOf(id ?? '');
+    if (target === null) return notFound(id ?? '');
     return executeTensionCommand(deps, ctx, {
       id: target,
       expectedVersion: value.expectedVersion,

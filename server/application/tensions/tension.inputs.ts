@@ -1,19 +1,13 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
 import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
-
-const codePoints = (s: string) => [...s].length;
+import { codePoints, nameSchema } from '../schemas.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
 // the OpenAPI document, the GraphQL inputs and the MCP tool schemas are generated from these.
 // `.meta` states bounds that a refinement checks (JSON Schema counts code points, as the refinement does).
 
-export const tensionName = z
-  .string()
-  .transform((s) => s.trim())
-  .refine((s) => codePoints(s) >= 1, 'must not be empty')
-  .refine((s) => codePoints(s) <= 200, 'must be at most 200 characters')
-  .meta({ minLength: 1, maxLength: 200 });
+export const tensionName = nameSchema;
 
 export const tensionText = z
   .string()

@@ -8,7 +8,7 @@ import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, instantKey, intTextKey, textKey, uuidKey } from '../paging.js';
-import { UUID_RE } from '../../domain/ids.js';
+import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
 import { toHistoryEntry } from './history-entry.js';
@@ -45,27 +45,29 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   });
 }
 
-export async function getTension(deps: Deps, ctx: Ctx, id: string): Promise<Result<TensionView>> {
+export async function getTension(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<TensionView>> {
   const denied = authorize(ctx, 'tensions.get');
   if (denied) return denied;
-  if (!UUID_RE.test(id)) return notFound(id);
-  const row = await loadTensionRow(deps.orm.em.fork(), id);
+  const id = idOf(rawId);
+  if (!id) return notFound(rawId);
+  const row = await loadTensionRow(reader(deps.orm), id);
   return row ? ok(rowToView(row)) : notFound(id);
 }
 
-export async function getTensionHistory(deps: Deps, ctx: Ctx, id: string, query: unknown): Promise<Result<HistoryPage>> {
+export async function getTensionHistory(deps: Deps, ctx: Ctx, rawId: string, query: unknown): Promise<Result<HistoryPage>> {
   const denied = authorize(ctx, 'tensions.history');
   if (denied) return denied;
   const parsed = parseInput(historyQuery, query);
   if (!parsed.ok) return parsed;
-  if (!UUID_RE.test(id)) return notFound(id);
+  const id = idOf(rawId);
+  if (!id) return notFound(rawId);
   let before: number | undefined;
   if (parsed.value.cursor) {
     const cursor = decodeCursor(deps, 'tensionHistory', parsed.value.cursor, historyCursor);
     if (!cursor.ok) return cursor;
     before = cursor.value.before;
   }
-  const em = deps.orm.em.fork();
+  const em = reader(deps.orm);
   const limit = parsed.value.limit;
   const events = await readStream(em, { type: TENSION_STREAM, id }, { direction: 'backward', before, limit: limit + 1 });
   if (events.length === 0) {

@@ -9,12 +9,14 @@ import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
-import { userIdOf, userNotFound } from './users.js';
+import { userNotFound } from './users.js';
+import { idOf, nameSchema } from '../schemas.js';
 import { mayActOnUser } from './act-on-user.js';
-import { transact } from '../../persistence/transaction.js';
-import { lockIdentityChanges, pgArray, userGrants } from '../../persistence/role-graph.js';
+import { reader, transact } from '../../persistence/transaction.js';
+import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
-import { expireKeyBy, lockUserKey } from '../../persistence/api-keys.js';
+import { expireKeyBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
+import { userSummary } from '../../persistence/users.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
@@ -51,8 +53,8 @@ export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
 }).describe('A new API key: its metadata and, this once only, the key.') satisfies z.ZodType<CreatedApiKey>;
 
-export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1).max(200).describe('What the key is for, 1-200 characters (trimmed).'),
+export const createApiKeyInput = z.strictObject({
+  name: nameSchema.describe('What the key is for, 1-200 characters (trimmed).'),
   expiresAt: z
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
     .transform((s) => new Date(s))
@@ -65,7 +67,7 @@ export const createApiKeyInput = z.object({
     .nullish()
     .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
-export const listApiKeysInput = z.object({ limit: limitSchema, cursor: cursorSchema });
+export const listApiKeysInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
 /** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
 const MAX_OVERLAP_SECONDS = 604_800;
 export const rotateApiKeyInput = z
@@ -81,17 +83,6 @@ export const rotateApiKeyInput = z
   })
   .strict();
 
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: Date | string;
-  last_used_at: Date | string | null;
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-  permissions: string[] | null;
-  rotated_from_id: string | null;
-}
 const isoOrNull = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
 export function keyMetadata(r: KeyRow): ApiKeyMetadata {
@@ -108,10 +99,8 @@ export function keyMetadata(r: KeyRow): ApiKeyMetadata {
   };
 }
 
-const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at, permissions, rotated_from_id';
-
 export async function loadKeyMetadata(em: EntityManager, keyId: string): Promise<ApiKeyMetadata | null> {
-  const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);
+  const row = await keyRowById(em, keyId);
   return row ? keyMetadata(row) : null;
 }
 
@@ -145,12 +134,17 @@ function unheldPermissions(spec: KeySpec, ownerGrants: readonly string[]): Refus
 /** Mints a key for `userId`; the plaintext is in the answer only, never stored or logged. */
 async function mint(deps: Deps, em: EntityManager, userId: string, v: KeySpec): Promise<CreatedApiKey> {
   const key = formatApiKey(randomBytes(32));
-  const [row] = await em.execute<KeyRow[]>(
-    `insert into api_keys (id, user_id, name, prefix, key_hash, created_at, expires_at, permissions, rotated_from_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?::text[], ?)
-     returning ${KEY_COLUMNS}`,
-    [deps.newId(), userId, v.name, apiKeyPrefix(key), hashApiKey(key), deps.clock(), v.expiresAt, v.permissions && pgArray(v.permissions), v.rotatedFromId ?? null],
-  );
+  const row = await insertKey(em, {
+    id: deps.newId(),
+    userId,
+    name: v.name,
+    prefix: apiKeyPrefix(key),
+    keyHash: hashApiKey(key),
+    createdAt: deps.clock(),
+    expiresAt: v.expiresAt,
+    permissions: v.permissions,
+    rotatedFromId: v.rotatedFromId ?? null,
+  });
   return { ...keyMetadata(row), key };
 }
 
@@ -160,28 +154,18 @@ async function listFor(deps: Deps, em: EntityManager, userId: string, input: unk
   const { limit } = parsed.value;
   const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'apiKeys', parsed.value.cursor, createdAtIdKey);
   if (!after.ok) return after;
-  const cursor = after.value;
-  const rows = await em.execute<KeyRow[]>(
-    `select ${KEY_COLUMNS} from api_keys where user_id = ?
-       and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?::uuid))
-     order by created_at desc, id desc limit ?`,
-    [userId, cursor?.[0] ?? null, cursor?.[0] ?? null, cursor?.[1] ?? null, limit + 1],
-  );
+  const rows = await keyRowsOf(em, userId, after.value, limit + 1);
   return ok(toPage(deps, 'apiKeys', rows, limit, (r) => [new Date(r.created_at).toISOString(), r.id], keyMetadata));
 }
 
 async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {
-  const id = userIdOf(keyId);
+  const id = idOf(keyId);
   if (!id) return refuse('not_found', `No API key ${keyId}.`);
   // Already revoked keeps its first revocation time: revoking is safe to retry (and audited once, when it happens).
   const now = deps.clock();
-  const rows = await em.execute<{ name: string; previous: Date | string | null }[]>(
-    `with old as (select id, revoked_at from api_keys where id = ? and user_id = ? for update)
-     update api_keys k set revoked_at = coalesce(old.revoked_at, ?) from old where k.id = old.id returning k.name, old.revoked_at as previous`,
-    [id, userId, now],
-  );
-  if (!rows.length) return refuse('not_found', `No API key ${keyId} for this user.`);
-  if (rows[0].previous === null) await recordAudit(deps, em, ctx, { action: 'key.revoked', target: keyTarget(id, rows[0].name), changes: { revokedAt: { from: null, to: now.toISOString() } } });
+  const revoked = await revokeKey(em, userId, id, now);
+  if (!revoked) return refuse('not_found', `No API key ${keyId} for this user.`);
+  if (revoked.previous === null) await recordAudit(deps, em, ctx, { action: 'key.revoked', target: keyTarget(id, revoked.name), changes: { revokedAt: { from: null, to: now.toISOString() } } });
   return ok(null);
 }
 
@@ -197,7 +181,7 @@ const keyCreated = (action: 'key.provisioned' | 'key.created', userId: string, k
  * `rotatedFromId`; the old key stops working after the overlap (at once for 0), or at its own expiry if sooner.
  */
 async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string, keyId: string, overlapSeconds: number): Promise<Result<CreatedApiKey>> {
-  const id = userIdOf(keyId);
+  const id = idOf(keyId);
   const old = id ? await lockUserKey(tx, userId, id) : null;
   if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
   const now = deps.clock();
@@ -220,9 +204,9 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
  * needs an active agent.
  */
 async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
-  const [user] = await em.execute<{ type: string; status: string }[]>('select type, status from users where id = ?', [userId]);
+  const user = await userSummary(em, userId);
   if (!user) return userNotFound(id);
   const escalation = await mayActOnUser(em, ctx.caller, userId);
   if (escalation) return escalation;
@@ -251,7 +235,7 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
 export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'users.listApiKeys');
   if (denied) return denied;
-  const em = deps.orm.em.fork();
+  const em = reader(deps.orm);
   const owner = await keyOwner(em, ctx, userId, false);
   if (typeof owner !== 'string') return owner;
   return listFor(deps, em, owner, input);
@@ -292,7 +276,7 @@ export function requirePasswordSession(ctx: Ctx): Refusal | null {
 export async function listMyApiKeys(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<ApiKeyMetadata>>> {
   const denied = authorize(ctx, 'me.listApiKeys') ?? requirePasswordSession(ctx);
   if (denied) return denied;
-  return listFor(deps, deps.orm.em.fork(), ctx.caller.userId!, input);
+  return listFor(deps, reader(deps.orm), ctx.caller.userId!, input);
 }
 
 export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<CreatedApiKey>> {

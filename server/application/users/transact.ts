@@ -25,7 +25,7 @@ export async function guardLastAdmin(tx: EntityManager, change: () => Promise<vo
   const before = await countHumanStarHolders(tx);
   await change();
   if (before > 0 && (await countHumanStarHolders(tx)) === 0) {
-    return refuse('last_admin', 'This change would leave no active human user holding `*`.');
+    return refuse('last_admin', 'This change would leave no active human user holding every permission (*).');
   }
   return null;
 }

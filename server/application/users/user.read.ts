@@ -1,7 +1,7 @@
 // The user read shape (SPEC §2): never a password or its hash.
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pgArray } from '../../persistence/role-graph.js';
+import { userRowsById, type UserRow } from '../../persistence/users.js';
 import { roleOutput, rolesOfUsers, type RoleView } from '../roles/role.read.js';
 
 export interface UserView {
@@ -38,25 +38,6 @@ export const userOutput = z.object({
   updatedAt: z.string().describe('When the user last changed (ISO 8601).'),
 }).describe('A human who signs in, or an agent that calls with API keys.') satisfies z.ZodType<UserView>;
 
-export interface UserRow {
-  id: string;
-  type: 'human' | 'agent';
-  email: string;
-  name: string;
-  status: 'active' | 'deactivated';
-  linked_actor_id: string | null;
-  actor_name: string | null;
-  actor_type: string | null;
-  version: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-export const USER_SELECT = `
-  select u.id, u.type, u.email, u.name, u.status, u.linked_actor_id, a.name as actor_name, a.type as actor_type,
-    u.version, u.created_at, u.updated_at
-  from users u left join actors a on a.id = u.linked_actor_id`;
-
 const iso = (v: Date | string) => new Date(v).toISOString();
 
 export async function toUserViews(em: EntityManager, rows: UserRow[]): Promise<UserView[]> {
@@ -77,7 +58,7 @@ export async function toUserViews(em: EntityManager, rows: UserRow[]): Promise<U
 }
 
 export async function loadUser(em: EntityManager, id: string): Promise<UserView | null> {
-  const rows = await em.execute<UserRow[]>(`${USER_SELECT} where u.id = any(?::uuid[])`, [pgArray([id])]);
+  const rows = await userRowsById(em, [id]);
   const [view] = await toUserViews(em, rows);
   return view ?? null;
 }

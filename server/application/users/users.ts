@@ -6,11 +6,17 @@ import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from '../../auth/password.js
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { lockIdentityChanges, pgArray, unionGrants } from '../../persistence/role-graph.js';
-import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, uuidSchema, type Page } from '../paging.js';
+import { lockIdentityChanges, unionGrants } from '../../persistence/role-graph.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
+import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from './transact.js';
-import { isUniqueViolation, transact } from '../../persistence/transaction.js';
-import { loadUser, toUserViews, USER_SELECT, type UserRow, type UserView } from './user.read.js';
+import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
+import * as users from '../../persistence/users.js';
+import { revokeSessionsOf } from '../../persistence/sessions.js';
+import { revokeKeysOf } from '../../persistence/api-keys.js';
+import { shareActorType } from '../../persistence/actors.js';
+import { unknownRoleIds } from '../../persistence/roles.js';
+import { loadUser, toUserViews, type UserView } from './user.read.js';
 import { mayActOnUser } from './act-on-user.js';
 import { diffFields, fieldsOf, recordAudit, userTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
@@ -19,11 +25,10 @@ import { lockRowVersion } from '../../persistence/row-versions.js';
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
 export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
-const nameSchema = z.string().trim().min(1).max(200);
 const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
 export const createUserInput = z
-  .object({
+  .strictObject({
     type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human').describe('human (signs in with a password) or agent (calls with API keys); human when omitted. Cannot change later.'),
     email: emailSchema.describe('The email, unique among users (stored lower-case).'),
     name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
@@ -37,7 +42,7 @@ export const createUserInput = z
     if (v.type === 'human' && v.linkedActorId != null) c.addIssue({ code: 'custom', path: ['linkedActorId'], message: 'only agent users can be linked to an actor' });
   });
 
-export const listUsersInput = z.object({
+export const listUsersInput = z.strictObject({
   type: z.enum(['human', 'agent']).optional().describe('Only humans or only agents.'),
   status: z.enum(['active', 'deactivated']).optional().describe('Only active or only deactivated users.'),
   q: z.string().trim().max(200).optional().describe('Matches name or email case-insensitively; at most 200 characters.'),
@@ -53,32 +58,24 @@ export const updateUserInput = z
     expectedVersion: expectedVersionOf('user'),
   })
   .strict();
-export const setUserRolesInput = z.object({
+export const setUserRolesInput = z.strictObject({
   roleIds: roleIdsSchema.describe('All the roles the user will hold (UUIDs), replacing the current ones; only permissions you hold yourself.'),
   expectedVersion: expectedVersionOf('user'),
 });
-export const resetPasswordInput = z.object({ password: passwordSchema.describe('The new password.') });
+export const resetPasswordInput = z.strictObject({ password: passwordSchema.describe('The new password.') });
 
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
 const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);
 
-/** A path id: not a UUID is simply not found. */
-export function userIdOf(id: string): string | null {
-  return uuidSchema.safeParse(id).success ? id.toLowerCase() : null;
-}
-
 async function checkLinkedActor(tx: EntityManager, actorId: string): Promise<Refusal | null> {
-  const [actor] = await tx.execute<{ type: string }[]>('select type from actors where id = ? for share', [actorId]);
-  if (!actor) return refuse('actor_not_found', `No actor ${actorId}.`);
-  if (actor.type !== 'agent') return refuse('actor_not_agent_type', `Actor ${actorId} is of type ${actor.type}, not agent.`);
+  const type = await shareActorType(tx, actorId);
+  if (type === null) return refuse('actor_not_found', `No actor ${actorId}.`);
+  if (type !== 'agent') return refuse('actor_not_agent_type', `Actor ${actorId} is of type ${type}, not agent.`);
   return null;
 }
 
 async function checkRoles(tx: EntityManager, roleIds: string[]): Promise<Refusal | null> {
-  if (roleIds.length === 0) return null;
-  const rows = await tx.execute<{ id: string }[]>('select id from roles where id = any(?::uuid[])', [pgArray(roleIds)]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = roleIds.filter((id) => !known.has(id));
+  const missing = await unknownRoleIds(tx, roleIds);
   return missing.length ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
 }
 
@@ -95,8 +92,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
   try {
     return await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
-      const [taken] = await tx.execute('select 1 from users where email = ?', [v.email]);
-      if (taken) return emailTaken(v.email);
+      if (await users.emailTaken(tx, v.email)) return emailTaken(v.email);
       if (v.linkedActorId) {
         const bad = await checkLinkedActor(tx, v.linkedActorId);
         if (bad) return bad;
@@ -105,12 +101,8 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
       if (badRoles) return badRoles;
       const escalation = escalationRefusal(ctx.caller, await unionGrants(tx, v.roleIds));
       if (escalation) return escalation;
-      await tx.execute(
-        `insert into users (id, type, email, name, password_hash, status, linked_actor_id, created_at, updated_at)
-         values (?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
-        [id, v.type, v.email, v.name, hash, v.linkedActorId ?? null, now, now],
-      );
-      for (const roleId of v.roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [id, roleId]);
+      await users.insertUser(tx, { id, type: v.type, email: v.email, name: v.name, passwordHash: hash, linkedActorId: v.linkedActorId ?? null, at: now });
+      await users.addUserRoles(tx, id, v.roleIds);
       await recordAudit(deps, tx, ctx, { action: 'user.created', target: userTarget(id, v.email), changes: fieldsOf({ type: v.type, email: v.email, name: v.name, linkedActorId: v.linkedActorId, roleIds: v.roleIds }) });
       return ok((await loadUser(tx, id))!);
     });
@@ -123,8 +115,8 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
 export async function getUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.get');
   if (denied) return denied;
-  const userId = userIdOf(id);
-  const user = userId ? await loadUser(deps.orm.em.fork(), userId) : null;
+  const userId = idOf(id);
+  const user = userId ? await loadUser(reader(deps.orm), userId) : null;
   return user ? ok(user) : userNotFound(id);
 }
 
@@ -134,32 +126,10 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const parsed = parseInput(listUsersInput, input);
   if (!parsed.ok) return parsed;
   const { type, status, q, limit, cursor } = parsed.value;
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (type) {
-    where.push('u.type = ?');
-    params.push(type);
-  }
-  if (status) {
-    where.push('u.status = ?');
-    params.push(status);
-  }
-  if (q) {
-    const like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
-    where.push('(u.name ilike ? or u.email ilike ?)');
-    params.push(like, like);
-  }
-  if (cursor) {
-    const after = decodeCursor(deps, 'users', cursor, createdAtIdKey);
-    if (!after.ok) return after;
-    where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
-    params.push(...after.value);
-  }
-  const em = deps.orm.em.fork();
-  const rows = await em.execute<UserRow[]>(
-    `${USER_SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by u.created_at, u.id limit ?`,
-    [...params, limit + 1],
-  );
+  const after = cursor ? decodeCursor(deps, 'users', cursor, createdAtIdKey) : ok(undefined);
+  if (!after.ok) return after;
+  const em = reader(deps.orm);
+  const rows = await users.listUserRows(em, { type, status, q, after: after.value }, limit + 1);
   const views = await toUserViews(em, rows);
   return ok(toPage(deps, 'users', views, limit, (u) => [u.createdAt, u.id], (u) => u));
 }
@@ -172,7 +142,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   }
   const parsed = parseInput(updateUserInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const patch = parsed.value;
   try {
@@ -193,8 +163,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
         if (bad) return bad;
       }
       if (patch.email && patch.email !== current.email) {
-        const [taken] = await tx.execute('select 1 from users where email = ? and id <> ?', [patch.email, userId]);
-        if (taken) return emailTaken(patch.email);
+        if (await users.emailTaken(tx, patch.email, userId)) return emailTaken(patch.email);
       }
       const next = {
         name: patch.name ?? current.name,
@@ -203,13 +172,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       };
       // A patch that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
       if (next.name === current.name && next.email === current.email && next.linkedActorId === current.linkedActorId) return ok(current);
-      await tx.execute('update users set name = ?, email = ?, linked_actor_id = ?, updated_at = ?, version = version + 1 where id = ?', [
-        next.name,
-        next.email,
-        next.linkedActorId,
-        deps.clock(),
-        userId,
-      ]);
+      await users.updateUserProfile(tx, userId, next, deps.clock());
       await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, patch), ifChanged: true });
       return ok((await loadUser(tx, userId))!);
     });
@@ -223,19 +186,19 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
 export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.deactivate');
   if (denied) return denied;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
-    const [user] = await tx.execute<{ email: string; status: string }[]>('select email, status from users where id = ? for update', [userId]);
+    const user = await users.lockUserStatus(tx, userId);
     if (!user) return userNotFound(id);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
     const lastAdmin = await guardLastAdmin(tx, async () => {
-      await tx.execute(`update users set status = 'deactivated', updated_at = ?, version = version + 1 where id = ? and status = 'active'`, [now, userId]);
-      await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
-      await tx.execute('update api_keys set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+      await users.markDeactivated(tx, userId, now);
+      await revokeSessionsOf(tx, userId, now);
+      await revokeKeysOf(tx, userId, now);
     });
     if (lastAdmin) return lastAdmin;
     await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });
@@ -251,20 +214,17 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
 export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<Result<UserView>> {
   const denied = authorize(ctx, 'users.reactivate');
   if (denied) return denied;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     if ((await lockRowVersion(tx, 'users', userId)) === null) return userNotFound(id);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
-    const reactivated = await tx.execute<{ email: string }[]>(
-      `update users set status = 'active', updated_at = ?, version = version + 1 where id = ? and status = 'deactivated' returning email`,
-      [deps.clock(), userId],
-    );
+    const reactivated = await users.markReactivated(tx, userId, deps.clock());
     // only a real change is recorded: reactivating an active user writes nothing
-    if (reactivated.length) {
-      await recordAudit(deps, tx, ctx, { action: 'user.reactivated', target: userTarget(userId, reactivated[0].email), changes: { status: { from: 'deactivated', to: 'active' } } });
+    if (reactivated !== null) {
+      await recordAudit(deps, tx, ctx, { action: 'user.reactivated', target: userTarget(userId, reactivated), changes: { status: { from: 'deactivated', to: 'active' } } });
     }
     return ok((await loadUser(tx, userId))!);
   });
@@ -279,30 +239,29 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
   if (denied) return denied;
   const parsed = parseInput(setUserRolesInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const { roleIds } = parsed.value;
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const version = await lockRowVersion(tx, 'users', userId);
     if (version === null) return userNotFound(id);
-    const [user] = await tx.execute<{ email: string }[]>('select email from users where id = ?', [userId]);
+    const user = (await users.userSummary(tx, userId))!;
     const actOn = await mayActOnUser(tx, ctx.caller, userId);
     if (actOn) return actOn;
     const stale = staleVersion('user', version, parsed.value.expectedVersion);
     if (stale) return stale;
     const badRoles = await checkRoles(tx, roleIds);
     if (badRoles) return badRoles;
-    const current = (await tx.execute<{ role_id: string }[]>('select role_id from user_roles where user_id = ?', [userId])).map((r) => r.role_id);
+    const current = await users.roleIdsOfUser(tx, userId);
     const added = roleIds.filter((r) => !current.includes(r));
     const escalation = escalationRefusal(ctx.caller, await unionGrants(tx, added));
     if (escalation) return escalation;
     // The same set again changes nothing; any other set is a change to the user (its version moves).
     if (added.length === 0 && current.length === roleIds.length) return ok((await loadUser(tx, userId))!);
     const lastAdmin = await guardLastAdmin(tx, async () => {
-      await tx.execute('delete from user_roles where user_id = ?', [userId]);
-      for (const roleId of roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [userId, roleId]);
-      await tx.execute('update users set updated_at = ?, version = version + 1 where id = ?', [deps.clock(), userId]);
+      await users.replaceUserRoles(tx, userId, roleIds);
+      await users.touchUser(tx, userId, deps.clock());
     });
     if (lastAdmin) return lastAdmin;
     await recordAudit(deps, tx, ctx, { action: 'user.roles_set', target: userTarget(userId, user.email), changes: diffFields({ roleIds: current }, { roleIds }), ifChanged: true });
@@ -316,10 +275,10 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   if (denied) return denied;
   const parsed = parseInput(resetPasswordInput, input);
   if (!parsed.ok) return parsed;
-  const userId = userIdOf(id);
+  const userId = idOf(id);
   if (!userId) return userNotFound(id);
-  const em = deps.orm.em.fork();
-  const [user] = await em.execute<{ type: string; email: string }[]>('select type, email from users where id = ?', [userId]);
+  const em = reader(deps.orm);
+  const user = await users.userSummary(em, userId);
   if (!user) return userNotFound(id);
   // Checked before the slow hash, and again under the lock in case the target gained permissions meanwhile.
   const early = await mayActOnUser(em, ctx.caller, userId);
@@ -331,8 +290,8 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
     await lockIdentityChanges(tx);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
     if (escalation) return escalation;
-    await tx.execute('update users set password_hash = ?, updated_at = ?, version = version + 1 where id = ?', [hash, now, userId]);
-    await tx.execute('update sessions set revoked_at = ? where user_id = ? and revoked_at is null', [now, userId]);
+    await users.setPasswordHash(tx, userId, hash, now);
+    await revokeSessionsOf(tx, userId, now);
     await recordAudit(deps, tx, ctx, { action: 'user.password_reset', target: userTarget(userId, user.email) });
     return ok(null);
   });

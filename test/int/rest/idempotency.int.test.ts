@@ -162,6 +162,24 @@ describe('REST Idempotency-Key', () => {
     expect(JSON.stringify(row)).not.toContain(first.body.key);
   });
 
+  it('replays a key rotation without the new secret, and rotates once', async () => {
+    const admin = await seedUserWithKey(app, { grants: ['users:*'] });
+    const agent = await seedUserWithKey(app, { type: 'agent', grants: [] });
+    const key = uniqueKey();
+    const path = `/users/${agent.userId}/api-keys/${agent.keyId}/rotate`;
+    const first = await withKey(admin.key, key).post(path, { overlapSeconds: 60 });
+    expect(first.status).toBe(201);
+    expect(first.body.key).toMatch(/^mk_/);
+    const retry = await withKey(admin.key, key).post(path, { overlapSeconds: 60 });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const { key: _secret, ...metadata } = first.body;
+    expect(retry.body).toEqual(metadata);
+    expect(await count('select count(*)::int as n from api_keys where rotated_from_id = ?', [agent.keyId])).toBe(1);
+    const [row] = await app.em().execute('select * from idempotency_keys where idempotency_key = ?', [key]);
+    expect(JSON.stringify(row)).not.toContain(first.body.key);
+  });
+
   it('deletes kept answers once they expire, and the key then runs anew', async () => {
     const key = uniqueKey();
     expect((await withKey(writer.key, key).post('/tensions', { name: 'Expiring', actorId })).status).toBe(201);
