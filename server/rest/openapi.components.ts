@@ -91,6 +91,12 @@ const metadata = {
 
 type Json = Record<string, unknown>;
 
+/** `.int()` states JavaScript's safe-integer range, which says nothing to a reader or a generator: left out. */
+function withoutSafeIntegerBounds({ jsonSchema }: { jsonSchema: Json }): void {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+}
+
 const rewriteRefs = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (!value || typeof value !== 'object') return value;
@@ -105,7 +111,9 @@ export class Components {
 
   /** `schema` as JSON Schema, every named schema in it replaced by a `$ref` to components.schemas. */
   schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata }) as Json & { $defs?: Record<string, Json> };
+    const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata, override: withoutSafeIntegerBounds }) as Json & {
+      $defs?: Record<string, Json>;
+    };
     for (const [name, def] of Object.entries($defs ?? {})) {
       // only named schemas may be shared: zod names anything else (a cycle) `__schemaN`, unique per conversion only
       if (!isComponentName(name)) throw new Error(`OpenAPI: unnamed shared schema ${name}; name it in openapi.components.ts`);

@@ -319,5 +319,9 @@ describe('GET /api/v1/docs/reference', () => {
       for (const status of Object.keys(op.responses)) expect(own).toContain(`<b>${status}</b>`);
     }
     expect(html).toContain('score?: integer (1–10)');
+    // operations name their shapes; each named schema has its own section, with its descriptions
+    for (const name of Object.keys(doc.components.schemas)) expect(html, name).toContain(`<section id="schema-${name}">`);
+    const tension = html.slice(html.indexOf('<section id="schema-Tension">'));
+    expect(tension.slice(0, tension.indexOf('</section>'))).toContain('version: integer  // Its version');
   });
 });
