@@ -73,13 +73,15 @@ describe('GET /api/v1/docs', () => {
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('lets a reader authorize with a key and try GET /tensions', async () => {
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     const w = watch(page);
     await page.goto(`${app.url}/api/v1/docs`);
+    // rendering ~50 operations from a 1.4 MB bundle takes a while on a busy machine
+    await page.locator('#operations-tensions-listTensions').waitFor({ timeout: 30_000 });
 
     await page.locator('button.authorize').first().click();
     const dialog = page.locator('.modal-ux');
@@ -103,7 +105,7 @@ describe('GET /api/v1/docs', () => {
     expect(w.problems).toEqual([]);
     expect(w.foreign).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('keeps a script-free reference for readers without JavaScript', async () => {
     const page = await browser.newPage({ javaScriptEnabled: false });
