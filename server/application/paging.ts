@@ -69,13 +69,24 @@ export function decodeCursor<S extends z.ZodType>(deps: CursorDeps, list: ListNa
 
 const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
 
-export const limitSchema = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(20));
+/** What `limit` and `cursor` mean, said the same way on every list. */
+export const LIMIT_DESCRIPTION = 'At most this many items, 1-100; 20 when omitted.';
+export const CURSOR_DESCRIPTION = "The previous page's nextCursor; omitted for the first page. Opaque: a cursor this list did not issue is 400.";
+
+export const limitSchema = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(20)).describe(LIMIT_DESCRIPTION);
 
 /** The opaque cursor as a list input takes it; `decodeCursor` reads it in the use case. */
 export const cursorParam = z.string().max(MAX_CURSOR_LENGTH);
 
+/** A list's answer: one page of `item`s and the cursor of the next (SPEC §5). */
+export const pageOutput = <T extends z.ZodType>(item: T, what: string) =>
+  z.object({
+    data: z.array(item).describe(`This page of ${what}.`),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  });
+
 /** `cursorParam` for inputs where a blank or null cursor means the first page. */
-export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional());
+export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional()).describe(CURSOR_DESCRIPTION);
 
 /** Rows were fetched with `limit + 1`: trims and builds the next cursor from the last row kept. */
 export function toPage<R, T>(deps: CursorDeps, list: ListName, rows: R[], limit: number, key: (row: R) => unknown, view: (row: R) => T): Page<T> {

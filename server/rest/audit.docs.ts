@@ -1,22 +1,19 @@
 // OpenAPI description of the audit trail's route (SPEC §11), from the use case's schemas.
-import { z } from 'zod';
-import { auditEntryOutput, listAuditQuery } from '../application/audit/audit.js';
+import { listAuditQuery } from '../application/audit/audit.js';
+import { auditPageOutput } from './openapi.components.js';
 import type { RouteDoc } from './openapi.js';
-
-const auditPage = z.object({
-  data: z.array(auditEntryOutput).describe('Entries, newest first'),
-  nextCursor: z.string().nullable().describe('The next (older) page; null on the last one'),
-});
 
 export const AUDIT_ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/audit',
-    summary: 'The audit trail of identity and administration actions, newest first, with filters',
+    summary: 'Read the audit trail',
+    description:
+      'Identity and administration actions (users, roles, keys, actors, projection rebuilds, failed logins), newest first, with filters: who did what to which target, with the changed fields, never a secret. The trail is append-only.',
     tag: 'audit',
     operation: 'audit.list',
     query: listAuditQuery,
-    response: auditPage,
+    response: auditPageOutput,
     status: 200,
   },
 ];

@@ -1,4 +1,4 @@
-// Renders the OpenAPI document as one static HTML page: operations by tag, schemas as compact type text.
+// Renders the OpenAPI document as one static HTML page: operations by tag, then the named schemas, as compact type text.
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment --
    this module walks JSON Schema, which is untyped JSON by nature; every value it reads is turned into escaped text */
 type Schema = Record<string, any>;
@@ -6,11 +6,12 @@ type Schema = Record<string, any>;
 interface Operation {
   operationId: string;
   summary: string;
+  description?: string;
   tags: string[];
   security?: unknown[];
   'x-permission'?: string;
   'x-requires'?: string;
-  parameters: { name: string; in: string; required: boolean; schema: Schema }[];
+  parameters: { name: string; in: string; required: boolean; description?: string; schema: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
 }
@@ -19,6 +20,7 @@ interface Doc {
   info: { title: string; version: string; description?: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, Schema> };
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -66,8 +68,8 @@ function access(op: Operation): string {
 
 function renderOperation(base: string, path: string, method: string, op: Operation): string {
   const params = op.parameters.length
-    ? `<table><tr><th>name</th><th>in</th><th>type</th></tr>${op.parameters
-        .map((p) => `<tr><td><code>${escape(p.name)}</code>${p.required ? '' : '?'}</td><td>${p.in}</td><td><code>${escape(schemaText(p.schema))}</code></td></tr>`)
+    ? `<table><tr><th>name</th><th>in</th><th>type</th><th>description</th></tr>${op.parameters
+        .map((p) => `<tr><td><code>${escape(p.name)}</code>${p.required ? '' : '?'}</td><td>${p.in}</td><td><code>${escape(schemaText(p.schema))}</code></td><td>${escape(p.description ?? '')}</td></tr>`)
         .join('')}</table>`
     : '';
   const body = op.requestBody ? `<h4>Body (application/json)</h4><pre>${escape(schemaText(op.requestBody.content['application/json'].schema))}</pre>` : '';
@@ -81,13 +83,22 @@ function renderOperation(base: string, path: string, method: string, op: Operati
   return `<section id="${escape(op.operationId)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(base + path)}</code></h3>
 <p>${escape(op.summary)}</p>
-<p class="access">Access: ${access(op)}</p>
+${op.description ? `<p>${escape(op.description)}</p>\n` : ''}<p class="access">Access: ${access(op)}</p>
 ${params ? `<h4>Parameters</h4>${params}` : ''}${body}<h4>Responses</h4><ul>${responses}</ul>
+</section>`;
+}
+
+/** A named schema: operations show it by name (`TensionPage`), this section says what it is. */
+function renderSchema(name: string, schema: Schema): string {
+  return `<section id="schema-${escape(name)}">
+<h3>${escape(name)}</h3>
+${schema.description ? `<p>${escape(String(schema.description))}</p>\n` : ''}<pre>${escape(schemaText({ ...schema, $ref: undefined }))}</pre>
 </section>`;
 }
 
 export function renderDocsPage(doc: Doc): string {
   const base = doc.servers[0]?.url ?? '';
+  const schemas = Object.entries(doc.components?.schemas ?? {});
   const byTag = new Map<string, string[]>();
   const toc = new Map<string, string[]>();
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -116,7 +127,10 @@ nav ul{columns:2;list-style:none;padding:0}nav a{text-decoration:none}
 <p>${escape(doc.info.description ?? '')}</p>
 <p>Base URL <code>${escape(base)}</code>. Machine-readable: <a href="${escape(base)}/openapi.json"><code>${escape(base)}/openapi.json</code></a> (OpenAPI 3.1).
 Every error is a problem document: <code>{ type, title, status, code, detail, requestId, … }</code>.</p>
-<nav>${[...toc].map(([tag, items]) => `<h4>${escape(tag)}</h4><ul>${items.join('')}</ul>`).join('')}</nav>
+<nav>${[...toc].map(([tag, items]) => `<h4>${escape(tag)}</h4><ul>${items.join('')}</ul>`).join('')}${
+  schemas.length ? `<h4>schemas</h4><ul>${schemas.map(([name]) => `<li><a href="#schema-${escape(name)}">${escape(name)}</a></li>`).join('')}</ul>` : ''
+}</nav>
 ${[...byTag].map(([tag, ops]) => `<h2>${escape(tag)}</h2>${ops.join('\n')}`).join('\n')}
+${schemas.length ? `<h2>Schemas</h2>\n${schemas.map(([name, schema]) => renderSchema(name, schema)).join('\n')}` : ''}
 </body></html>`;
 }

@@ -1,4 +1,4 @@
-// Public: the OpenAPI 3.1 document of the REST facade and a readable HTML rendering of it (no scripts, no CDN).
+// Public: the OpenAPI 3.1 document of the REST facade, Swagger UI on it, and a static HTML rendering of it (no scripts, no CDN).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +10,21 @@ import { IDENTITY_ROUTE_DOCS } from './identity.docs.js';
 import { EVENTS_ROUTE_DOCS } from './events.docs.js';
 import { AUDIT_ROUTE_DOCS } from './audit.docs.js';
 import { renderDocsPage } from './openapi.html.js';
+import { docsPageRoutes } from './docs-page.js';
 
 export const OPENAPI_ROUTE_DOCS: RouteDoc[] = [
-  { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200 },
-  { method: 'get', path: '/docs', summary: 'The OpenAPI document as a readable HTML page', tag: 'docs', auth: 'public', status: 200 },
+  {
+    method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200, operationId: 'getOpenApiDocument',
+    description: 'The OpenAPI 3.1 document of this API, to generate a client from (e.g. `npx openapi-typescript http://host/api/v1/openapi.json -o api.d.ts`).',
+  },
+  {
+    method: 'get', path: '/docs', summary: 'The interactive API reference', tag: 'docs', auth: 'public', status: 200, operationId: 'getApiExplorer',
+    description: 'This document in Swagger UI: read every operation and try it with your API key ("Authorize") or your admin session. Served offline, with no third-party requests.',
+  },
+  {
+    method: 'get', path: '/docs/reference', summary: 'The API reference as one static page', tag: 'docs', auth: 'public', status: 200, operationId: 'getApiReference',
+    description: 'This document as one HTML page without scripts, for reading, printing and searching.',
+  },
 ];
 
 export const REST_ROUTE_DOCS: RouteDoc[] = [...IDENTITY_ROUTE_DOCS, ...TENSION_ROUTE_DOCS, ...EVENTS_ROUTE_DOCS, ...AUDIT_ROUTE_DOCS, ...OPENAPI_ROUTE_DOCS];
@@ -50,8 +61,9 @@ export function openapiRoutes(_deps: Deps): Router {
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(rendered().json);
   });
-  router.get('/docs', (_req, res) => {
+  router.get('/docs/reference', (_req, res) => {
     res.type('text/html; charset=utf-8').send(rendered().html);
   });
+  router.use(docsPageRoutes());
   return router;
 }

@@ -1,8 +1,11 @@
-// Builds the OpenAPI 3.1 document of the REST facade from the same zod schemas the routes validate with.
-import { z } from 'zod';
-import { REFUSAL_CODES, type ErrorCode } from '../domain/errors.js';
+// Builds the OpenAPI 3.1 document of the REST facade from the same zod schemas the routes validate with:
+// every route gets the same machinery (operationId, security, the refusals and headers that apply to it).
+import type { z } from 'zod';
+import type { ErrorCode } from '../domain/errors.js';
 import { REFUSAL_STATUS, REFUSAL_TITLE } from '../http/refusal-status.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../application/permission-table.js';
+import { BODY_LIMIT_BYTES } from '../http/body.js';
+import { Components } from './openapi.components.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -10,7 +13,10 @@ export interface RouteDoc {
   method: HttpMethod;
   /** Express-style path under /api/v1, e.g. `/tensions/:id/rename` */
   path: string;
+  /** a few words; `description` says the rest */
   summary: string;
+  /** what it does, for whom, and what to watch out for (Markdown) */
+  description: string;
   tag: string;
   /** the permission-table entry; undefined = public */
   operation?: Operation;
@@ -19,144 +25,203 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** false when the body may be left out (every field optional); default true */
   bodyRequired?: boolean;
-  /** descriptions of the path parameters, by name */
+  /** descriptions of the path parameters, by name (default: the id of the tag's thing) */
   pathParams?: Record<string, string>;
   query?: z.ZodObject;
   response?: z.ZodType;
   /** a Server-Sent Events stream instead of a JSON answer (`response` then describes each event's `data:`) */
   eventStream?: boolean;
-  /** when two routes share one permission-table operation, the second names its own operationId */
+  /** the operationId, when `operationIdOf` cannot derive it from `operation` */
   operationId?: string;
   status: number;
   errors?: ErrorCode[];
-}
-
-const problem = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'code', 'requestId'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    code: { type: 'string', enum: [...REFUSAL_CODES] },
-    detail: { type: 'string' },
-    requestId: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-  },
-  additionalProperties: true,
-};
-
-const IDEMPOTENCY_KEY_PARAM = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Makes the request safe to retry: the first answer (status and body) is kept for 24 hours, scoped to the caller, and a retry with ' +
-    'the same key, method, path and body gets it back with `Idempotent-Replayed: true` and writes nothing. The same key with a different ' +
-    'request is 422 idempotency_key_reused; a retry while the first is still running is 409 idempotency_in_progress. A replayed key ' +
-    'creation answers the metadata without `key`.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
-};
-
-const IDEMPOTENT_REPLAYED_HEADER = {
-  description: '`true` when this is the kept answer of an earlier request with the same Idempotency-Key.',
-  schema: { type: 'string', enum: ['true'] },
-};
-
-function schemaOf(schema: z.ZodType, io: 'input' | 'output') {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
 }
 
 export function openApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routes) {
-    const p = openApiPath(r.path);
-    const pathParams = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      ...(r.pathParams?.[m[1]] ? { description: r.pathParams[m[1]] } : {}),
-      schema: { type: 'string', format: 'uuid' },
-    }));
-    const queryParams = r.query
-      ? Object.entries(r.query.shape).map(([name, s]) => ({
-          name,
-          in: 'query',
-          required: !(s as z.ZodType).safeParse(undefined).success,
-          ...((s as z.ZodType).description ? { description: (s as z.ZodType).description } : {}),
-          schema: schemaOf(s as z.ZodType, 'input'),
-        }))
-      : [];
-    // Every POST but login takes an Idempotency-Key (SPEC §12).
-    const idempotent = r.method === 'post' && r.auth !== 'public';
-    const headerParams = idempotent ? [IDEMPOTENCY_KEY_PARAM] : [];
-    const permission = r.operation ? OPERATION_PERMISSIONS[r.operation] : null;
-    const errorCodes = new Set<ErrorCode>(r.errors ?? []);
-    if (idempotent) {
-      errorCodes.add('validation_failed');
-      errorCodes.add('idempotency_in_progress');
-      errorCodes.add('idempotency_key_reused');
-    }
-    if (r.auth !== 'public') errorCodes.add('unauthenticated');
-    if (permission) errorCodes.add('forbidden');
-    if (r.body || r.query) errorCodes.add('validation_failed');
-    if (r.path.includes(':')) errorCodes.add('not_found');
-    const responses: Record<string, unknown> = {
-      [r.status]: r.eventStream
-        ? {
-            description: 'A stream of Server-Sent Events: `id:` the cursor after the event, `event:` its type, `data:` the event as JSON (schema below); a comment line every 15 s',
-            content: { 'text/event-stream': { schema: { type: 'string', ...(r.response ? { 'x-event-data': schemaOf(r.response, 'output') } : {}) } } },
-          }
-        : r.status === 204 || !r.response
-          ? { description: 'No content' }
-          : { description: 'Success', content: { 'application/json': { schema: schemaOf(r.response, 'output') } } },
-    };
-    if (idempotent) (responses[r.status] as Record<string, unknown>).headers = { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER };
-    for (const code of errorCodes) {
-      const status = String(REFUSAL_STATUS[code]);
-      const existing = responses[status] as { description: string } | undefined;
-      responses[status] = {
-        description: existing ? `${existing.description}; ${code}` : `${REFUSAL_TITLE[code]} (${code})`,
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
-    (paths[p] ??= {})[r.method] = {
-      operationId: r.operationId ?? r.operation ?? `${r.method}${r.path.replace(/[/:{}-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
-      summary: r.summary,
-      tags: [r.tag],
-      ...(r.auth === 'public' ? { security: [] } : {}),
-      ...(permission ? { 'x-permission': permission } : {}),
-      ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
-      parameters: [...pathParams, ...queryParams, ...headerParams],
-      ...(r.body
-        ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } }
-        : {}),
-      responses,
+const capital = (s: string) => s[0].toUpperCase() + s.slice(1);
+/** `tensions` → `Tension`, `me` → `My` */
+const noun = (area: string) => (area === 'me' ? 'My' : capital(area.replace(/s$/, '')));
+
+/**
+ * The one operationId style: camelCase verb first. From the permission-table operation `area.verb`:
+ * `list` takes the plural (`listTensions`), a bare verb the singular (`renameTension`), and a verb that
+ * names its object gets the area's noun in between (`users.setRoles` → `setUserRoles`, `me.createApiKey`
+ * → `createMyApiKey`).
+ */
+export function operationIdOf(r: Pick<RouteDoc, 'operation' | 'operationId' | 'method' | 'path'>): string {
+  if (r.operationId) return r.operationId;
+  if (!r.operation) throw new Error(`OpenAPI: ${r.method} ${r.path} needs an operationId`);
+  const [area, verb] = r.operation.split('.');
+  if (verb === 'list') return `list${capital(area)}`;
+  const split = /^([a-z]+)([A-Z].*)?$/.exec(verb)!;
+  return `${split[1]}${noun(area)}${split[2] ?? ''}`;
+}
+
+const AREA_THING: Record<string, string> = { tensions: 'tension', actors: 'actor', users: 'user', 'api-keys': 'user', roles: 'role' };
+
+function pathParamDescription(r: RouteDoc, name: string): string {
+  if (r.pathParams?.[name]) return r.pathParams[name];
+  if (name === 'keyId') return 'The API key id (a UUID).';
+  return `The ${AREA_THING[r.tag] ?? r.tag} id (a UUID); an id that is not a UUID is 404 not_found.`;
+}
+
+const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
+const HEADERS = {
+  'X-Request-Id': header('The request id: yours when you sent a valid `X-Request-Id` (1-128 of `A-Za-z0-9_.:-`), else a new UUID. Also in every problem document.', { type: 'string' }),
+  'Retry-After': header('Seconds to wait before trying again.', { type: 'integer', minimum: 1 }),
+  'WWW-Authenticate': header('`Bearer`: send an API key.', { type: 'string' }),
+  'Idempotent-Replayed': header('`true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was written this time).', { type: 'string', enum: ['true'] }),
+};
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry (SPEC §12): the first answer (status and body) is kept for 24 hours, scoped to the caller, and a retry with ' +
+    'the same key, method, path and body gets it back with `Idempotent-Replayed: true` and writes nothing. The same key with a different ' +
+    'request is 422 idempotency_key_reused; a retry while the first is still running is 409 idempotency_in_progress. A replayed key ' +
+    'creation answers the metadata without `key`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
+/** Every POST but the public one (login) takes an Idempotency-Key (SPEC §12). */
+const idempotent = (r: RouteDoc) => r.method === 'post' && r.auth !== 'public';
+
+/** The refusals an operation can answer: its own, and those every route of its kind shares. */
+function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>(r.errors ?? []);
+  if (r.auth !== 'public') codes.add('unauthenticated');
+  if (permission) codes.add('forbidden');
+  if (r.auth === 'session') codes.add('session_required');
+  // a session caller's unsafe request without the CSRF header
+  if (r.auth !== 'public' && r.method !== 'get') codes.add('csrf_required');
+  if (r.body || r.query) codes.add('validation_failed');
+  if (r.body) for (const c of ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(c);
+  if (r.path.includes(':')) codes.add('not_found');
+  if (idempotent(r)) for (const c of ['validation_failed', 'idempotency_in_progress', 'idempotency_key_reused'] as const) codes.add(c);
+  codes.add('rate_limited');
+  return codes;
+}
+
+const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no content' };
+
+function successResponse(r: RouteDoc, components: Components) {
+  const headers = { 'X-Request-Id': headerRef('X-Request-Id'), ...(idempotent(r) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
+  if (r.eventStream) {
+    return {
+      description:
+        'A stream of Server-Sent Events: `id:` the cursor after the event, `event:` its type, `data:` the event as JSON (`x-event-data`); a comment line every 15 s.',
+      headers,
+      content: { 'text/event-stream': { schema: { type: 'string', ...(r.response ? { 'x-event-data': components.schemaOf(r.response, 'output') } : {}) } } },
     };
   }
+  if (r.status === 204 || !r.response) return { description: SUCCESS[r.status] ?? 'OK', headers };
+  return { description: SUCCESS[r.status] ?? 'OK', headers, content: { 'application/json': { schema: components.schemaOf(r.response, 'output') } } };
+}
+
+function errorResponses(codes: Set<ErrorCode>, problem: unknown) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(REFUSAL_STATUS[code], [...(byStatus.get(REFUSAL_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((c) => `${REFUSAL_TITLE[c]} (\`${c}\`)`).join('; '),
+        headers: {
+          'X-Request-Id': headerRef('X-Request-Id'),
+          ...(status === 429 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+          ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+        },
+        content: { 'application/problem+json': { schema: problem } },
+      },
+    ]),
+  );
+}
+
+const SECURITY = { public: [], session: [{ session: [] }], any: [{ bearer: [] }, { session: [] }] };
+
+function operationOf(r: RouteDoc, components: Components) {
+  const permission = r.operation ? OPERATION_PERMISSIONS[r.operation] : null;
+  const pathParams = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    description: pathParamDescription(r, m[1]),
+    schema: { type: 'string', format: 'uuid' },
+  }));
+  const queryParams = Object.entries(r.query?.shape ?? {}).map(([name, s]) => {
+    const schema = s as z.ZodType;
+    const { description, ...json } = components.schemaOf(schema, 'input');
+    return { name, in: 'query', required: !schema.safeParse(undefined).success, description, schema: json };
+  });
+  return {
+    operationId: operationIdOf(r),
+    summary: r.summary,
+    description: r.description,
+    tags: [r.tag],
+    security: SECURITY[r.auth ?? 'any'],
+    ...(permission ? { 'x-permission': permission } : {}),
+    ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
+    parameters: [...pathParams, ...queryParams, ...(idempotent(r) ? [IDEMPOTENCY_KEY] : [])],
+    ...(r.body
+      ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: components.schemaOf(r.body, 'input') } } } }
+      : {}),
+    responses: { [r.status]: successResponse(r, components), ...errorResponses(errorCodesOf(r, permission), components.ref('Problem')) },
+  };
+}
+
+export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
+  const components = new Components();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) (paths[openApiPath(r.path)] ??= {})[r.method] = operationOf(r, components);
   return {
     openapi: '3.1.0',
     info: {
       title: 'Market service REST API',
       version: info.version,
-      description:
-        'The REST facade of the market service. Authenticate with `Authorization: Bearer <API_KEY>`. Errors are RFC 9457 problem documents with a stable `code`.',
+      description: [
+        'The REST facade of the market service: tensions, the actors who experience them, the event feed, and the users, roles and API keys who act on them.',
+        'Authenticate with `Authorization: Bearer <API_KEY>`; the admin app uses the `session` cookie instead.',
+        'Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code` (schema `Problem`).',
+        `Bodies are JSON, at most ${BODY_LIMIT_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{data, nextCursor}\`.`,
+        'Every request counts against a per-key (or, anonymous, per-client) rate limit: over it, 429 rate_limited with `Retry-After`.',
+      ].join('\n\n'),
     },
     servers: [{ url: '/api/v1' }],
-    security: [{ bearer: [] }],
+    security: SECURITY.any,
+    tags: TAGS,
+    paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 49 base62 characters.' },
-        session: { type: 'apiKey', in: 'cookie', name: 'session' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `mk_` followed by 49 base62 characters. Provisioned for an agent user (`POST /users/{id}/api-keys`) or created by a human for themselves (`POST /me/api-keys`).' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'session',
+          description:
+            'The session cookie `POST /auth/login` sets (humans only). A request with it and an unsafe method (POST, PUT, PATCH, DELETE) must also send the header `X-CSRF-Protection: 1`, else 403 csrf_required; bearer requests are exempt.',
+        },
       },
-      schemas: { Problem: problem },
+      headers: HEADERS,
+      schemas: components.ordered(),
     },
-    paths,
   };
 }
+
+const TAGS = [
+  { name: 'tensions', description: 'Tensions and their commands (SPEC §3): each command answers the tension and the event it made.' },
+  { name: 'actors', description: 'The organizations, individuals, virtual actors and agents who experience tensions.' },
+  { name: 'events', description: 'The event feed (SPEC §10): every committed event in order, paged or streamed.' },
+  { name: 'auth', description: 'Signing in and out, and who am I.' },
+  { name: 'me', description: 'Self-service for a human signed in with a password.' },
+  { name: 'users', description: 'User administration: humans who sign in, agents who call with keys.' },
+  { name: 'api-keys', description: "Agent users' API keys." },
+  { name: 'roles', description: 'Hierarchical roles and the permission catalogue.' },
+  { name: 'audit', description: 'The audit trail of identity and administration actions (SPEC §11).' },
+  { name: 'docs', description: 'This document and its pages.' },
+];

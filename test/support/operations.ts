@@ -255,7 +255,8 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
-  { method: 'GET', path: '/docs', why: 'public: the API description, readable' },
+  { method: 'GET', path: '/docs', why: 'public: the API description, to read and try (Swagger UI)' },
+  { method: 'GET', path: '/docs/reference', why: 'public: the API description as one static page' },
   { method: 'GET', path: '/events/stream', why: 'events.list as a never-ending stream (SSE): its 401/403/let-in are asserted in test/int/events/stream.int.test.ts' },
 ] as const;
 

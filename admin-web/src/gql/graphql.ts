@@ -33,7 +33,9 @@ export type CallerKind =
 
 /** The input of `changePassword`. */
 export type ChangePasswordInput = {
+  /** My password now, to prove it is me. */
   currentPassword: string;
+  /** The new password. */
   newPassword: string;
 };
 
@@ -41,13 +43,15 @@ export type ChangePasswordInput = {
 export type CreateActorInput = {
   /** The actor's name, 1-200 characters (trimmed). */
   name: string;
-  /** What kind of market participant it is: organization, individual, virtual or agent. */
+  /** What kind of market participant it is: organization, individual, virtual or agent (an agent user may be linked to an agent actor). */
   type: ActorType;
 };
 
 /** The input of `createMyApiKey`. */
 export type CreateApiKeyInput = {
+  /** When it stops working: an ISO 8601 instant with offset, in the future; omitted or null: never. */
   expiresAt?: string | null | undefined;
+  /** What the key is for, 1-200 characters (trimmed). */
   name: string;
   /** narrow the key to these permissions (each one the user holds); null: all of the user's */
   permissions?: Array<string> | null | undefined;
@@ -55,18 +59,27 @@ export type CreateApiKeyInput = {
 
 /** The input of `createRole`. */
 export type CreateRoleInput = {
+  /** A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter. */
   code: string;
+  /** Roles (UUIDs) whose permissions it also grants; none when omitted. No loops. */
   inherits?: Array<string | number> | null | undefined;
+  /** The display name, 1-200 characters (trimmed). */
   name: string;
+  /** The permissions it grants (see GET /permissions); only ones you hold yourself. */
   permissions: Array<string>;
 };
 
 /** The input of `createUser`. */
 export type CreateUserInput = {
+  /** The email, unique among users (stored lower-case). */
   email: string;
+  /** Agents only: the actor of type agent this user acts as (a UUID). */
   linkedActorId?: string | number | null | undefined;
+  /** The display name, 1-200 characters (trimmed). */
   name: string;
+  /** Required for a human, refused for an agent. */
   password?: string | null | undefined;
+  /** The roles to grant (UUIDs); only permissions you hold yourself. None when omitted. */
   roleIds?: Array<string | number> | null | undefined;
   /** human (the default) or agent; fixed once created */
   type?: UserType | null | undefined;
@@ -74,7 +87,9 @@ export type CreateUserInput = {
 
 /** The input of `login`. */
 export type LoginInput = {
+  /** The human user's email (case-insensitive). */
   email: string;
+  /** Their password. */
   password: string;
 };
 
@@ -232,21 +247,27 @@ export type UpdateActorInput = {
 
 /** The input of `updateRole`. */
 export type UpdateRoleInput = {
+  /** A new code: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter. */
   code?: string | null | undefined;
   /** refuse with VERSION_CONFLICT unless the role is at this version */
   expectedVersion?: number | null | undefined;
+  /** All the roles (UUIDs) it will inherit, replacing the current ones. No loops. */
   inherits?: Array<string | number> | null | undefined;
+  /** A new display name, 1-200 characters (trimmed). */
   name?: string | null | undefined;
+  /** All the permissions it will grant, replacing the current ones; not for a system role. */
   permissions?: Array<string> | null | undefined;
 };
 
 /** The input of `updateUser`. */
 export type UpdateUserInput = {
+  /** The new email, unique among users. */
   email?: string | null | undefined;
   /** refuse with VERSION_CONFLICT unless the user is at this version */
   expectedVersion?: number | null | undefined;
   /** null unlinks */
   linkedActorId?: string | number | null | undefined;
+  /** The new display name, 1-200 characters (trimmed). */
   name?: string | null | undefined;
 };
 

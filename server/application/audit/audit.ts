@@ -113,12 +113,12 @@ const instant = z.preprocess(
 
 export const listAuditQuery = z
   .object({
-    action: z.preprocess(blankToUndefined, z.enum(AUDIT_ACTIONS).optional()),
-    targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()),
-    targetId: z.preprocess(blankToUndefined, uuidSchema.optional()),
-    byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()),
-    from: instant,
-    to: instant,
+    action: z.preprocess(blankToUndefined, z.enum(AUDIT_ACTIONS).optional()).describe('Only entries of this action.'),
+    targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()).describe('Only entries about this kind of target.'),
+    targetId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only entries about this target (a UUID).'),
+    byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only what this user did (a UUID).'),
+    from: instant.describe('Only entries at or after this instant (ISO 8601 with offset).'),
+    to: instant.describe('Only entries before this instant (ISO 8601 with offset); after `from`.'),
     limit: limitSchema,
     cursor: cursorSchema,
   })
@@ -132,22 +132,29 @@ export interface AuditEntryView extends Omit<AuditEntry, 'at'> {
 }
 
 export const auditEntryOutput = z.object({
-  id: z.string(),
-  at: z.string(),
-  action: z.string(),
+  id: z.string().describe('The entry id (a UUID).'),
+  at: z.string().describe('When (ISO 8601).'),
+  action: z.string().describe('What happened, e.g. `user.created`, `key.revoked`, `auth.login_failed`.'),
   by: z.object({
-    kind: z.enum(['human', 'agent', 'system', 'anonymous']),
-    userId: z.string().nullable(),
-    userName: z.string().nullable(),
-    apiKeyId: z.string().nullable(),
-    apiKeyName: z.string().nullable(),
-    via: z.enum(['graphql', 'rest', 'mcp', 'cli']),
-  }),
-  target: z.object({ type: z.string(), id: z.string().nullable(), label: z.string().nullable() }),
-  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
-  requestId: z.string().nullable(),
-  clientAddress: z.string().nullable(),
-}) satisfies z.ZodType<AuditEntryView>;
+    kind: z.enum(['human', 'agent', 'system', 'anonymous']).describe('A human, an agent, the system (CLI), or nobody signed in (a failed login).'),
+    userId: z.string().nullable().describe('The acting user; null for the system or nobody.'),
+    userName: z.string().nullable().describe("The acting user's name at the time."),
+    apiKeyId: z.string().nullable().describe('The id of the API key used; null when none was.'),
+    apiKeyName: z.string().nullable().describe('The name of the API key used.'),
+    via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face it came through.'),
+  }).describe('Who acted, and how.'),
+  target: z.object({
+    type: z.string().describe('user, role, key, actor or projection.'),
+    id: z.string().nullable().describe("The target's id; null when there is none (a failed login for an unknown email)."),
+    label: z.string().nullable().describe('A readable name for it at the time (an email, a role code, a key name, …).'),
+  }).describe('What it was done to.'),
+  changes: z.record(z.string(), z.object({
+    from: z.unknown().describe('The value before (null when created).'),
+    to: z.unknown().describe('The value after (null when removed).'),
+  })).describe('The changed fields, by name; never a secret.'),
+  requestId: z.string().nullable().describe('The request that did it (its X-Request-Id); null when there was none.'),
+  clientAddress: z.string().nullable().describe('The client address it came from; null when there was none.'),
+}).describe('One identity or administration action.') satisfies z.ZodType<AuditEntryView>;
 
 const auditCursorKey = z.tuple([instantKey, uuidKey]);
 

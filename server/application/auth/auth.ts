@@ -20,10 +20,13 @@ import { recordAudit, userTarget } from '../audit/audit.js';
 
 export const loginInput = z.strictObject({
   // Deliberately loose: any malformed email is just another wrong credential.
-  email: z.string().trim().toLowerCase().min(1).max(320),
-  password: z.string().min(1).max(1024),
+  email: z.string().trim().toLowerCase().min(1).max(320).describe("The human user's email (case-insensitive)."),
+  password: z.string().min(1).max(1024).describe('Their password.'),
 });
-export const changePasswordInput = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword: passwordSchema });
+export const changePasswordInput = z.strictObject({
+  currentPassword: z.string().min(1).max(1024).describe('My password now, to prove it is me.'),
+  newPassword: passwordSchema.describe('The new password.'),
+});
 
 /** An anonymous request: who is asking from where (the throttle counts per client address). */
 export interface AnonCtx {
@@ -101,13 +104,15 @@ export interface MeView {
 }
 
 /** MeView as a schema, for the OpenAPI document. */
-export const meOutput = z.object({
-  user: userOutput,
-  roles: z.array(roleOutput),
-  permissions: z.array(z.string()),
-  authenticatedBy: z.enum(['session', 'api_key']),
-  apiKey: apiKeyOutput.nullable(),
-}) satisfies z.ZodType<MeView>;
+export const meOutput = z
+  .object({
+    user: userOutput.describe('Who is calling.'),
+    roles: z.array(roleOutput).describe('Their roles.'),
+    permissions: z.array(z.string()).describe('Their effective permissions: every permission their roles grant, inherited ones included.'),
+    authenticatedBy: z.enum(['session', 'api_key']).describe('How this request authenticated: the session cookie or an API key.'),
+    apiKey: apiKeyOutput.nullable().describe("The API key in use (metadata, never the key); null with a session."),
+  })
+  .describe('Who is calling, with what rights, and how.') satisfies z.ZodType<MeView>;
 
 export async function getMe(deps: Deps, ctx: Ctx): Promise<Result<MeView>> {
   const denied = authorize(ctx, 'me.get');

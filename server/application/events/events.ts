@@ -42,28 +42,41 @@ const typesSchema = z.preprocess(
 
 /** The filters and start point every face takes (REST, SSE, GraphQL, MCP). */
 export const feedFollowQuery = z.object({
-  after: z.preprocess(blankToUndefined, cursorParam.optional()),
-  types: typesSchema,
-  streamId: z.preprocess(blankToUndefined, uuidSchema.optional()),
+  after: z
+    .preprocess(blankToUndefined, cursorParam.optional())
+    .describe("Start after this cursor (a page's nextCursor, an event's SSE id), or `now` for only what comes next; omitted: from the first event."),
+  types: typesSchema.describe(`Only these event types (comma-separated, or the parameter repeated): ${KNOWN_EVENT_TYPES.join(', ')}.`),
+  streamId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe("Only this stream's events (a tension id)."),
 });
 
 export const listEventsQuery = feedFollowQuery.extend({
-  limit: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(FEED_LIMIT_MAX).default(100)),
-  wait: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0)),
+  limit: z
+    .preprocess(blankToUndefined, z.coerce.number().int().min(1).max(FEED_LIMIT_MAX).default(100))
+    .describe(`At most this many events, 1-${FEED_LIMIT_MAX}; 100 when omitted.`),
+  wait: z
+    .preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0))
+    .describe(`Long poll: when there is nothing after the cursor, wait up to this many seconds (0-${FEED_WAIT_MAX_SECONDS}) for the next commit; 0 answers at once.`),
 });
 
-/** An event as the feed shows it, as a schema (the MCP tool's output, the GraphQL type's descriptions). */
-export const feedEventOutput = z.object({
-  position: z.number(),
-  id: z.string(),
-  streamType: z.string(),
-  streamId: z.string(),
-  version: z.number(),
-  type: z.string(),
-  schemaVersion: z.number(),
-  data: z.record(z.string(), z.unknown()),
-  metadata: z.record(z.string(), z.unknown()),
-  occurredAt: z.string(),
+/** An event as the feed shows it, as a schema (the OpenAPI document, the MCP tool's output, the GraphQL type's descriptions). */
+export const feedEventOutput = z
+  .object({
+    position: z.number().int().describe('Global position; increasing, gaps allowed.'),
+    id: z.string().describe('The event id (a UUID; also the NATS Nats-Msg-Id).'),
+    streamType: z.string().describe("The stream's type (`tension`)."),
+    streamId: z.string().describe('The stream id: the tension id (a UUID).'),
+    version: z.number().int().describe('1-based version within the stream.'),
+    type: z.string().describe('The event type, e.g. `TensionRescored`.'),
+    schemaVersion: z.number().int().describe("The version of the event's data shape."),
+    data: z.record(z.string(), z.unknown()).describe('The event data (SPEC §3).'),
+    metadata: z.record(z.string(), z.unknown()).describe('Who acted, through which face, with which request (SPEC §2, without apiKeyId).'),
+    occurredAt: z.string().describe('When it happened (ISO 8601).'),
+  })
+  .describe('A committed event as the feed shows it.');
+
+export const feedPageOutput = z.object({
+  data: z.array(feedEventOutput).describe('Events, oldest first.'),
+  nextCursor: z.string().describe('Where to resume (pass as `after`); always present, also when data is empty.'),
 });
 
 /** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */

@@ -27,17 +27,17 @@ const codeSchema = z
 
 export const listRolesInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
 export const createRoleInput = z.strictObject({
-  code: codeSchema,
-  name: nameSchema,
-  permissions: z.array(grantSchema).max(100).transform(dedupe),
-  inherits: z.array(uuidSchema).max(100).transform(dedupe).nullish().transform((v) => v ?? []),
+  code: codeSchema.describe('A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
+  name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
+  permissions: z.array(grantSchema).max(100).transform(dedupe).describe('The permissions it grants (see GET /permissions); only ones you hold yourself.'),
+  inherits: z.array(uuidSchema).max(100).transform(dedupe).nullish().transform((v) => v ?? []).describe('Roles (UUIDs) whose permissions it also grants; none when omitted. No loops.'),
 });
 export const updateRoleInput = z
   .object({
-    code: codeSchema.optional(),
-    name: nameSchema.optional(),
-    permissions: z.array(grantSchema).max(100).transform(dedupe).optional(),
-    inherits: z.array(uuidSchema).max(100).transform(dedupe).optional(),
+    code: codeSchema.optional().describe('A new code: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
+    name: nameSchema.optional().describe('A new display name, 1-200 characters (trimmed).'),
+    permissions: z.array(grantSchema).max(100).transform(dedupe).optional().describe('All the permissions it will grant, replacing the current ones; not for a system role.'),
+    inherits: z.array(uuidSchema).max(100).transform(dedupe).optional().describe('All the roles (UUIDs) it will inherit, replacing the current ones. No loops.'),
     expectedVersion: expectedVersionOf('role'),
   })
   .strict();

@@ -32,6 +32,8 @@ export interface TensionCommandEntry<S extends z.ZodType = z.ZodType> {
     path: string;
     status: 200 | 201 | 204;
     summary: string;
+    /** the OpenAPI operation's description: what it does and what it answers */
+    description: string;
     /** body: a JSON body (optional when every field is); query: `?expectedVersion=N` (DELETE) */
     input: 'body' | 'query';
   };
@@ -62,6 +64,10 @@ const simple =
 
 const EDIT = { destructiveHint: false, idempotentHint: true };
 const NOT_LIVE = 'Error invalid_transition (with state and command) when the tension is in a state this move does not start from.';
+/** What every command on an existing tension shares, said once in each REST description. */
+const ANSWERS =
+  'Answers the tension and the event the command made; event null when it changed nothing. ' +
+  'With `expectedVersion`, writes only if the tension is still at that version (409 version_conflict with currentVersion otherwise).';
 
 type LifecycleType = 'ResolveTension' | 'DropTension' | 'ReopenTension' | 'ReviveTension';
 
@@ -70,7 +76,10 @@ function lifecycle(verb: string, type: LifecycleType, summary: string, title: st
   return entry({
     operation: `tensions.${verb}` as Operation,
     creates: false,
-    rest: { method: 'post', path: `/tensions/:id/${verb}`, status: 200, summary, input: 'body' },
+    rest: {
+      method: 'post', path: `/tensions/:id/${verb}`, status: 200, summary, input: 'body',
+      description: `${mcpDescription} The body is optional (\`expectedVersion\` only). Moving to the state it is already in changes nothing. ${ANSWERS}`,
+    },
     input: lifecycleInput,
     errors: ['version_conflict', 'invalid_transition'],
     command: (deps, id) => simple(deps, (at) => ({ type, id, at })),
@@ -84,7 +93,12 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.sense',
     creates: true,
-    rest: { method: 'post', path: '/tensions', status: 201, summary: 'Sense a tension', input: 'body' },
+    rest: {
+      method: 'post', path: '/tensions', status: 201, summary: 'Sense a tension', input: 'body',
+      description:
+        'Records a new tension: a gap between the current state (currentContext) and a desired future (potentialFuture) experienced by an actor. ' +
+        'Answers the new tension, alive at version 1, and its TensionSensed event. Not idempotent by itself: send an `Idempotency-Key` to retry safely.',
+    },
     input: senseTensionInput,
     errors: ['actor_not_found', 'user_not_found', 'not_applicable'],
     command: (deps, id, v) => async (tx) => {
@@ -121,7 +135,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.rename',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/rename', status: 200, summary: 'Rename', input: 'body' },
+    rest: { method: 'post', path: '/tensions/:id/rename', status: 200, summary: 'Rename', input: 'body', description: `Sets the name (1-200 characters, trimmed). ${ANSWERS}` },
     input: renameTensionInput,
     errors: ['version_conflict'],
     command: (deps, id, v) => simple(deps, (at) => ({ type: 'RenameTension', id, at, name: v.name })),
@@ -132,7 +146,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.rescore',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/rescore', status: 200, summary: 'Rescore (1-10)', input: 'body' },
+    rest: { method: 'post', path: '/tensions/:id/rescore', status: 200, summary: 'Rescore (1-10)', input: 'body', description: `Sets the score, an integer 1-10. ${ANSWERS}` },
     input: rescoreTensionInput,
     errors: ['version_conflict'],
     command: (deps, id, v) => simple(deps, (at) => ({ type: 'RescoreTension', id, at, score: v.score })),
@@ -143,7 +157,10 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.revise',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/revise', status: 200, summary: 'Revise current context and/or potential future', input: 'body' },
+    rest: {
+      method: 'post', path: '/tensions/:id/revise', status: 200, summary: 'Revise current context and/or potential future', input: 'body',
+      description: `Changes currentContext and/or potentialFuture (give at least one; null clears it). Only changed fields go into the event. ${ANSWERS}`,
+    },
     input: reviseTensionContextInput,
     errors: ['version_conflict'],
     command: (deps, id, v) =>
@@ -170,7 +187,10 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.lead',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/lead', status: 200, summary: 'Assign or unassign the lead user', input: 'body' },
+    rest: {
+      method: 'post', path: '/tensions/:id/lead', status: 200, summary: 'Assign or unassign the lead user', input: 'body',
+      description: `Assigns the lead (an active user), or unassigns it with \`leadUserId: null\`. 404 user_not_found, or 422 not_applicable for a deactivated user. ${ANSWERS}`,
+    },
     input: setTensionLeadInput,
     errors: ['version_conflict', 'user_not_found', 'not_applicable'],
     command: (deps, id, v) => async (tx) => {
@@ -190,7 +210,10 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.reassign',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/reassign', status: 200, summary: 'Move to another actor', input: 'body' },
+    rest: {
+      method: 'post', path: '/tensions/:id/reassign', status: 200, summary: 'Move to another actor', input: 'body',
+      description: `Moves the tension to another actor (404 actor_not_found when there is none). ${ANSWERS}`,
+    },
     input: reassignTensionInput,
     errors: ['version_conflict', 'actor_not_found'],
     command: (deps, id, v) => async (tx, row) => {
@@ -216,7 +239,12 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   entry({
     operation: 'tensions.discard',
     creates: false,
-    rest: { method: 'delete', path: '/tensions/:id', status: 204, summary: 'Discard (history stays readable)', input: 'query' },
+    rest: {
+      method: 'delete', path: '/tensions/:id', status: 204, summary: 'Discard (history stays readable)', input: 'query',
+      description:
+        'Removes the tension from every list and read, whatever its state; its history stays readable. Cannot be undone: a second call is 404 not_found. ' +
+        'With `?expectedVersion=N`, discards only if the tension is still at that version (409 version_conflict otherwise).',
+    },
     input: lifecycleInput,
     errors: ['version_conflict'],
     command: (deps, id) => simple(deps, (at) => ({ type: 'DiscardTension', id, at })),

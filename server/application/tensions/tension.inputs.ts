@@ -1,6 +1,6 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
-import { cursorParam } from '../paging.js';
+import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
 import { codePoints, nameSchema } from '../schemas.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
@@ -37,8 +37,8 @@ export const intParam = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 /** The paging parameters of every list (SPEC §5): described once, for REST, MCP and the OpenAPI document. */
-export const pageLimit = intParam(1, 100).default(20).describe('How many items per page, 1-100 (default 20).');
-export const pageCursor = cursorParam.optional().describe('The nextCursor of the previous page, as given; omit it for the first page.');
+export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
+export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
 
 const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
 const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
@@ -68,9 +68,10 @@ export const reassignTensionInput = z.strictObject({ actorId: uuid.describe('The
 export const lifecycleInput = z.strictObject({ expectedVersion });
 
 export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'name', '-name'] as const;
+export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
 export const listTensionsQuery = z.strictObject({
-  state: z.enum(['alive', 'resolved', 'stale']).optional().describe('Only tensions in this state.'),
+  state: z.enum(TENSION_STATES).optional().describe('Only tensions in this state.'),
   actorId: uuid.optional().describe('Only the tensions of this actor (a UUID).'),
   leadUserId: uuid.optional().describe('Only the tensions this user leads (a UUID).'),
   q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
@@ -80,56 +81,74 @@ export const listTensionsQuery = z.strictObject({
   cursor: pageCursor,
 });
 
-export const historyQuery = z.strictObject({
-  limit: pageLimit,
-  cursor: pageCursor,
-});
+export const historyQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
 
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
 
 
 // ---- outputs -------------------------------------------------------------------------------
 
-const ref = z.object({ id: z.string(), name: z.string(), type: z.string() });
+const ref = (what: string) =>
+  z.object({
+    id: z.string().describe(`The ${what}'s id.`),
+    name: z.string().describe(`The ${what}'s name.`),
+    type: z.string().describe(`The ${what}'s type.`),
+  });
 
-export const tensionOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  currentContext: z.string().nullable(),
-  potentialFuture: z.string().nullable(),
-  score: z.number().int(),
-  state: z.enum(['alive', 'resolved', 'stale']),
-  actorId: z.string(),
-  actor: ref,
-  leadUserId: z.string().nullable(),
-  lead: ref.nullable(),
-  version: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const tensionOutput = z
+  .object({
+    id: z.string().describe('The tension id (a UUID).'),
+    name: z.string().describe('A short name, 1-200 characters.'),
+    currentContext: z.string().nullable().describe('The current state as the actor experiences it; null when not given.'),
+    potentialFuture: z.string().nullable().describe('The desired future; null when not given.'),
+    score: z.number().int().describe('How strongly it is felt, 1-10.'),
+    state: z.enum(TENSION_STATES).describe('alive, resolved or stale: resolve and drop leave alive, reopen and revive come back.'),
+    actorId: z.string().describe('The actor who experiences it.'),
+    actor: ref('actor').describe('That actor, for display.'),
+    leadUserId: z.string().nullable().describe('The user who leads it; null: no lead.'),
+    lead: ref('lead user').nullable().describe('That user, for display; null: no lead.'),
+    version: z.number().int().describe('Its version, one more with every change: send it back as expectedVersion to write only over what you read.'),
+    createdAt: z.string().describe('When it was sensed (ISO 8601).'),
+    updatedAt: z.string().describe('When it last changed (ISO 8601).'),
+  })
+  .describe('A gap between the current state and a desired future, experienced by an actor (SPEC §2).');
 
-export const historyEntryOutput = z.object({
-  version: z.number().int(),
-  type: z.string(),
-  occurredAt: z.string(),
-  by: z.object({
-    kind: z.enum(['human', 'agent', 'system']),
-    userId: z.string().nullable(),
-    userName: z.string().nullable(),
-    apiKeyName: z.string().nullable(),
-    via: z.enum(['graphql', 'rest', 'mcp', 'cli']),
-  }),
-  summary: z.string(),
-  summaryKey: z.string(),
-  summaryParams: z.record(z.string(), z.unknown()),
-  data: z.record(z.string(), z.unknown()),
-});
+export const historyEntryOutput = z
+  .object({
+    version: z.number().int().describe('The version this event made.'),
+    type: z.string().describe('The event type, e.g. `TensionRenamed`.'),
+    occurredAt: z.string().describe('When (ISO 8601).'),
+    by: z
+      .object({
+        kind: z.enum(['human', 'agent', 'system']).describe('A human (session or key), an agent (key), or the system (CLI, migrations).'),
+        userId: z.string().nullable().describe('The acting user; null for the system.'),
+        userName: z.string().nullable().describe("The acting user's name at the time; null for the system."),
+        apiKeyName: z.string().nullable().describe("The name of the API key used; null when none was."),
+        via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face the change came through.'),
+      })
+      .describe('Who made the change, and how.'),
+    summary: z.string().describe('A one-line English summary, e.g. `Renamed from "A" to "B"`.'),
+    summaryKey: z.string().describe('The i18n key of the summary, to say it in another language.'),
+    summaryParams: z.record(z.string(), z.unknown()).describe("The summary's parameters, for summaryKey."),
+    data: z.record(z.string(), z.unknown()).describe('The event data (SPEC §3).'),
+  })
+  .describe('One change of a tension, as its history shows it.');
 
-export const commandResultOutput = z.object({ tension: tensionOutput.nullable(), event: historyEntryOutput.nullable() });
+export const commandResultOutput = z
+  .object({
+    tension: tensionOutput.nullable().describe('The tension after the command; null after discard.'),
+    event: historyEntryOutput.nullable().describe('The change it made; null when the command changed nothing (the same name, score, state …).'),
+  })
+  .describe('The answer of a tension command.');
 /** sense always creates: its answer has both */
-export const senseResultOutput = z.object({ tension: tensionOutput, event: historyEntryOutput });
-export const tensionPageOutput = z.object({ data: z.array(tensionOutput), nextCursor: z.string().nullable() });
-export const historyPageOutput = z.object({ data: z.array(historyEntryOutput), nextCursor: z.string().nullable() });
+export const senseResultOutput = z
+  .object({
+    tension: tensionOutput.describe('The new tension, alive at version 1.'),
+    event: historyEntryOutput.describe('Its TensionSensed event.'),
+  })
+  .describe('The answer of sense: always a new tension and its first event.');
+export const tensionPageOutput = pageOutput(tensionOutput, 'tensions');
+export const historyPageOutput = pageOutput(historyEntryOutput, 'the history, newest first');
 export const rebuildReportOutput = z.object({
   streams: z.number().int(),
   events: z.number().int(),

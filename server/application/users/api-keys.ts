@@ -36,29 +36,30 @@ export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
 /** The key metadata and the creation answer as schemas, for the OpenAPI document. */
 export const apiKeyOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
+  id: z.string().describe('The key id (a UUID); not the key.'),
+  name: z.string().describe('What the key is for, 1-200 characters.'),
+  prefix: z.string().describe('The first characters of the key, to recognise it.'),
   permissions: z
     .array(z.string())
     .nullable()
     .describe("null: all of the user's permissions; otherwise a request with this key carries the user's effective permissions ∩ this list"),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
+  createdAt: z.string().describe('When it was created (ISO 8601).'),
+  lastUsedAt: z.string().nullable().describe('When it last authenticated a request (ISO 8601); null: never.'),
+  expiresAt: z.string().nullable().describe('When it stops working (ISO 8601); null: never.'),
+  revokedAt: z.string().nullable().describe('When it was revoked (ISO 8601); null: not revoked.'),
   rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
-}) satisfies z.ZodType<ApiKeyMetadata>;
+}).describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
 export const createdApiKeyOutput = apiKeyOutput.extend({
   key: z.string().describe('the plaintext key, returned this once only'),
-}) satisfies z.ZodType<CreatedApiKey>;
+}).describe('A new API key: its metadata and, this once only, the key.') satisfies z.ZodType<CreatedApiKey>;
 
 export const createApiKeyInput = z.strictObject({
-  name: nameSchema,
+  name: nameSchema.describe('What the key is for, 1-200 characters (trimmed).'),
   expiresAt: z
     .preprocess((v) => (v instanceof Date ? v.toISOString() : v), z.iso.datetime({ offset: true }))
     .transform((s) => new Date(s))
-    .nullish(),
+    .nullish()
+    .describe('When it stops working: an ISO 8601 instant with offset, in the future; omitted or null: never.'),
   permissions: z
     .array(grantSchema)
     .max(100)

@@ -29,12 +29,12 @@ const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
 export const createUserInput = z
   .strictObject({
-    type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human'),
-    email: emailSchema,
-    name: nameSchema,
-    password: passwordSchema.nullish(),
-    linkedActorId: uuidSchema.nullish(),
-    roleIds: roleIdsSchema.nullish().transform((v) => v ?? []),
+    type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human').describe('human (signs in with a password) or agent (calls with API keys); human when omitted. Cannot change later.'),
+    email: emailSchema.describe('The email, unique among users (stored lower-case).'),
+    name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
+    password: passwordSchema.nullish().describe('Required for a human, refused for an agent.'),
+    linkedActorId: uuidSchema.nullish().describe('Agents only: the actor of type agent this user acts as (a UUID).'),
+    roleIds: roleIdsSchema.nullish().transform((v) => v ?? []).describe('The roles to grant (UUIDs); only permissions you hold yourself. None when omitted.'),
   })
   .superRefine((v, c) => {
     if (v.type === 'agent' && v.password != null) c.addIssue({ code: 'custom', path: ['password'], message: 'agents have no password; they use API keys' });
@@ -43,23 +43,26 @@ export const createUserInput = z
   });
 
 export const listUsersInput = z.strictObject({
-  type: z.enum(['human', 'agent']).optional(),
-  status: z.enum(['active', 'deactivated']).optional(),
-  q: z.string().trim().max(200).optional(),
+  type: z.enum(['human', 'agent']).optional().describe('Only humans or only agents.'),
+  status: z.enum(['active', 'deactivated']).optional().describe('Only active or only deactivated users.'),
+  q: z.string().trim().max(200).optional().describe('Matches name or email case-insensitively; at most 200 characters.'),
   limit: limitSchema,
   cursor: cursorSchema,
 });
 
 export const updateUserInput = z
   .object({
-    name: nameSchema.optional(),
-    email: emailSchema.optional(),
-    linkedActorId: uuidSchema.nullable().optional(),
+    name: nameSchema.optional().describe('The new display name, 1-200 characters (trimmed).'),
+    email: emailSchema.optional().describe('The new email, unique among users.'),
+    linkedActorId: uuidSchema.nullable().optional().describe('Agents only: the actor of type agent this user acts as, or null to unlink.'),
     expectedVersion: expectedVersionOf('user'),
   })
   .strict();
-export const setUserRolesInput = z.strictObject({ roleIds: roleIdsSchema, expectedVersion: expectedVersionOf('user') });
-export const resetPasswordInput = z.strictObject({ password: passwordSchema });
+export const setUserRolesInput = z.strictObject({
+  roleIds: roleIdsSchema.describe('All the roles the user will hold (UUIDs), replacing the current ones; only permissions you hold yourself.'),
+  expectedVersion: expectedVersionOf('user'),
+});
+export const resetPasswordInput = z.strictObject({ password: passwordSchema.describe('The new password.') });
 
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
 const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);

@@ -13,6 +13,18 @@ type Layer = {
   match(path: string): boolean;
 };
 
+/** Dotted paths of the properties under `schema` (inline only; `$ref`s are checked where they are defined) without a description. */
+function undescribedProperties(schema: any, where: string): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  const own = Object.entries<any>(schema.properties ?? {}).flatMap(([name, p]) => [
+    ...(p.description ? [] : [`${where}.${name}`]),
+    ...undescribedProperties(p, `${where}.${name}`),
+  ]);
+  const nested = [schema.items, schema.additionalProperties, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]
+    .flatMap((s) => undescribedProperties(s, where));
+  return [...own, ...nested];
+}
+
 /** `METHOD /path` of every route in a router stack, nested routers included (all mounted at '/'). */
 function routesOf(stack: Layer[]): string[] {
   return stack.flatMap((layer) => {
@@ -27,7 +39,8 @@ function routesOf(stack: Layer[]): string[] {
 let app: TestApp;
 let doc: any;
 const ajv = new AjvJsonSchemaValidator();
-const validate = (schema: unknown, data: unknown) => ajv.getValidator(schema as never)(data);
+/** Validates against a schema of the document, its `$ref`s to components resolved against the document's. */
+const validate = (schema: object, data: unknown) => ajv.getValidator({ ...schema, components: doc.components } as never)(data);
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -65,11 +78,123 @@ describe('GET /api/v1/openapi.json', () => {
       const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
       expect(declared, where).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
       for (const p of op.parameters) expect(p.schema, `${where} ${p.name}`).toBeTypeOf('object');
-      // A protected operation names its permission or says it needs none beyond authentication.
-      if (op.security?.length !== 0 && op.operationId.includes('.') && !op.operationId.startsWith('me.')) {
+      // A key-callable operation names its permission (only "who am I" needs none beyond authentication).
+      if (op.security.some((s: any) => s.bearer) && op.operationId !== 'getMe') {
         expect(op['x-permission'], where).toMatch(/^[a-z]+:[a-z]+$/);
       }
     }
+  });
+
+  it('one operationId style: camelCase, verb first, unique', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    for (const id of ids) expect(id).toMatch(/^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|stream|login|logout)[A-Z]?[A-Za-z]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['listTensions', 'renameTension', 'discardTension', 'getOpenApiDocument', 'listMyApiKeys', 'setUserRoles']));
+  });
+
+  it('describes every operation, parameter and schema property', () => {
+    const undescribed: string[] = [];
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      if (!op.description || op.description === op.summary) undescribed.push(`${where}: operation`);
+      for (const p of op.parameters) if (!p.description) undescribed.push(`${where}: parameter ${p.name}`);
+      if (op.requestBody) undescribed.push(...undescribedProperties(op.requestBody.content['application/json'].schema, `${where} body`));
+      for (const [status, r] of Object.entries<any>(op.responses)) {
+        for (const c of Object.values<any>(r.content ?? {})) undescribed.push(...undescribedProperties(c.schema, `${where} ${status}`));
+        for (const [name, h] of Object.entries<any>(r.headers ?? {})) if (!h.$ref && !h.description) undescribed.push(`${where} ${status} header ${name}`);
+      }
+    }
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) undescribed.push(...undescribedProperties(schema, name));
+    for (const [name, h] of Object.entries<any>(doc.components.headers)) if (!h.description) undescribed.push(`header ${name}`);
+    for (const [name, scheme] of Object.entries<any>(doc.components.securitySchemes)) if (!scheme.description) undescribed.push(`security ${name}`);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('security per operation: public, session only (self-service and logout), or a key or a session', () => {
+    const PUBLIC = ['post /auth/login', 'get /openapi.json', 'get /docs', 'get /docs/reference'];
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      if (PUBLIC.includes(where)) expect(op.security, where).toEqual([]);
+      else if (path.startsWith('/me/') || where === 'post /auth/logout') expect(op.security, where).toEqual([{ session: [] }]);
+      else expect(op.security, where).toEqual([{ bearer: [] }, { session: [] }]);
+      // a cookie-authenticated unsafe request without the CSRF header is refused
+      if (method !== 'get' && op.security.some((s: any) => s.session)) expect(op.responses['403']?.description, where).toContain('csrf_required');
+    }
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'session' });
+    expect(doc.components.securitySchemes.session.description).toContain('X-CSRF-Protection: 1');
+  });
+
+  it('the documented security is what the routes do: anonymous is 401 unless public, a key on a session-only route is 403', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const { path, method, op } of operations()) {
+      if (path === '/events/stream' || path === '/auth/login') continue; // a stream; login answers anonymous callers by design
+      const url = `/api/v1${path.replace(/\{\w+\}/g, id)}`;
+      const anonymous = await fetch(`${app.url}${url}`, { method: method.toUpperCase() });
+      expect([anonymous.status, `${method} ${path}`]).toEqual([op.security.length ? 401 : 200, `${method} ${path}`]);
+      if (op.security.length && !op.security.some((s: any) => s.bearer)) {
+        const byKey = await fetch(`${app.url}${url}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${admin.key}` } });
+        expect([(await byKey.json()).code, `${method} ${path}`]).toEqual(['session_required', `${method} ${path}`]);
+      }
+    }
+  });
+
+  it('413/415 on operations with a body, 429 with Retry-After and X-Request-Id on all, Idempotency-Key on every POST but login', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      const statuses = Object.keys(op.responses);
+      if (op.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
+      else expect(statuses.filter((s) => s === '413' || s === '415'), where).toEqual([]);
+      expect(op.responses['429']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
+      for (const status of statuses) expect(op.responses[status].headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+      const idempotencyKey = op.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+      const success = op.responses[statuses.find((s) => s.startsWith('2'))!];
+      if (method === 'post' && op.security.length) {
+        expect(idempotencyKey, where).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+        expect(success.headers['Idempotent-Replayed'], where).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+        expect(op.responses['409'].description, where).toContain('idempotency_in_progress');
+        expect(op.responses['422'].description, where).toContain('idempotency_key_reused');
+      } else {
+        expect(idempotencyKey, where).toBeUndefined();
+        expect(success.headers['Idempotent-Replayed'], where).toBeUndefined();
+      }
+    }
+    for (const name of ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed']) expect(doc.components.headers[name].schema, name).toBeTypeOf('object');
+  });
+
+  it('a POST retried with the same Idempotency-Key is replayed as documented, with Idempotent-Replayed: true', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const rest = client(app, admin.key, { 'idempotency-key': `openapi-${admin.keyId}` });
+    const first = await rest.post('/actors', { name: 'Org once', type: 'organization' });
+    const again = await rest.post('/actors', { name: 'Org once', type: 'organization' });
+    expect([first.status, first.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([201, 'true', first.body.id]);
+    const doc201 = doc.paths['/actors'].post.responses['201'];
+    expect(doc201.headers['Idempotent-Replayed']).toBeDefined();
+    expect(validate(doc201.content['application/json'].schema, again.body)).toMatchObject({ valid: true });
+  });
+
+  it('X-Request-Id is on every answer, as documented, and echoes a valid one sent', async () => {
+    const anonymous = await fetch(`${app.url}/api/v1/tensions`);
+    expect(anonymous.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const mine = await fetch(`${app.url}/api/v1/openapi.json`, { headers: { 'x-request-id': 'trace-42' } });
+    expect(mine.headers.get('x-request-id')).toBe('trace-42');
+  });
+
+  it('names the shapes a client uses, and the problem document carries every extension', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining([
+      'Tension', 'Actor', 'User', 'Role', 'ApiKey', 'CreatedApiKey', 'HistoryEntry', 'CommandResult', 'SenseResult', 'Event', 'Problem',
+      'TensionPage', 'HistoryPage', 'ActorPage', 'UserPage', 'RolePage', 'ApiKeyPage', 'EventPage',
+    ]));
+    expect(doc.paths['/tensions'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TensionPage' });
+    expect(doc.paths['/tensions/{id}/rename'].post.responses['409'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    const problem = doc.components.schemas.Problem;
+    expect(Object.keys(problem.properties)).toEqual(expect.arrayContaining([
+      'type', 'title', 'status', 'code', 'detail', 'requestId', 'errors',
+      'currentVersion', 'expectedVersion', 'missingPermission', 'missingPermissions', 'state', 'command', 'retryAfterSeconds',
+    ]));
+    const item = problem.properties.errors.items.$ref ? doc.components.schemas.FieldError : problem.properties.errors.items;
+    expect(Object.keys(item.properties)).toEqual(['path', 'message', 'code', 'params']);
   });
 
   it('documents every route registered under /api/v1, and only those', () => {
@@ -141,8 +266,41 @@ describe('the document agrees with the routes', () => {
 });
 
 describe('GET /api/v1/docs', () => {
-  it('is a public, self-contained HTML page listing each operation with its access rule and schemas', async () => {
+  it('is Swagger UI on this document: scripts only from files of this origin, under the strict CSP', async () => {
     const res = await fetch(`${app.url}/api/v1/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1])?.[1])).toEqual(['/api/v1/docs/assets/swagger-ui-bundle.js', '/api/v1/docs/assets/init.js']);
+    expect(scripts.every((m) => m[2].trim() === '')).toBe(true);
+    expect(html).not.toMatch(/(src|href)="https?:/i);
+    expect(html).toContain('href="/api/v1/docs/reference"');
+
+    const init = await fetch(`${app.url}/api/v1/docs/assets/init.js`);
+    expect(init.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const code = await init.text();
+    expect(code).toContain('"/api/v1/openapi.json"');
+    expect(code).toContain('validatorUrl: null');
+    for (const [file, type] of [['swagger-ui-bundle.js', /^text\/javascript/], ['swagger-ui.css', /^text\/css/], ['favicon-32x32.png', /^image\/png/]] as const) {
+      const asset = await fetch(`${app.url}/api/v1/docs/assets/${file}`);
+      expect([file, asset.status]).toEqual([file, 200]);
+      expect(asset.headers.get('content-type')).toMatch(type);
+      expect(asset.headers.get('content-security-policy')).toBe(csp);
+    }
+    // only the files the page uses: not the package's own index (the Petstore demo) or its source maps
+    for (const file of ['index.html', 'swagger-initializer.js', 'swagger-ui-bundle.js.map', '..%2Fpackage.json', 'package.json']) {
+      expect([file, (await fetch(`${app.url}/api/v1/docs/assets/${file}`)).status]).toEqual([file, 404]);
+    }
+  });
+});
+
+describe('GET /api/v1/docs/reference', () => {
+  it('is a public, self-contained HTML page listing each operation with its access rule and schemas', async () => {
+    const res = await fetch(`${app.url}/api/v1/docs/reference`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await res.text();
@@ -161,5 +319,9 @@ describe('GET /api/v1/docs', () => {
       for (const status of Object.keys(op.responses)) expect(own).toContain(`<b>${status}</b>`);
     }
     expect(html).toContain('score?: integer (1–10)');
+    // operations name their shapes; each named schema has its own section, with its descriptions
+    for (const name of Object.keys(doc.components.schemas)) expect(html, name).toContain(`<section id="schema-${name}">`);
+    const tension = html.slice(html.indexOf('<section id="schema-Tension">'));
+    expect(tension.slice(0, tension.indexOf('</section>'))).toContain('version: integer  // Its version');
   });
 });

@@ -39,11 +39,11 @@ function nodes(json: unknown, path = '$'): [string, any][] {
 }
 
 describe('OpenAPI operations of the tension commands', () => {
-  it('one operation per registry entry, its operationId the operation name, every parameter and body property described', () => {
+  it('one operation per registry entry, its operationId the GraphQL mutation name, every parameter and body property described', () => {
     for (const entry of TENSION_COMMANDS) {
       const op = doc.paths[openApiPath(entry.rest.path)]?.[entry.rest.method];
       expect(op, entry.operation).toBeDefined();
-      expect(op.operationId).toBe(entry.operation);
+      expect(op.operationId).toBe(entry.graphql.field);
       for (const p of op.parameters) expect(p.description, `${entry.operation} parameter ${p.name}`).toBeTruthy();
       const props = op.requestBody?.content['application/json'].schema.properties ?? {};
       for (const [name, schema] of Object.entries<any>(props)) expect(schema.description, `${entry.operation} body ${name}`).toBeTruthy();
@@ -60,9 +60,11 @@ describe('OpenAPI operations of the tension commands', () => {
 
   it("sense answers a tension that is never null, and takes no expectedVersion", () => {
     const sense = doc.paths['/tensions'].post;
-    const answer = sense.responses['201'].content['application/json'].schema;
-    expect(answer.properties.tension.type).toBe('object');
+    const answer = doc.components.schemas.SenseResult;
+    expect(sense.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SenseResult' });
+    expect(answer.properties.tension.$ref).toBe('#/components/schemas/Tension');
     expect(answer.properties.tension.anyOf).toBeUndefined();
+    expect(answer.required).toContain('tension');
     expect(Object.keys(sense.requestBody.content['application/json'].schema.properties)).not.toContain('expectedVersion');
   });
 });
