@@ -17,6 +17,7 @@ import { UserDetailPage } from './pages/user-detail.js';
 import { RolesPage } from './pages/roles-list.js';
 import { RoleEditPage } from './pages/role-edit.js';
 import { AccountPage } from './pages/account.js';
+import { ActivityPage } from './pages/activity.js';
 
 interface Route {
   pattern: string;
@@ -35,6 +36,7 @@ const ROUTES: Route[] = [
   { pattern: '/roles', permission: 'roles:read', render: () => <RolesPage /> },
   { pattern: '/roles/new', permission: 'roles:write', render: () => <RoleEditPage key="new" id={null} /> },
   { pattern: '/roles/:id', permission: 'roles:read', render: (p) => <RoleEditPage key={p.id} id={p.id} /> },
+  { pattern: '/activity', permission: 'audit:read', render: () => <ActivityPage /> },
   { pattern: '/account', permission: null, render: () => <AccountPage /> },
 ];
 
@@ -43,6 +45,7 @@ const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
   { to: '/actors', label: 'nav.actors', permission: 'actors:read' },
   { to: '/users', label: 'nav.users', permission: 'users:read' },
   { to: '/roles', label: 'nav.roles', permission: 'roles:read' },
+  { to: '/activity', label: 'nav.activity', permission: 'audit:read' },
   { to: '/account', label: 'nav.account', permission: null },
 ];
 

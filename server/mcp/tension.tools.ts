@@ -9,7 +9,11 @@ import { actorOutput, actorPageOutput, createActorInput, listActorsQuery } from 
 import { createActor, getActor, listActors } from '../application/actors/index.js';
 import { defineTool, type ToolDef } from './tool.js';
 
-const id = z.uuid().describe('The tension id (a UUID).');
+/**
+ * The id a tool acts on is a string here, as in a REST path: the use case reads it, so an id that is not a
+ * UUID is not_found on every face (a missing or non-string id still fails the schema: validation_failed).
+ */
+const id = z.string().min(1).max(100).describe('The tension id (a UUID). An id that is not a UUID, or of a discarded tension, is not_found.');
 const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 const CONFLICT_HELP =
   'Pass expectedVersion (the tension.version you last saw) to make the write conditional: if someone else changed the tension, ' +
@@ -99,7 +103,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     title: 'Get an actor',
     description: 'Returns one actor (id, name, type, tensionCount) by id. Error actor_not_found: no such actor.',
     operation: 'actors.get',
-    input: z.strictObject({ id: z.uuid().describe('The actor id (a UUID).') }),
+    input: z.strictObject({ id: z.string().min(1).max(100).describe('The actor id (a UUID). An id that is not a UUID is actor_not_found.') }),
     output: actorOutput,
     annotations: READ,
     run: (deps, ctx, args) => getActor(deps, ctx, args.id),

@@ -232,3 +232,16 @@ export function Pager({ page, hasNext, onPrevious, onNext }: { page: number; has
     </nav>
   );
 }
+
+/**
+ * After a `version_conflict` on an edit: the form keeps what was typed; "Reload" fetches the latest version,
+ * which the next Save sends as `expectedVersion`.
+ */
+export function VersionConflictNotice({ onReload }: { onReload: () => void }) {
+  const { t } = useI18n();
+  return (
+    <Alert kind="warning" action={<Button variant="primary" onClick={onReload}>{t('common.reload')}</Button>}>
+      {t('error.versionConflictOther')}
+    </Alert>
+  );
+}

@@ -14,12 +14,15 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
-    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
+    "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": typeof types.AuditLogDocument,
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
+    "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateUserApiKeyDocument,
+    "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateMyApiKeyDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
@@ -32,17 +35,18 @@ type Documents = {
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviseTensionContextDocument,
     "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.SetTensionLeadDocument,
     "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReassignTensionDocument,
+    "\n  query PermissionCatalogue {\n    permissions\n  }\n": typeof types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": typeof types.CreateActorDocument,
-    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n": typeof types.UpdateActorDocument,
+    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
+    "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
-    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.RoleDocument,
-    "\n  query PermissionCatalogue {\n    permissions\n  }\n": typeof types.PermissionCatalogueDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": typeof types.CreateRoleDocument,
-    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": typeof types.UpdateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.UpdateRoleDocument,
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": typeof types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": typeof types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": typeof types.SenseTensionDocument,
@@ -54,22 +58,26 @@ type Documents = {
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": typeof types.DiscardTensionDocument,
     "\n  query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": typeof types.TensionsDocument,
-    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": typeof types.UserDocument,
-    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": typeof types.UpdateUserDocument,
-    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": typeof types.SetUserRolesDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": typeof types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n": typeof types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n": typeof types.SetUserRolesDocument,
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.DeactivateUserDocument,
+    "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": typeof types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
 };
 const documents: Documents = {
-    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
-    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
+    "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": types.AuditLogDocument,
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
+    "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateUserApiKeyDocument,
+    "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateMyApiKeyDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
@@ -82,17 +90,18 @@ const documents: Documents = {
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviseTensionContextDocument,
     "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.SetTensionLeadDocument,
     "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReassignTensionDocument,
+    "\n  query PermissionCatalogue {\n    permissions\n  }\n": types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": types.CreateActorDocument,
-    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n": types.UpdateActorDocument,
+    "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
+    "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
-    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n": types.RoleDocument,
-    "\n  query PermissionCatalogue {\n    permissions\n  }\n": types.PermissionCatalogueDocument,
+    "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": types.CreateRoleDocument,
-    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n": types.UpdateRoleDocument,
+    "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.UpdateRoleDocument,
     "\n  mutation DeleteRole($id: ID!) {\n    deleteRole(id: $id)\n  }\n": types.DeleteRoleDocument,
     "\n  query Roles($cursor: String) {\n    roles(limit: 50, cursor: $cursor) {\n      data { id code name permissions inherits system effectivePermissions }\n      nextCursor\n    }\n  }\n": types.RolesDocument,
     "\n  mutation SenseTension($input: SenseTensionInput!) {\n    senseTension(input: $input) {\n      tension { id }\n    }\n  }\n": types.SenseTensionDocument,
@@ -104,10 +113,11 @@ const documents: Documents = {
     "\n  mutation ReviveTension($id: ID!, $expectedVersion: Int) {\n    reviveTension(id: $id, input: { expectedVersion: $expectedVersion }) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviveTensionDocument,
     "\n  mutation DiscardTension($id: ID!, $expectedVersion: Int) {\n    discardTension(id: $id, input: { expectedVersion: $expectedVersion }) { event { version } }\n  }\n": types.DiscardTensionDocument,
     "\n  query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: $limit, cursor: $cursor) {\n      data {\n        id name score state version updatedAt\n        actor { id name type }\n        lead { id name type }\n      }\n      nextCursor\n    }\n  }\n": types.TensionsDocument,
-    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n": types.UserDocument,
-    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n": types.UpdateUserDocument,
-    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n": types.SetUserRolesDocument,
+    "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n": types.UserDocument,
+    "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n": types.UpdateUserDocument,
+    "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n": types.SetUserRolesDocument,
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.DeactivateUserDocument,
+    "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
@@ -131,11 +141,15 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -152,6 +166,14 @@ export function graphql(source: "\n  mutation CreateMyApiKey($input: CreateApiKe
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -203,6 +225,10 @@ export function graphql(source: "\n  mutation ReassignTension($id: ID!, $input: 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query PermissionCatalogue {\n    permissions\n  }\n"): (typeof documents)["\n  query PermissionCatalogue {\n    permissions\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n"): (typeof documents)["\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -211,7 +237,7 @@ export function graphql(source: "\n  mutation ChangePassword($input: ChangePassw
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -219,7 +245,11 @@ export function graphql(source: "\n  mutation CreateActor($input: CreateActorInp
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n"): (typeof documents)["\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n"): (typeof documents)["\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n"): (typeof documents)["\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -231,11 +261,7 @@ export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query PermissionCatalogue {\n    permissions\n  }\n"): (typeof documents)["\n  query PermissionCatalogue {\n    permissions\n  }\n"];
+export function graphql(source: "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n"): (typeof documents)["\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -243,7 +269,7 @@ export function graphql(source: "\n  mutation CreateRole($input: CreateRoleInput
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"): (typeof documents)["\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n"): (typeof documents)["\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -291,19 +317,23 @@ export function graphql(source: "\n  query Tensions($state: TensionState, $actor
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n"): (typeof documents)["\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt\n      linkedActor { id name }\n      roles { id code name }\n    }\n  }\n"];
+export function graphql(source: "\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"): (typeof documents)["\n  query User($id: ID!) {\n    user(id: $id) {\n      id type email name status linkedActorId createdAt updatedAt version\n      linkedActor { id name }\n      roles { id code name effectivePermissions }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"): (typeof documents)["\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId }\n  }\n"];
+export function graphql(source: "\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n"): (typeof documents)["\n  mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {\n    updateUser(id: $id, input: $input) { id name email linkedActorId version }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"): (typeof documents)["\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {\n    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }\n  }\n"];
+export function graphql(source: "\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n"): (typeof documents)["\n  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {\n    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"): (typeof documents)["\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n"): (typeof documents)["\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

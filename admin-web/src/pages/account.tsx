@@ -45,7 +45,7 @@ export function AccountPage() {
       <section className="card" aria-labelledby="mykeys-h">
         <h2 id="mykeys-h">{t('account.keys')}</h2>
         <p className="muted">{t('account.keysIntro')}</p>
-        <ApiKeys canWrite />
+        <ApiKeys userGrants={me.permissions} canWrite />
       </section>
     </>
   );

@@ -1,22 +1,23 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
 import { asActorType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useClient, useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { ActorsQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
+import { errorCode } from '../lib/errors.js';
 import { fieldMessage } from '../lib/refusals.js';
 import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField, VersionConflictNotice } from '../components/ui.js';
 
 const ActorsDocument = graphql(`
   query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {
     actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {
-      data { id name type tensionCount createdAt updatedAt }
+      data { id name type version tensionCount createdAt updatedAt }
       nextCursor
     }
   }
@@ -28,7 +29,12 @@ const CreateActorDocument = graphql(`
 `);
 const UpdateActorDocument = graphql(`
   mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {
-    updateActor(id: $id, input: $input) { id name type }
+    updateActor(id: $id, input: $input) { id name type version }
+  }
+`);
+const ActorVersionDocument = graphql(`
+  query ActorVersion($id: ID!) {
+    actor(id: $id) { id name type version }
   }
 `);
 const DeleteActorDocument = graphql(`
@@ -157,18 +163,34 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
   const [type, setType] = useState<string>(actor?.type ?? 'organization');
   const [createState, create] = useMutation(CreateActorDocument);
   const [updateState, update] = useMutation(UpdateActorDocument);
-  const error = createState.error ?? updateState.error;
+  const client = useClient();
+  // the version this rename is based on: the one listed, or the one a Reload fetched after a conflict
+  const [version, setVersion] = useState(actor?.version);
+  const [conflict, setConflict] = useState(false);
+  // a conflict is shown as the notice with its Reload, not as an error
+  const failed = createState.error ?? updateState.error;
+  const error = errorCode(failed) === 'VERSION_CONFLICT' ? undefined : failed;
+  const reload = async () => {
+    if (!actor) return;
+    const r = await client.query(ActorVersionDocument, { id: actor.id }, { requestPolicy: 'network-only' }).toPromise();
+    if (r.data?.actor) {
+      setVersion(r.data.actor.version);
+      setConflict(false);
+    }
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setConflict(false);
     const r = actor
-      ? await update({ id: actor.id, input: { name } }, { additionalTypenames: ['Actor', 'Tension'] })
+      ? await update({ id: actor.id, input: { name, expectedVersion: version } }, { additionalTypenames: ['Actor', 'Tension'] })
       : await create({ input: { name, type: asActorType(type) ?? 'organization' } }, { additionalTypenames: ['Actor'] });
-    if (!r.error) onClose();
+    if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
+    else if (!r.error) onClose();
   };
   return (
     <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
       <form className="stack" onSubmit={submit}>
-        {error ? <ErrorAlert error={error} /> : null}
+        {conflict ? <VersionConflictNotice onReload={() => void reload()} /> : error ? <ErrorAlert error={error} /> : null}
         <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
         </Field>

@@ -1,26 +1,22 @@
 // Create or edit a role: permissions from the catalogue, inherited roles, and the effective result.
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useClient, useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { RoleQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
 import { fieldMessage } from '../lib/refusals.js';
-import { expand } from '../lib/permissions.js';
+import { expand, PermissionCatalogueDocument } from '../lib/permissions.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
+import { ActivitySection } from '../components/activity.js';
 import { RolePicker, inheritorsOf, useRoleOptions } from '../components/role-picker.js';
-import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, VersionConflictNotice } from '../components/ui.js';
 
 const RoleDocument = graphql(`
   query Role($id: ID!) {
-    role(id: $id) { id code name permissions inherits system effectivePermissions }
-  }
-`);
-const PermissionsDocument = graphql(`
-  query PermissionCatalogue {
-    permissions
+    role(id: $id) { id code name permissions inherits system effectivePermissions version }
   }
 `);
 const CreateRoleDocument = graphql(`
@@ -30,7 +26,7 @@ const CreateRoleDocument = graphql(`
 `);
 const UpdateRoleDocument = graphql(`
   mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {
-    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions }
+    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }
   }
 `);
 const DeleteRoleDocument = graphql(`
@@ -44,7 +40,7 @@ type Role = NonNullable<RoleQuery['role']>;
 export function RoleEditPage({ id }: { id: string | null }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
-  const [catalogue] = useQuery({ query: PermissionsDocument });
+  const [catalogue] = useQuery({ query: PermissionCatalogueDocument });
   useTitle(id ? (data?.role?.name ?? t('roles.title')) : t('roles.create.title'));
   const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
   if (id && error && !data?.role) {
@@ -72,8 +68,22 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const [createState, create] = useMutation(CreateRoleDocument);
   const [updateState, update] = useMutation(UpdateRoleDocument);
   const [deleteState, deleteRole] = useMutation(DeleteRoleDocument);
-  const error = createState.error ?? updateState.error;
+  const client = useClient();
+  // the version this edit is based on: the one loaded, the one saved last, or the one a Reload fetched
+  const [version, setVersion] = useState(role?.version);
+  const [conflict, setConflict] = useState(false);
+  const failed = createState.error ?? updateState.error;
+  // a conflict is shown as the notice with its Reload, not as an error
+  const error = errorCode(failed) === 'VERSION_CONFLICT' ? undefined : failed;
   const saved = Boolean(updateState.data) && !updateState.fetching && !updateState.error;
+  const reload = async () => {
+    if (!role) return;
+    const r = await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise();
+    if (r.data?.role) {
+      setVersion(r.data.role.version);
+      setConflict(false);
+    }
+  };
 
   // grants outside the catalogue (wildcards like `*` or `tensions:*`) stay listed so they can be kept or removed
   const extra = permissions.filter((p) => !catalogue.includes(p));
@@ -86,7 +96,11 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (role) {
-      const r = await update({ id: role.id, input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+      setConflict(false);
+      const r = await update({ id: role.id, input: { code, name, permissions, inherits, expectedVersion: version } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+      if (r.data) setVersion(r.data.updateRole.version);
+      // someone else saved meanwhile: keep what was typed, offer the latest version
+      if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
       // refused because it would strip the last administrator: show what is still saved, not what was tried
       if (errorCode(r.error) === 'LAST_ADMIN') {
         setPermissions(role.permissions);
@@ -107,7 +121,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
       <form className="detail-grid" onSubmit={submit}>
         <section className="card stack" aria-labelledby="role-h">
           <h2 id="role-h">{role ? t('roles.edit.title') : t('roles.create.title')}</h2>
-          {error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
+          {conflict ? <VersionConflictNotice onReload={() => void reload()} /> : error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
           <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
             {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={readOnly} />}
           </Field>
@@ -144,6 +158,12 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           )}
         </section>
       </form>
+      {role && can('audit:read') ? (
+        <section className="card" aria-labelledby="activity-h">
+          <h2 id="activity-h">{t('audit.title')}</h2>
+          <ActivitySection title={t('audit.title')} filter={{ targetId: role.id }} />
+        </section>
+      ) : null}
       {role ? (
         <ConfirmDialog
           open={deleting}

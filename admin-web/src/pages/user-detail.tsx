@@ -1,6 +1,6 @@
 // One user: profile edit, roles, deactivation, a new password (humans) and API keys (agents).
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useClient, useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { UserQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
@@ -10,33 +10,39 @@ import { fieldMessage } from '../lib/refusals.js';
 import { Link } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
+import { UserActivity } from '../components/activity.js';
 import { ApiKeys } from '../components/api-keys.js';
 import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
-import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, VersionConflictNotice } from '../components/ui.js';
 
 const UserDocument = graphql(`
   query User($id: ID!) {
     user(id: $id) {
-      id type email name status linkedActorId createdAt updatedAt
+      id type email name status linkedActorId createdAt updatedAt version
       linkedActor { id name }
-      roles { id code name }
+      roles { id code name effectivePermissions }
     }
   }
 `);
 const UpdateUserDocument = graphql(`
   mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {
-    updateUser(id: $id, input: $input) { id name email linkedActorId }
+    updateUser(id: $id, input: $input) { id name email linkedActorId version }
   }
 `);
 const SetRolesDocument = graphql(`
-  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!) {
-    setUserRoles(id: $id, roleIds: $roleIds) { id roles { id } }
+  mutation SetUserRoles($id: ID!, $roleIds: [ID!]!, $expectedVersion: Int) {
+    setUserRoles(id: $id, roleIds: $roleIds, expectedVersion: $expectedVersion) { id version roles { id } }
   }
 `);
 const DeactivateDocument = graphql(`
   mutation DeactivateUser($id: ID!) {
     deactivateUser(id: $id) { id status }
+  }
+`);
+const ReactivateDocument = graphql(`
+  mutation ReactivateUser($id: ID!) {
+    reactivateUser(id: $id) { id status version updatedAt }
   }
 `);
 const ResetPasswordDocument = graphql(`
@@ -51,6 +57,9 @@ export function UserDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
   const { can, me } = useSession();
   const [{ data, error, fetching }, refetch] = useQuery({ query: UserDocument, variables: { id } });
+  const client = useClient();
+  // the version the profile and role edits are based on: the one loaded, the one saved last, or a Reload's
+  const [based, setBased] = useState<number | null>(null);
   useTitle(data?.user?.name ?? t('users.title'));
   const back = <Link to="/users" className="btn btn-ghost">← {t('users.back')}</Link>;
   if (error && !data?.user) {
@@ -61,6 +70,14 @@ export function UserDetailPage({ id }: { id: string }) {
   const user = data.user;
   const active = user.status === 'active';
   const writable = can('users:write') && active;
+  const versioned: Versioned = {
+    version: based ?? user.version,
+    onSaved: setBased,
+    reload: async () => {
+      const r = await client.query(UserDocument, { id }, { requestPolicy: 'network-only' }).toPromise();
+      if (r.data?.user) setBased(r.data.user.version);
+    },
+  };
   return (
     <>
       <PageHeader title={user.name} actions={back}>
@@ -73,39 +90,59 @@ export function UserDetailPage({ id }: { id: string }) {
       <div className="detail-grid">
         <section className="card" aria-labelledby="profile-h">
           <h2 id="profile-h">{t('users.profile')}</h2>
-          <ProfileForm user={user} writable={writable} />
+          <ProfileForm user={user} writable={writable} versioned={versioned} />
           {writable && user.type === 'human' ? <ResetPassword id={user.id} /> : null}
           {writable && user.id !== me.user.id ? <Deactivate user={user} /> : null}
+          {!active && can('users:write') ? <Reactivate user={user} /> : null}
         </section>
         <section className="card" aria-labelledby="roles-h">
           <h2 id="roles-h">{t('users.roles')}</h2>
-          <UserRoles user={user} writable={writable && can('roles:read')} />
+          <UserRoles user={user} writable={writable && can('roles:read')} versioned={versioned} />
         </section>
       </div>
       {user.type === 'agent' ? (
         <section className="card" aria-labelledby="keys-h">
           <h2 id="keys-h">{t('keys.title')}</h2>
-          <ApiKeys userId={user.id} userName={user.name} canWrite={writable} />
+          <ApiKeys userId={user.id} userName={user.name} userGrants={user.roles.flatMap((r) => r.effectivePermissions)} canWrite={writable} />
         </section>
       ) : null}
+      {can('audit:read') ? <UserActivity userId={user.id} /> : null}
     </>
   );
 }
 
-function ProfileForm({ user, writable }: { user: User; writable: boolean }) {
+interface Versioned {
+  version: number;
+  onSaved: (version: number) => void;
+  reload: () => Promise<void>;
+}
+
+/** After a save refused with `version_conflict`: the notice, until Reload fetched the latest version. */
+function useConflict(versioned: Versioned) {
+  const [conflict, setConflict] = useState(false);
+  const notice = conflict ? <VersionConflictNotice onReload={() => void versioned.reload().then(() => setConflict(false))} /> : null;
+  return { notice, setConflict };
+}
+
+function ProfileForm({ user, writable, versioned }: { user: User; writable: boolean; versioned: Versioned }) {
   const { t } = useI18n();
   const [name, setName] = useState(user.name);
   const [email, setEmail] = useState(user.email);
   const [linkedActorId, setLinked] = useState(user.linkedActorId ?? '');
   const [{ fetching, error, data }, update] = useMutation(UpdateUserDocument);
+  const { notice, setConflict } = useConflict(versioned);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const input = user.type === 'agent' ? { name, email, linkedActorId: linkedActorId || null } : { name, email };
-    await update({ id: user.id, input });
+    setConflict(false);
+    const expectedVersion = versioned.version;
+    const input = user.type === 'agent' ? { name, email, linkedActorId: linkedActorId || null, expectedVersion } : { name, email, expectedVersion };
+    const r = await update({ id: user.id, input });
+    if (r.data) versioned.onSaved(r.data.updateUser.version);
+    if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
   };
   return (
     <form className="stack" onSubmit={submit}>
-      {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('tension.saved')}</Alert> : null}
+      {notice ?? (error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('tension.saved')}</Alert> : null)}
       <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
         {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={!writable} />}
       </Field>
@@ -130,10 +167,11 @@ function ProfileForm({ user, writable }: { user: User; writable: boolean }) {
   );
 }
 
-function UserRoles({ user, writable }: { user: User; writable: boolean }) {
+function UserRoles({ user, writable, versioned }: { user: User; writable: boolean; versioned: Versioned }) {
   const { t } = useI18n();
   const [roleIds, setRoleIds] = useState(user.roles.map((r) => r.id));
   const [{ fetching, error, data }, setRoles] = useMutation(SetRolesDocument);
+  const { notice, setConflict } = useConflict(versioned);
   if (!writable) {
     return user.roles.length ? (
       <ul className="tag-list">{user.roles.map((r) => <li key={r.id}><Badge>{r.name}</Badge></li>)}</ul>
@@ -146,12 +184,16 @@ function UserRoles({ user, writable }: { user: User; writable: boolean }) {
       className="stack"
       onSubmit={async (e) => {
         e.preventDefault();
-        const r = await setRoles({ id: user.id, roleIds }, { additionalTypenames: ['User', 'Me'] });
+        setConflict(false);
+        const r = await setRoles({ id: user.id, roleIds, expectedVersion: versioned.version }, { additionalTypenames: ['User', 'Me'] });
+        if (r.data) versioned.onSaved(r.data.setUserRoles.version);
+        // changed meanwhile: keep the ticked boxes, offer the latest version
+        if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
         // refused (the last administrator, a role beyond the caller's own): the boxes show what is still saved
-        if (r.error) setRoleIds(user.roles.map((role) => role.id));
+        else if (r.error) setRoleIds(user.roles.map((role) => role.id));
       }}
     >
-      {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null}
+      {notice ?? (error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null)}
       <RolePicker legend={t('users.roles')} hideLegend value={roleIds} onChange={setRoleIds} />
       <div className="form-actions">
         <Button type="submit" variant="primary" disabled={fetching}>{t('users.saveRoles')}</Button>
@@ -182,6 +224,30 @@ function ResetPassword({ id }: { id: string }) {
         <Button type="submit" disabled={fetching}>{t('users.resetPassword')}</Button>
       </div>
     </form>
+  );
+}
+
+function Reactivate({ user }: { user: User }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const [{ fetching, error }, reactivate] = useMutation(ReactivateDocument);
+  return (
+    <div className="section-split">
+      <Button variant="primary" onClick={() => setOpen(true)}>{t('users.reactivate')}</Button>
+      <ConfirmDialog
+        open={open}
+        title={t('users.reactivate.title', { name: user.name })}
+        body={t('users.reactivate.body')}
+        confirmLabel={t('users.reactivate')}
+        busy={fetching}
+        error={error}
+        onClose={() => setOpen(false)}
+        onConfirm={async () => {
+          const r = await reactivate({ id: user.id }, { additionalTypenames: ['User', 'AuditEntry'] });
+          if (!r.error) setOpen(false);
+        }}
+      />
+    </div>
   );
 }
 

@@ -171,10 +171,10 @@ describe('errors keep their codes', () => {
       expect(await callError(c, 'rescore_tension', { id, score: '8' })).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'score' })] });
       expect(await callError(c, 'rescore_tension', { id, score: 11 })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'rename_tension', { id, name: '   ' })).toMatchObject({ code: 'validation_failed' });
-      expect(await callError(c, 'get_tension', { id: 'not-a-uuid' })).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
-      // Every tool checks its id the same way, command tools and history included (they were not_found before).
-      for (const [tool, args] of [['rename_tension', { name: 'x' }], ['get_tension_history', {}], ['get_actor', {}]] as const) {
-        expect(await callError(c, tool, { id: 'not-a-uuid', ...args }), tool).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
+      // An id is read as REST reads a path: not a UUID is not found, on every tool; a missing id fails the schema.
+      for (const [tool, args, code] of [['get_tension', {}, 'not_found'], ['rename_tension', { name: 'x' }, 'not_found'], ['get_tension_history', {}, 'not_found'], ['get_actor', {}, 'actor_not_found']] as const) {
+        expect(await callError(c, tool, { id: 'not-a-uuid', ...args }), tool).toMatchObject({ code });
+        expect(await callError(c, tool, { ...args }), tool).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
       }
       expect(await callError(c, 'resolve_tension', { id, surprise: true })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'revise_tension_context', { id })).toMatchObject({ code: 'validation_failed' });

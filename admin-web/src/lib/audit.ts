@@ -1,0 +1,70 @@
+// The audit trail as the admin app reads it (SPEC §11): the closed sets of actions and target types, and where
+// an entry's target lives in the app.
+export const AUDIT_ACTIONS = [
+  'user.created',
+  'user.updated',
+  'user.deactivated',
+  'user.reactivated',
+  'user.roles_set',
+  'user.password_reset',
+  'user.password_changed',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'key.provisioned',
+  'key.created',
+  'key.rotated',
+  'key.revoked',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'actor.created',
+  'actor.updated',
+  'actor.deleted',
+  'projections.rebuilt',
+] as const;
+
+export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection'] as const;
+
+interface Target {
+  type: string;
+  id?: string | null;
+}
+
+/**
+ * The page of an entry's target: a user's or role's own page; a key's owner (named by the entry that created
+ * it), else the key's own activity; an actor's tensions.
+ */
+export function targetHref(target: Target, changes: unknown): string | null {
+  if (!target.id) return null;
+  switch (target.type) {
+    case 'user':
+      return `/users/${target.id}`;
+    case 'role':
+      return `/roles/${target.id}`;
+    case 'key': {
+      const owner = (changes as { userId?: { to?: unknown } } | null)?.userId?.to;
+      return typeof owner === 'string' ? `/users/${owner}` : `/activity?targetId=${encodeURIComponent(target.id)}`;
+    }
+    case 'actor':
+      return `/tensions?actorId=${encodeURIComponent(target.id)}`;
+    default:
+      return null;
+  }
+}
+
+/** `{ field: { from, to } }` as display rows; values shortened so one entry stays one line per field. */
+export function changeRows(changes: unknown): { field: string; from: string; to: string }[] {
+  if (!changes || typeof changes !== 'object') return [];
+  return Object.entries(changes as Record<string, { from?: unknown; to?: unknown } | null>).map(([field, c]) => ({
+    field,
+    from: show(c?.from),
+    to: show(c?.to),
+  }));
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return '–';
+  const text = Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}

@@ -1,0 +1,98 @@
+// Activity: the audit trail (SPEC §11), newest first, with its filters kept in the URL and cursor paging.
+import { useMemo } from 'react';
+import { useQuery } from 'urql';
+import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../lib/audit.js';
+import { usePager, useUrlFilters } from '../lib/use-pager.js';
+import { useTitle } from '../lib/use-title.js';
+import { ActivityTable, AuditLogDocument, auditContext } from '../components/activity.js';
+import { UserField } from '../components/pickers.js';
+import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+
+const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'from', 'to'] as const;
+
+/** A `YYYY-MM-DD` day from a date field as the instant its local day starts (`days` later); null when not a day. */
+function dayStart(day: string, days = 0): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + days);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+export function ActivityPage() {
+  const { t } = useI18n();
+  useTitle(t('audit.title'));
+  const pager = usePager();
+  const [filters, setFilters] = useUrlFilters(FILTERS);
+  const filtered = FILTERS.some((k) => filters[k]);
+  const context = useMemo(() => auditContext, []);
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: AuditLogDocument,
+    variables: {
+      action: filters.action || null,
+      targetType: filters.targetType || null,
+      targetId: filters.targetId || null,
+      byUserId: filters.byUserId || null,
+      from: dayStart(filters.from),
+      // the `to` day is included: the query's `to` is exclusive, so it is the start of the next day
+      to: dayStart(filters.to, 1),
+      limit: 25,
+      cursor: pager.cursor,
+    },
+    context,
+  });
+  const rows = data?.auditLog.data ?? [];
+  const clear = () => setFilters(Object.fromEntries(FILTERS.map((k) => [k, ''])));
+  return (
+    <>
+      <PageHeader title={t('audit.title')} />
+      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={(e) => e.preventDefault()}>
+        <Field label={t('audit.action')}>
+          {(p) => (
+            <select {...p} name="action" value={filters.action} onChange={(e) => setFilters({ action: e.target.value })}>
+              <option value="">{t('common.any')}</option>
+              {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{t(`audit.action.${a}` as MessageKey)}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field label={t('audit.targetType')}>
+          {(p) => (
+            <select {...p} name="targetType" value={filters.targetType} onChange={(e) => setFilters({ targetType: e.target.value })}>
+              <option value="">{t('common.any')}</option>
+              {AUDIT_TARGET_TYPES.map((a) => <option key={a} value={a}>{t(`audit.target.${a}` as MessageKey)}</option>)}
+            </select>
+          )}
+        </Field>
+        <UserField label={t('audit.byUser')} optional noneLabel={t('common.any')} value={filters.byUserId} onChange={(byUserId) => setFilters({ byUserId })} />
+        <Field label={t('audit.from')} optional>
+          {(p) => <input {...p} name="from" type="date" value={filters.from} onChange={(e) => setFilters({ from: e.target.value })} />}
+        </Field>
+        <Field label={t('audit.to')} optional>
+          {(p) => <input {...p} name="to" type="date" value={filters.to} onChange={(e) => setFilters({ to: e.target.value })} />}
+        </Field>
+        {filters.targetId ? (
+          <p className="filter-chip">
+            {t('audit.targetIdFilter', { id: filters.targetId })}{' '}
+            <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>{t('audit.anyTarget')}</Button>
+          </p>
+        ) : null}
+        {filtered ? <Button variant="ghost" onClick={clear}>{t('common.clearFilters')}</Button> : null}
+      </form>
+      {error && !data ? (
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      ) : !data ? (
+        fetching ? <Loading /> : null
+      ) : rows.length === 0 && pager.page === 1 ? (
+        <EmptyState>{t('audit.empty')}</EmptyState>
+      ) : (
+        <>
+          <div className="card">
+            <ActivityTable entries={rows} caption={t('audit.title')} />
+          </div>
+          <Pager page={pager.page} hasNext={Boolean(data.auditLog.nextCursor)} onPrevious={pager.previous} onNext={() => data.auditLog.nextCursor && pager.next(data.auditLog.nextCursor)} />
+        </>
+      )}
+    </>
+  );
+}

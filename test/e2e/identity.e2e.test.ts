@@ -1,0 +1,183 @@
+// Accountable identity in the admin app (issue 14): the Activity page, a key scoped to read only, rotation with
+// an overlap, reactivation, and the reload notice when a role changed while it was being edited.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp();
+  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${app.url}/`);
+  await page.getByLabel('Email').fill(ADMIN.email);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await app?.close();
+});
+
+/** An agent holding a role with `permissions`, made through the API. */
+async function agent(name: string, permissions: string[]): Promise<string> {
+  const code = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  const role = await api.post('/roles', { code, name: `${name} role`, permissions });
+  expect(role.status).toBe(201);
+  const user = await api.post('/users', { type: 'agent', email: `${code}@test.example`, name, roleIds: [role.body.id] });
+  expect(user.status).toBe(201);
+  return user.body.id;
+}
+
+/** The plaintext in the shown-once dialog; Escape does not close it, "I have copied the key" does. */
+async function takeShownKey(): Promise<string> {
+  const input = page.getByTestId('api-key-plaintext');
+  await input.waitFor();
+  const key = await input.inputValue();
+  await page.keyboard.press('Escape');
+  expect(await input.isVisible()).toBe(true);
+  await page.getByRole('button', { name: 'I have copied the key' }).click();
+  await input.waitFor({ state: 'hidden' });
+  return key;
+}
+
+const keyTable = () => page.getByRole('table', { name: 'API keys' });
+
+describe('accountable identity in the admin app', () => {
+  it('Activity: an action done through the API appears, the action filter narrows, the target links to its page', async () => {
+    const role = await api.post('/roles', { code: 'auditors', name: 'Auditors', permissions: ['audit:read'] });
+    expect(role.status).toBe(201);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    const rows = page.locator('table.activity-table tbody tr');
+    const created = rows.filter({ hasText: 'Role created' }).filter({ has: page.getByRole('link', { name: 'auditors', exact: true }) });
+    await created.waitFor();
+    // the seeding and the sign-in are there too, so the filter has something to narrow
+    expect(await rows.filter({ hasText: 'Signed in' }).count()).toBeGreaterThan(0);
+    // who: the seeding agent, through REST, with its key
+    expect(await created.getByRole('link', { name: 'Seeder', exact: true }).count()).toBe(1);
+    expect(await created.textContent()).toContain('rest');
+    expect(await created.textContent()).toContain('with key “Seeder key”');
+
+    await page.getByLabel('Action').selectOption('role.created');
+    await page.waitForURL(/action=role\.created/);
+    await rows.filter({ hasText: 'Signed in' }).first().waitFor({ state: 'detached' });
+    const actions = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')));
+    expect(actions.length).toBeGreaterThan(0);
+    expect(new Set(actions)).toEqual(new Set(['role.created']));
+    await screenshot(page, 'id-01-activity-filtered');
+
+    await rows.getByRole('link', { name: 'auditors', exact: true }).click();
+    await page.waitForURL(`${app.url}/roles/${role.body.id}`);
+    await page.getByRole('heading', { name: 'Auditors', level: 1 }).waitFor();
+  });
+
+  it('a key provisioned with the Read only preset lists only read permissions and is refused a write over REST', async () => {
+    const userId = await agent('Reader Bot', ['tensions:read', 'tensions:write', 'actors:read']);
+    await page.goto(`${app.url}/users/${userId}`);
+    await page.getByRole('heading', { name: 'Reader Bot', level: 1 }).waitFor();
+    await page.getByRole('button', { name: '+ Provision key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Provision key' });
+    await dialog.getByLabel('Key name').fill('read-only key');
+    await dialog.getByRole('button', { name: 'Read only' }).click();
+    const boxes = dialog.locator('input[name="keyPermission"]');
+    // offered: only what the agent holds; ticked: its read permissions
+    expect(await boxes.evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value).sort())).toEqual(['actors:read', 'tensions:read', 'tensions:write']);
+    expect(await dialog.locator('input[name="keyPermission"]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value).sort())).toEqual(['actors:read', 'tensions:read']);
+    await screenshot(page, 'id-02-read-only-preset');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const key = await takeShownKey();
+
+    const row = keyTable().locator('tbody tr').filter({ hasText: 'read-only key' });
+    await row.waitFor();
+    const listed = await row.locator('code.perm').allTextContents();
+    expect(listed.sort()).toEqual(['actors:read', 'tensions:read']);
+
+    const scoped = client(app, key);
+    expect((await scoped.get('/tensions')).status).toBe(200);
+    const actor = await api.post('/actors', { name: 'Scoped target', type: 'organization' });
+    const write = await scoped.post('/tensions', { name: 'Should be refused', actorId: actor.body.id });
+    expect(write.status).toBe(403);
+  });
+
+  it('rotating with a 1 hour overlap shows the new key once; the old one shows "expires in" and both work', async () => {
+    const userId = await agent('Rotating Bot', ['tensions:read']);
+    const old = await api.post(`/users/${userId}/api-keys`, { name: 'worker' });
+    expect(old.status).toBe(201);
+    await page.goto(`${app.url}/users/${userId}`);
+    await page.getByRole('heading', { name: 'Rotating Bot', level: 1 }).waitFor();
+    const rows = keyTable().locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).not.toContain('expires in');
+
+    await page.getByRole('button', { name: 'Rotate: worker' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate key “worker”?' });
+    await dialog.getByLabel('For 1 hour').check();
+    await dialog.getByRole('button', { name: 'Rotate' }).click();
+    const fresh = await takeShownKey();
+    expect(fresh).not.toBe(old.body.key);
+
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).toBe(2);
+    const expiring = rows.filter({ hasText: 'expires in 1 hour' });
+    expect(await expiring.count()).toBe(1);
+    expect(await expiring.textContent()).toContain(old.body.prefix);
+    await screenshot(page, 'id-03-rotated');
+
+    expect((await client(app, old.body.key).get('/tensions')).status).toBe(200);
+    expect((await client(app, fresh).get('/tensions')).status).toBe(200);
+  });
+
+  it('reactivates a deactivated user after a confirmation', async () => {
+    const user = await api.post('/users', { type: 'human', email: 'comeback@test.example', name: 'Come Back', password: 'a-long-password-1' });
+    expect((await api.del(`/users/${user.body.id}`)).status).toBe(204);
+    await page.goto(`${app.url}/users/${user.body.id}`);
+    await page.getByRole('heading', { name: 'Come Back', level: 1 }).waitFor();
+    const meta = page.locator('.header-meta');
+    await meta.getByText('Deactivated').waitFor();
+    await page.getByRole('button', { name: 'Reactivate' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reactivate Come Back?' });
+    await dialog.getByRole('button', { name: 'Reactivate' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await meta.getByText('Active', { exact: true }).waitFor();
+    expect((await api.get(`/users/${user.body.id}`)).body.status).toBe('active');
+    expect(await page.getByRole('button', { name: 'Reactivate' }).count()).toBe(0);
+  });
+
+  it('a role changed through the API while edited in the page: Save shows the reload notice, keeps the typed name, and saves after Reload', async () => {
+    const role = await api.post('/roles', { code: 'editors', name: 'Editors', permissions: ['tensions:read'] });
+    await page.goto(`${app.url}/roles/${role.body.id}`);
+    await page.getByRole('heading', { name: 'Editors', level: 1 }).waitFor();
+    const name = page.getByLabel('Name', { exact: true });
+    await name.fill('Edited in the page');
+    expect((await api.patch(`/roles/${role.body.id}`, { name: 'Changed through the API' })).status).toBe(200);
+    await page.getByRole('button', { name: 'Save' }).click();
+    const notice = page.getByText('Someone else changed this while you were editing it.', { exact: false });
+    await notice.waitFor();
+    expect(await name.inputValue()).toBe('Edited in the page');
+    expect((await api.get(`/roles/${role.body.id}`)).body.name).toBe('Changed through the API');
+    await screenshot(page, 'id-04-role-conflict');
+
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await notice.waitFor({ state: 'hidden' });
+    expect(await name.inputValue()).toBe('Edited in the page');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Role saved.').waitFor();
+    expect((await api.get(`/roles/${role.body.id}`)).body.name).toBe('Edited in the page');
+  });
+});
