@@ -11,7 +11,7 @@ import { userOutput } from '../server/application/users/user.read.js';
 import { createUserInput, listUsersInput, updateUserInput } from '../server/application/users/users.js';
 import { apiKeyOutput, createApiKeyInput, createdApiKeyOutput, listApiKeysInput } from '../server/application/users/api-keys.js';
 import { roleOutput } from '../server/application/roles/role.read.js';
-import { createRoleInput, updateRoleInput } from '../server/application/roles/roles.js';
+import { createRoleInput, listRolesInput, updateRoleInput } from '../server/application/roles/roles.js';
 import { changePasswordInput, loginInput, meOutput } from '../server/application/auth/auth.js';
 import { feedEventOutput, listEventsQuery } from '../server/application/events/events.js';
 import { auditEntryOutput, listAuditQuery } from '../server/application/audit/audit.js';
@@ -47,6 +47,7 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   'Query.tensionHistory': historyQuery,
   'Query.actors': listActorsQuery,
   'Query.users': listUsersInput,
+  'Query.roles': listRolesInput,
   'Query.userApiKeys': listApiKeysInput,
   'Query.myApiKeys': listApiKeysInput,
   'Query.events': listEventsQuery,

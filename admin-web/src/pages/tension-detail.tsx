@@ -1,5 +1,5 @@
 // One tension: its fields, the commands its state and the user's permissions allow, and its history.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { TensionFieldsFragment } from '../gql/graphql.js';
@@ -60,6 +60,9 @@ const DiscardDocument = graphql(`
 
 export type Tension = TensionFieldsFragment;
 
+/** How long a live event waits for this page's own command answer before it counts as someone else's change. */
+const OWN_ANSWER_GRACE_MS = 1_000;
+
 export function TensionDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: TensionDocument, variables: { id } });
@@ -80,10 +83,20 @@ export function TensionDetailPage({ id }: { id: string }) {
   };
   // the version on screen: an event at or below it is one this page already shows (its own command's)
   const shownVersion = Math.max(latest?.version ?? 0, data?.tension?.version ?? 0);
+  const shown = useRef(shownVersion);
+  useEffect(() => {
+    shown.current = shownVersion;
+  }, [shownVersion]);
   const live = useLiveEvents({
     streamId: id,
     onEvent: (e) => {
-      if (e.event.version > shownVersion) reload();
+      const version = e.event.version;
+      if (version <= shown.current) return;
+      // The page's own command's event can arrive on the stream before the command's answer does: give the
+      // answer a moment to land, and reload only for a change the page still does not show (someone else's).
+      setTimeout(() => {
+        if (version > shown.current) reload();
+      }, OWN_ANSWER_GRACE_MS);
     },
   });
   useTitle(data?.tension?.name ?? t('nav.tensions'));

@@ -150,14 +150,14 @@ export const senseResultOutput = z
 export const tensionPageOutput = pageOutput(tensionOutput, 'tensions');
 export const historyPageOutput = pageOutput(historyEntryOutput, 'the history, newest first');
 export const rebuildReportOutput = z.object({
-  streams: z.number().int(),
-  events: z.number().int(),
-  inserted: z.number().int(),
-  updated: z.number().int(),
-  deleted: z.number().int(),
-  unchanged: z.number().int(),
-  durationMs: z.number(),
-  dryRun: z.boolean(),
+  streams: z.number().int().describe('Tension streams replayed.'),
+  events: z.number().int().describe('Events replayed.'),
+  inserted: z.number().int().describe('Projection rows that were missing and were (or, in a dry run, would be) inserted.'),
+  updated: z.number().int().describe('Projection rows that differed from their stream and were (would be) corrected.'),
+  deleted: z.number().int().describe('Projection rows without a live stream (discarded tensions) that were (would be) removed.'),
+  unchanged: z.number().int().describe('Projection rows that already matched their stream.'),
+  durationMs: z.number().describe('How long the rebuild took, in milliseconds.'),
+  dryRun: z.boolean().describe('True when nothing was changed, only reported.'),
 });
 
 export type TensionView = z.infer<typeof tensionOutput>;
