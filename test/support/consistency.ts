@@ -1,6 +1,8 @@
 // For the multi-instance and crash tests: a signed-in client of a server process, and the store's
 // invariants checked in SQL (contiguous versions, positions in version order, projection at the head).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { startServerProcess, type ServerProcess } from './process.js';
 
 export const PROCESS_ADMIN = { email: 'reliability-admin@test.example', password: 'reliability-password-1234' };
 export const PROCESS_SECRET = 'reliability-session-secret-0123456789-abcdef';
@@ -98,3 +100,32 @@ export async function checkEventStore(em: EntityManager): Promise<StoreCheck> {
 }
 
 export const CONSISTENT = { brokenStreams: [], positionsOutOfOrder: 0, duplicatePositions: 0, duplicateEventIds: 0, rowsOffHead: 0 };
+
+/** Two server processes on one fresh PostgreSQL database; `b` uses the admin session `a` signed in with. */
+export interface TwoInstances {
+  db: TestDatabase;
+  instances: ServerProcess[];
+  a: ProcessApi;
+  b: ProcessApi;
+  stop(): Promise<void>;
+}
+
+export async function startTwoInstances(): Promise<TwoInstances> {
+  const db = await createTestDatabase({ poolMax: 2 });
+  const env = { DATABASE_URL: db.url!, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password, DB_POOL_MAX: '5' };
+  const instances: ServerProcess[] = [];
+  const stop = async () => {
+    for (const p of instances) await p.stop();
+    await db.close();
+  };
+  try {
+    // one after the other: the first start creates the admin
+    instances.push(await startServerProcess(env));
+    instances.push(await startServerProcess(env));
+    const a = await login(instances[0].url);
+    return { db, instances, a, b: sessionApi(instances[1].url, a.cookie), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

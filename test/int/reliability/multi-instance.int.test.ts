@@ -1,33 +1,28 @@
 // Two server processes on one PostgreSQL database: concurrent commands on the same tensions stay
 // consistent, and revoking a key or a session on one instance is refused by the other on the next request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
-import { startServerProcess, type ServerProcess } from '../../support/process.js';
+import { onPostgres, type TestDatabase } from '../../support/database.js';
+import type { ServerProcess } from '../../support/process.js';
 import { holdTensionRow } from '../../support/row-lock.js';
-import { checkEventStore, CONSISTENT, dryRunRebuild, login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi, type ProcessApi } from '../../support/consistency.js';
+import { checkEventStore, CONSISTENT, dryRunRebuild, login, sessionApi, startTwoInstances, type ProcessApi, type TwoInstances } from '../../support/consistency.js';
 
 const COMMANDS = 200;
 const CONCURRENCY = 16;
 
 let db: TestDatabase;
-const instances: ServerProcess[] = [];
+let instances: ServerProcess[];
 
 describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embedded database is single-process by design)', () => {
+  let pair: TwoInstances;
   let a: ProcessApi;
   let b: ProcessApi;
 
   beforeAll(async () => {
-    db = await createTestDatabase({ poolMax: 2 });
-    const env = { DATABASE_URL: db.url!, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password, DB_POOL_MAX: '5' };
-    // one after the other: the first start creates the admin
-    instances.push(await startServerProcess(env));
-    instances.push(await startServerProcess(env));
-    a = await login(instances[0].url);
-    b = sessionApi(instances[1].url, a.cookie);
+    pair = await startTwoInstances();
+    ({ db, instances, a, b } = pair);
   }, 150_000);
   afterAll(async () => {
-    for (const p of instances) await p.stop();
-    await db?.close();
+    await pair?.stop();
   });
 
   it('concurrent commands through both: every answer 200 or 409, contiguous versions, projection equals a rebuild', async () => {

@@ -9,9 +9,8 @@ import { LOGIN_WINDOW_MS } from '../../../server/application/auth/throttle.js';
 import { IDEMPOTENCY_TTL_MS } from '../../../server/application/idempotency.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpHttpClient } from '../../support/mcp.js';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
-import { startServerProcess, type ServerProcess } from '../../support/process.js';
-import { login, PROCESS_ADMIN, PROCESS_SECRET, sessionApi, type ProcessApi } from '../../support/consistency.js';
+import { onPostgres, type TestDatabase } from '../../support/database.js';
+import { startTwoInstances, type ProcessApi, type TwoInstances } from '../../support/consistency.js';
 
 let app: TestApp;
 let writer: SeededUser;
@@ -313,23 +312,17 @@ describe('MCP idempotencyKey', () => {
 });
 
 describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embedded database is single-process by design)', () => {
+  let pair: TwoInstances;
   let db: TestDatabase;
-  const instances: ServerProcess[] = [];
   let a: ProcessApi;
   let b: ProcessApi;
 
   beforeAll(async () => {
-    db = await createTestDatabase({ poolMax: 2 });
-    const env = { DATABASE_URL: db.url!, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password, DB_POOL_MAX: '5' };
-    // one after the other: the first start creates the admin
-    instances.push(await startServerProcess(env));
-    instances.push(await startServerProcess(env));
-    a = await login(instances[0].url);
-    b = sessionApi(instances[1].url, a.cookie);
+    pair = await startTwoInstances();
+    ({ db, a, b } = pair);
   }, 150_000);
   afterAll(async () => {
-    for (const p of instances) await p.stop();
-    await db?.close();
+    await pair?.stop();
   });
 
   it('runs a key once whichever instance the duplicates reach, and replays it on the other', async () => {
