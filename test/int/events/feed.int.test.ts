@@ -40,11 +40,23 @@ async function drain(after?: string, query: Record<string, string | number> = {}
   }
 }
 
+/**
+ * `drain` again until `enough` holds: the horizon is the cluster's oldest transaction in flight, so on a busy
+ * cluster (other test files' databases) events just committed may become visible a moment later.
+ */
+async function drainUntil(after: string | undefined, query: Record<string, string | number>, enough: (seen: FeedEventJson[]) => boolean) {
+  for (let i = 0; ; i++) {
+    const drained = await drain(after, query);
+    if (enough(drained.seen) || i >= 150) return drained;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('GET /events', () => {
   it('answers every event in feed order with the contract shape, metadata without apiKeyId; nextCursor always present', async () => {
     const t = await newTension(c, { name: 'Shape', actorId, score: 3 });
     expect((await c.post(`/tensions/${t.id}/rescore`, { score: 4 })).status).toBe(200);
-    const { seen, cursor } = await drain();
+    const { seen, cursor } = await drainUntil(undefined, {}, (events) => events.filter((e) => e.streamId === t.id).length >= 2);
     const mine = seen.filter((e) => e.streamId === t.id);
     expect(mine.map((e) => [e.type, e.version])).toEqual([['TensionSensed', 1], ['TensionRescored', 2]]);
     const e = mine[1];
@@ -67,7 +79,7 @@ describe('GET /events', () => {
     // Only this test's streams: the horizon is the cluster's oldest transaction, so under a busy cluster
     // (other test files' databases) events committed before `now` may become visible after it.
     const ours = (events: FeedEventJson[]) => events.filter((e) => e.streamId === a.id || e.streamId === b.id);
-    expect(ours((await drain(now)).seen).map((e) => `${e.streamId === a.id ? 'a' : 'b'}:${e.type}`)).toEqual([
+    expect(ours((await drainUntil(now, {}, (events) => ours(events).length >= 4)).seen).map((e) => `${e.streamId === a.id ? 'a' : 'b'}:${e.type}`)).toEqual([
       'a:TensionSensed', 'b:TensionSensed', 'a:TensionRenamed', 'b:TensionResolved',
     ]);
     expect(ours((await drain(now, { types: 'TensionRenamed,TensionResolved' })).seen).map((e) => e.type)).toEqual(['TensionRenamed', 'TensionResolved']);
