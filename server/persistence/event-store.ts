@@ -81,10 +81,17 @@ export async function streamHeadVersion(em: EntityManager, stream: StreamRef): P
 
 /**
  * The insert of `events` as versions expectedVersion+1…, up to (not including) `returning`: `sql(where)`
- * places a condition of the caller's (with its own parameters after `params`). A version some other
- * writer holds is skipped (`on conflict do nothing`), so fewer rows come back than were given.
+ * places a condition of the caller's (with its own parameters after `params`). `onConflict: 'skip'`: a
+ * version some other writer holds is skipped (`on conflict do nothing`), so fewer rows come back than
+ * were given; `'fail'`: the statement fails with a unique violation and writes nothing at all.
  */
-export function eventInsert(stream: StreamRef, expectedVersion: number, events: NewEvent[], metadata: EventMetadata, opts: AppendOptions) {
+export function eventInsert(
+  stream: StreamRef,
+  expectedVersion: number,
+  events: NewEvent[],
+  metadata: EventMetadata,
+  opts: AppendOptions & { onConflict: 'skip' | 'fail' },
+) {
   const params: unknown[] = [];
   const tuples = events.map((e, i) => {
     params.push(i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
@@ -96,7 +103,7 @@ export function eventInsert(stream: StreamRef, expectedVersion: number, events: 
      from (values ${tuples.join(', ')}) v (n, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
      ${where}
      order by v.n
-     on conflict (stream_type, stream_id, version) do nothing`;
+     ${opts.onConflict === 'skip' ? 'on conflict (stream_type, stream_id, version) do nothing' : ''}`;
   return { sql, params };
 }
 
@@ -124,7 +131,7 @@ export async function appendToStream(
   opts: AppendOptions,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const insert = eventInsert(stream, expectedVersion, events, metadata, opts);
+  const insert = eventInsert(stream, expectedVersion, events, metadata, { ...opts, onConflict: 'skip' });
   const rows: EventRow[] = await tx.execute(
     `${insert.sql(`where (select coalesce(max(version), 0) from domain_events where stream_type = ? and stream_id = ?) = ?`)} returning *`,
     [...insert.params, stream.type, stream.id, expectedVersion],

@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TensionState } from '../domain/tension.types.js';
 import type { TensionView } from '../application/tensions/tension.inputs.js';
-import { likePattern } from './transaction.js';
+import { isUniqueViolation, likePattern } from './transaction.js';
 import { eventInsert, toStoredEvent, type AppendOptions, type EventMetadata, type NewEvent, type StoredEvent, type StreamRef } from './event-store.js';
 
 export interface TensionRow {
@@ -137,14 +137,33 @@ export interface TensionWrite {
  * A tension command's whole write in one statement: the projection row (insert, conditional update or
  * conditional delete) and, only if that row write happened, the events as versions head+1…. The row's
  * condition proves the head (every append to a tension stream goes through its row), so no max(version)
- * probe: the unique (stream, version) index still refuses a version written twice, and then fewer events
- * come back than were given. Answers null when the row write found another writer's version or no row.
+ * probe. The statement is all or nothing, so it is safe without a transaction around it: a version
+ * already in the stream (a projection behind its stream) fails the unique (stream, version) index and
+ * nothing is written ('stream_ahead'). Answers null when the row write found another writer's version
+ * or no row.
  */
 export async function writeTensionCommand(
   tx: EntityManager,
   w: TensionWrite,
+): Promise<{ row: TensionRow | 'deleted'; events: StoredEvent[] } | 'stream_ahead' | null> {
+  // Inside a transaction a failed statement would abort it (and the caller still has to read the
+  // stream's head), so there the version is skipped and the caller's rollback undoes the row write.
+  const inTransaction = tx.isInTransaction();
+  try {
+    const written = await writeOnce(tx, w, inTransaction ? 'skip' : 'fail');
+    return written && written.events.length < w.events.length ? 'stream_ahead' : written;
+  } catch (err) {
+    if (!inTransaction && isUniqueViolation(err)) return 'stream_ahead';
+    throw err;
+  }
+}
+
+async function writeOnce(
+  tx: EntityManager,
+  w: TensionWrite,
+  onConflict: 'skip' | 'fail',
 ): Promise<{ row: TensionRow | 'deleted'; events: StoredEvent[] } | null> {
-  const insert = eventInsert(w.stream, w.head, w.events, w.metadata, w.opts);
+  const insert = eventInsert(w.stream, w.head, w.events, w.metadata, { ...w.opts, onConflict });
   const events = `e as (${insert.sql('where exists (select 1 from t)')} returning *)`;
   const eventsJson = `(select coalesce(json_agg(row_to_json(e) order by e.version), '[]'::json) from e) as events`;
   type Events = { events: Parameters<typeof toStoredEvent>[0][] | string };

@@ -1,5 +1,5 @@
-// The one path every tension command takes, in one transaction: load the projection row → check the
-// client's expectedVersion → decide → append with the head as expected version → project with evolve.
+// The one path every tension command takes: load the projection row → check the client's expectedVersion →
+// decide → one statement that writes the projection row conditional on the version read, and the events.
 import { shareActor, shareUser } from '../../persistence/references.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
@@ -43,7 +43,16 @@ export function versionConflict(currentVersion: number, expectedVersion: number 
 }
 
 /** Builds the command from the loaded row, looking up what it references with `tx`. */
-export type BuildCommand = (tx: EntityManager, row: TensionRow | null, state: TensionState | null) => Promise<Result<TensionCommand>>;
+export interface BuildCommand {
+  (tx: EntityManager, row: TensionRow | null, state: TensionState | null): Promise<Result<TensionCommand>>;
+  /** set by `fromInput`: the build reads nothing but its input and the clock, so its command needs no transaction */
+  readonly standalone?: true;
+}
+
+/** A build that needs only its input and the clock (rename, rescore, the lifecycle moves, discard). */
+export function fromInput(make: () => TensionCommand): BuildCommand {
+  return Object.assign(() => Promise.resolve(ok(make())), { standalone: true as const });
+}
 
 export interface CommandRequest {
   id: string;
@@ -53,7 +62,7 @@ export interface CommandRequest {
   build: BuildCommand;
 }
 
-/** Runs one command inside the caller's transaction (actor deletion runs many in one). */
+/** Runs one command with `tx`: the caller's transaction (actor deletion runs many in one), or none for a `fromInput` build. */
 export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   const row = await loadTensionRow(tx, req.id);
   if (!row && !req.creates) return notFound(req.id);
@@ -86,14 +95,16 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     metadata: eventMetadata(ctx),
     opts: { newId: deps.newId, occurredAt: at },
   });
+  if (written === 'stream_ahead') {
+    // A version already in the stream (a projection behind its stream): the statement wrote nothing.
+    throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
+  }
   if (!written) {
     // Nothing written. Gone since we read it (discarded, or its actor deleted): 404 like any discarded tension.
     const current = await currentTensionVersion(tx, req.id);
     if (current === 0 && !req.creates) return notFound(req.id);
     throw new VersionConflictError(req.id, current, head);
   }
-  // A version already in the stream (a projection behind its stream): the transaction rolls back.
-  if (written.events.length < events.length) throw new VersionConflictError(req.id, await streamHeadVersion(tx, stream), head);
   const tension = written.row === 'deleted' ? null : rowToView(written.row);
   const stored = written.events;
   deps.metrics.eventAppend(Number(process.hrtime.bigint() - writeStarted) / 1e9);
@@ -115,9 +126,16 @@ export function observedCommand(deps: Deps, op: string, run: () => Promise<Resul
   });
 }
 
-/** One command, one transaction; a concurrent append surfaces as 409 `version_conflict`, never retried. */
+/**
+ * One command; a concurrent append surfaces as 409 `version_conflict`, never retried. A command that
+ * references nothing (`fromInput`) runs without a transaction: its one write statement is atomic and
+ * conditional on the version it read, which is all a transaction around it would prove, so it costs
+ * three round trips (key, read, write) instead of five. A command that looks up an actor or a lead holds
+ * those rows `for share` until its write commits, so it runs in one transaction.
+ */
 export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   try {
+    if (req.build.standalone) return await runTensionCommand(reader(deps.orm), deps, ctx, req);
     return await reader(deps.orm).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
   } catch (err) {
     if (err instanceof VersionConflictError) return versionConflict(err.currentVersion, req.expectedVersion);

@@ -9,7 +9,7 @@ import { allowedCommands } from '../../domain/tension.decide.js';
 import type { TensionCommand } from '../../domain/tension.types.js';
 import type { Deps } from '../context.js';
 import type { Operation } from '../permission-table.js';
-import { lookupActor, lookupLead, type BuildCommand } from './command-path.js';
+import { fromInput, lookupActor, lookupLead, type BuildCommand } from './command-path.js';
 import {
   lifecycleInput,
   reassignTensionInput,
@@ -57,10 +57,7 @@ export interface TensionCommandEntry<S extends z.ZodType = z.ZodType> {
 /** Keeps each entry's `command` typed by its own input schema. */
 const entry = <S extends z.ZodType>(e: TensionCommandEntry<S>) => e as unknown as TensionCommandEntry;
 
-const simple =
-  (deps: Deps, make: (at: Date) => TensionCommand): BuildCommand =>
-  async () =>
-    ok(make(deps.clock()));
+const simple = (deps: Deps, make: (at: Date) => TensionCommand): BuildCommand => fromInput(() => make(deps.clock()));
 
 const EDIT = { destructiveHint: false, idempotentHint: true };
 const NOT_LIVE = 'Error invalid_transition (with state and command) when the tension is in a state this move does not start from.';
