@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pgbench, writeScript, type PgbenchResult } from './ceiling.js';
 import { embeddedBench } from './embedded.js';
+import { feedFigures, feedLoads, feedRound, type FeedRound } from './feed.js';
 import { load, type HttpResult } from './http-load.js';
 import { createBenchDatabase } from './lib/pg.js';
 import { ROOT, startService, type ServiceEnv } from './lib/service.js';
 import { REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js';
 import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
-import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
+import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReader, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -52,6 +53,8 @@ interface Round {
   spans8?: HttpResult;
   rebuild?: RebuildResult;
   rebuildCeiling?: RebuildResult;
+  /** REST rescore 8 with and without 100 SSE subscribers, and the lag to them */
+  feed?: FeedRound;
 }
 
 function machine() {
@@ -160,7 +163,10 @@ async function main() {
       };
     };
     const rebuildSet: [string, string] = [tensionId(REBUILD_BASE), tensionId(REBUILD_BASE + sizes.rebuildStreams - 1)];
-
+    /** REST rescore at 8 connections on the main service, reporting each appended event's 200. */
+    const recordedLoad = async (onAppended: (event: string, at: number) => void) =>
+      load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, T, onAppended);
+    const readerKey = want('feed') ? await provisionReader(svc.url) : '';
     for (let r = 1; r <= sizes.rounds; r++) {
       const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {} };
       rounds.push(round);
@@ -213,6 +219,12 @@ async function main() {
         round.rebuildUnderLoad = under.rebuild;
         log(`round ${r} rescore during rebuild: p99 ${round.duringRebuild8.p99} ms (quiet ${round.quiet8.p99} ms), ` +
           `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
+      }
+      if (want('feed')) {
+        round.feed = await feedRound(svc.url, readerKey, recordedLoad);
+        const { lag } = round.feed;
+        log(`round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
+          `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`);
       }
     }
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -317,6 +329,9 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
       pass: undefined,
     });
   }
+  const feed = pick((r) => r.feed);
+  http.push(...feedLoads(feed));
+  f.push(...feedFigures(feed));
   if (embedded.length) {
     const ready = median(embedded.map((e) => e.readyMs));
     f.push({ name: 'embedded: start (existing data) to /readyz', value: fmt(ready, ' ms'), target: '<= 2000 ms', pass: ready <= 2000 });
