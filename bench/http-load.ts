@@ -40,7 +40,21 @@ function requestFor(target: Target, mine: string[]) {
   }
 }
 
-export async function load(url: string, key: string, target: Target, connections: number, seconds: number): Promise<HttpResult> {
+/** The clock both the load generator and the SSE subscribers' process read (the same wall clock, sub-ms). */
+export const wallClock = () => performance.timeOrigin + performance.now();
+
+/**
+ * `onAppended` (REST rescore only): called with `<tension id>:<version>` of the event each 200 appended and
+ * the time its body arrived here, an upper bound of the commit.
+ */
+export async function load(
+  url: string,
+  key: string,
+  target: Target,
+  connections: number,
+  seconds: number,
+  onAppended?: (event: string, at: number) => void,
+): Promise<HttpResult> {
   let nextSlot = 0;
   let gqlErrors = 0;
   const result = await autocannon({
@@ -54,6 +68,13 @@ export async function load(url: string, key: string, target: Target, connections
       const mine = target.ids.slice(from, to);
       if (mine.length === 0) throw new Error(`${target.ids.length} tensions cannot give ${connections} connections one each`);
       client.setRequests([{ setupRequest: (req) => ({ ...req, ...requestFor(target, mine) }) }]);
+      if (onAppended && target.kind === 'rescore-rest') {
+        client.on('body', (body: Buffer) => {
+          const at = wallClock();
+          const res = JSON.parse(body.toString('utf8'));
+          if (res?.tension?.id && res.event?.version) onAppended(`${res.tension.id}:${res.event.version}`, at);
+        });
+      }
       if (target.kind === 'rescore-graphql') {
         // A GraphQL refusal answers 200: count responses that carry errors as failures.
         client.on('body', (body: Buffer) => {

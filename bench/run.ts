@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pgbench, writeScript, type PgbenchResult } from './ceiling.js';
 import { embeddedBench } from './embedded.js';
+import { feedFigures, feedLoads, feedRound, type FeedRound } from './feed.js';
 import { load, type HttpResult } from './http-load.js';
 import { createBenchDatabase } from './lib/pg.js';
 import { ROOT, startService, type ServiceEnv } from './lib/service.js';
-import { REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js';
+import { BACKLOG_BASE, REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js';
 import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
+import { deleteStream, natsOrReason, relayFigures, relayLoads, relayRound, type RelayRound, type RelayTarget } from './relay.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
-import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, senseSample } from './setup.js';
+import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReader, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -26,6 +28,12 @@ const sizes = sizesFor(flag('--quick'), option('--rounds') ? Number(option('--ro
 const only = option('--only')?.split(',');
 const want = (part: string) => !only || only.includes(part);
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// The relay's NATS server, and a stream and subject prefix of the bench's own (deleted at the end).
+const RELAY: RelayTarget = {
+  natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  stream: process.env.BENCH_NATS_STREAM ?? 'BENCH_EVENTS',
+  subjectPrefix: process.env.BENCH_NATS_SUBJECT_PREFIX ?? 'bench.events',
+};
 const log = (s: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 
 interface Round {
@@ -52,6 +60,10 @@ interface Round {
   spans8?: HttpResult;
   rebuild?: RebuildResult;
   rebuildCeiling?: RebuildResult;
+  /** REST rescore 8 with and without 100 SSE subscribers, and the lag to them */
+  feed?: FeedRound;
+  /** the relay to NATS JetStream under the rescore load, and draining a backlog */
+  relay?: RelayRound;
 }
 
 function machine() {
@@ -95,6 +107,7 @@ async function main() {
   const rounds: Round[] = [];
   let dryRun: Record<string, number> | undefined;
   let embedded: Awaited<ReturnType<typeof embeddedBench>> = [];
+  let relayUnavailable: string | undefined;
   try {
     const svc = await startService(env);
     stops.push(() => svc.stop());
@@ -160,6 +173,25 @@ async function main() {
       };
     };
     const rebuildSet: [string, string] = [tensionId(REBUILD_BASE), tensionId(REBUILD_BASE + sizes.rebuildStreams - 1)];
+    /** REST rescore at 8 connections on the main service, reporting each appended event's 200 (feed and relay). */
+    const recordedLoad = async (onAppended: (event: string, at: number) => void) =>
+      load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, T, onAppended);
+    const readerKey = want('feed') ? await provisionReader(svc.url) : '';
+    let nats: Awaited<ReturnType<typeof natsOrReason>> | undefined;
+    if (want('relay')) {
+      nats = await natsOrReason(RELAY.natsUrl);
+      if (typeof nats === 'string') {
+        relayUnavailable = nats;
+        log(`relay not measured: ${nats}`);
+      } else {
+        const nc = nats;
+        await deleteStream(nc, RELAY.stream);
+        stops.push(async () => {
+          await deleteStream(nc, RELAY.stream);
+          await nc.close();
+        });
+      }
+    }
 
     for (let r = 1; r <= sizes.rounds; r++) {
       const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {} };
@@ -214,6 +246,19 @@ async function main() {
         log(`round ${r} rescore during rebuild: p99 ${round.duringRebuild8.p99} ms (quiet ${round.quiet8.p99} ms), ` +
           `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
       }
+      if (want('feed')) {
+        round.feed = await feedRound(svc.url, readerKey, recordedLoad);
+        const { lag } = round.feed;
+        log(`round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
+          `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`);
+      }
+      if (want('relay') && nats && typeof nats !== 'string') {
+        const backlog = { base: BACKLOG_BASE + (r - 1) * sizes.relayBacklogStreams, streams: sizes.relayBacklogStreams, eventsPerStream: 10 };
+        round.relay = await relayRound(db, { ...env, logFile: join(outDir, 'relay.log') }, nats, RELAY, recordedLoad, backlog, log);
+        const x = round.relay;
+        log(`round ${r} relay: rescore ${Math.round(x.alone.rps)} req/s alone, ${Math.round(x.relayed.rps)} relayed; lag p50 ${Math.round(x.lagP50)} p99 ${Math.round(x.lagP99)} ms, ` +
+          `drained ${Math.round(x.drainMs)} ms after (${x.missing} missing, ${x.duplicates} twice); backlog ${Math.round(x.backlogRate)} ev/s`);
+      }
     }
     for (const stop of stops.splice(0).reverse()) await stop();
     if (want('embedded')) embedded = await embeddedBench(join(outDir, 'embedded.log'), sizes.embeddedTensions, sizes.rounds, T, log);
@@ -223,7 +268,7 @@ async function main() {
     else await db.drop();
   }
 
-  const figures = buildFigures(rounds, embedded);
+  const figures = buildFigures(rounds, embedded, relayUnavailable);
   const table = `${renderTable(figures)}\n\n${sideBySide(rounds)}`;
   const conditions = `${sizes.quick ? 'QUICK' : 'FULL'} run: ${sizes.tensions} tensions, ${sizes.seconds} s per measurement, ${sizes.rounds} rounds`;
   console.log(`\n${conditions}; ${env0.cpus} × ${env0.cpuModel}, ${env0.memoryGiB} GiB, Node ${env0.node}, PostgreSQL ${env0.postgres}\n`);
@@ -234,7 +279,7 @@ async function main() {
   if (figures.some((f) => f.pass === false)) process.exitCode = 1;
 }
 
-function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embeddedBench>>): Figure[] {
+function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embeddedBench>>, relayUnavailable?: string): Figure[] {
   const f: Figure[] = [];
   const pick = <T>(get: (r: Round) => T | undefined) => rounds.map(get).filter((x): x is T => x !== undefined);
   const http: HttpResult[] = [];
@@ -317,6 +362,12 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
       pass: undefined,
     });
   }
+  const feed = pick((r) => r.feed);
+  http.push(...feedLoads(feed));
+  f.push(...feedFigures(feed));
+  const relay = pick((r) => r.relay);
+  http.push(...relayLoads(relay));
+  if (want('relay')) f.push(...relayFigures(relay, relayUnavailable));
   if (embedded.length) {
     const ready = median(embedded.map((e) => e.readyMs));
     f.push({ name: 'embedded: start (existing data) to /readyz', value: fmt(ready, ' ms'), target: '<= 2000 ms', pass: ready <= 2000 });

@@ -26,6 +26,14 @@ export async function provisionAgent(url: string): Promise<Omit<Provisioned, 'sa
   return { key, agentUserId: agent.id, actorId: actor.id };
 }
 
+/** A key that may only follow the event feed (`events:read`): the SSE subscribers'. */
+export async function provisionReader(url: string): Promise<string> {
+  const admin = await Api.loginAdmin(url);
+  const role = await admin.call('POST', '/roles', { code: `bench-reader-${Date.now()}`, name: 'Bench feed reader', permissions: ['events:read'] });
+  const user = await admin.call('POST', '/users', { type: 'agent', email: `bench-reader-${Date.now()}@example.com`, name: 'Bench feed reader', roleIds: [role.id] });
+  return (await admin.call('POST', `/users/${user.id}/api-keys`, { name: 'bench-feed' })).key;
+}
+
 /** Senses `count` tensions through REST with the agent's key, and rescores one (the template of a rescore). */
 export async function senseSample(url: string, key: string, actorId: string, count: number): Promise<string[]> {
   const api = new Api(url).withKey(key);

@@ -90,19 +90,25 @@ export async function startService(env: ServiceEnv): Promise<Service & { readyMs
     throw err;
   }
   const readyMs = performance.now() - started;
-  return {
-    url,
-    child,
-    readyMs,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return { url, child, readyMs, stop: () => stopChild(child) };
+}
+
+/** SIGTERM, then SIGKILL after 15 s; resolves when the process exited. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts a long-running `market-service <args>` (e.g. `relay nats`), its output to the log file; stop() ends it. */
+export function spawnCli(env: ServiceEnv, args: string[]): { child: ChildProcess; stop(): Promise<void> } {
+  const log = openSync(env.logFile, 'a');
+  const child = spawn(process.execPath, [...(env.nodeArgs ?? []), BIN, ...args], { cwd: ROOT, env: serviceEnv(env), stdio: ['ignore', log, log] });
+  closeSync(log);
+  return { child, stop: () => stopChild(child) };
 }
 
 /** Runs `market-service <args>` to completion; answers its stdout. */

@@ -16,6 +16,8 @@ export interface Sizes {
   rounds: number;
   /** tensions sensed through the embedded database's API */
   embeddedTensions: number;
+  /** the relay's backlog per round: streams of 10 events */
+  relayBacklogStreams: number;
 }
 
 export function sizesFor(quick: boolean, rounds?: number): Sizes {
@@ -23,10 +25,12 @@ export function sizesFor(quick: boolean, rounds?: number): Sizes {
     ? {
         quick, tensions: 200, sensedViaApi: 20, longStreams: 8, longEvents: 1_000, rebuildStreams: 2_000,
         rebuildEventsPerStream: 10, seconds: 2, rounds: rounds ?? 3, embeddedTensions: 64,
+        relayBacklogStreams: 1_000,
       }
     : {
         quick, tensions: 10_000, sensedViaApi: 200, longStreams: 8, longEvents: 10_000, rebuildStreams: 100_000,
         rebuildEventsPerStream: 10, seconds: 8, rounds: rounds ?? 3, embeddedTensions: 64,
+        relayBacklogStreams: 5_000,
       };
 }
 
@@ -36,6 +40,8 @@ export const LONG_BASE = 1_000_000;
 export const REBUILD_BASE = 2_000_000;
 /** one-event streams, a fresh set per round: the other side of the long-stream comparison */
 export const FRESH_BASE = 3_000_000;
+/** the relay's backlogs: a fresh set of `relayBacklogStreams` streams per round */
+export const BACKLOG_BASE = 4_000_000;
 
 export function tensionId(n: number): string {
   return `00000000-0000-4000-8000-${100_000_000_000 + n}`;
