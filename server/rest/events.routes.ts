@@ -1,13 +1,25 @@
 // REST: the event feed (SPEC §10): GET /events (pages, long poll) and GET /events/stream (Server-Sent Events).
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { encodeFeedCursor, listEvents, prepareFollow, toFeedEventView } from '../application/events/events.js';
-import { feedHub } from '../application/events/feed-hub.js';
+import { followedEvent, listEvents, prepareFollow } from '../application/events/events.js';
+import { feedHub, type FeedEvent } from '../application/events/feed-hub.js';
 import { handle, restCtx } from './handle.js';
 import { sendProblem } from './problem.js';
 
 /** A subscriber this far behind (bytes not yet taken by its socket) is ended; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** An event's SSE frame, written once per event and sent to every subscriber it matches. */
+const frames = new WeakMap<FeedEvent, string>();
+function sseFrame(deps: Deps, e: FeedEvent): string {
+  let frame = frames.get(e);
+  if (frame === undefined) {
+    const { cursor, event } = followedEvent(deps, e);
+    frame = `id: ${cursor}\nevent: ${e.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    frames.set(e, frame);
+  }
+  return frame;
+}
 
 export function eventsRoutes(deps: Deps): Router {
   const router = Router();
@@ -52,10 +64,7 @@ async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
     onEvents(events) {
       if (!open) return;
       let chunk = '';
-      for (const e of events) {
-        const id = encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position });
-        chunk += `id: ${id}\nevent: ${e.type}\ndata: ${JSON.stringify(toFeedEventView(e))}\n\n`;
-      }
+      for (const e of events) chunk += sseFrame(deps, e);
       res.write(chunk);
       if (res.writableLength > MAX_BUFFERED_BYTES) end();
     },

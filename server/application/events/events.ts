@@ -186,6 +186,21 @@ export interface FollowedEvent {
 }
 
 /**
+ * An event with its cursor, as every follower receives it: made once per event, however many followers
+ * the hub fans it out to (signing the cursor and copying the view were per follower, 100 times an event
+ * with 100 subscribers). The hub hands every live follower the same event objects.
+ */
+const followed = new WeakMap<FeedEvent, FollowedEvent>();
+export function followedEvent(deps: Pick<Deps, 'sessionSecret'>, e: FeedEvent): FollowedEvent {
+  let f = followed.get(e);
+  if (!f) {
+    f = { cursor: encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position }), event: toFeedEventView(e) };
+    followed.set(e, f);
+  }
+  return f;
+}
+
+/**
  * The feed as an async iterator (GraphQL subscriptions): the follower's events in order, until the
  * consumer returns (client gone) or the hub closes (shutdown). Nothing is read per consumer once it
  * is live; a slow consumer's backlog is bounded (it ends, and resumes with its last cursor).
@@ -207,7 +222,7 @@ export async function followEvents(deps: Deps, ctx: Ctx, input: unknown): Promis
         after,
         filter,
         onEvents(events) {
-          for (const e of events) queue.push({ cursor: encodeFeedCursor(deps, { transactionId: e.transactionId, position: e.position }), event: toFeedEventView(e) });
+          for (const e of events) queue.push(followedEvent(deps, e));
           if (queue.length > MAX_QUEUED) ended = true;
           poke();
         },

@@ -179,7 +179,7 @@ export class FeedHub {
           if (this.closed) return;
           this.cursor = page.next;
           if (page.events.length) sawEvents = true;
-          this.fanOut(page.events, page.next);
+          this.fanOut(page.events, from, page.next);
           if (page.events.length === PAGE) this.again = true;
         } while (this.again && !this.closed);
       } catch (err) {
@@ -205,10 +205,16 @@ export class FeedHub {
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
-  private fanOut(events: FeedEvent[], next: FeedCursor): void {
+  /** `from`: where the page was read from. A follower at or before it takes every event the filter matches. */
+  private fanOut(events: FeedEvent[], from: FeedCursor, next: FeedCursor): void {
+    const unfiltered = (f: Follower) => !f.filter.types?.length && !f.filter.streamId;
     for (const f of this.followers) {
       if (!f.live || f.stopped) continue;
-      const mine = events.filter((e) => compareFeedCursors(cursorOf(e), f.cursor) > 0 && matches(e, f.filter));
+      const behind = compareFeedCursors(f.cursor, from) <= 0;
+      const mine =
+        behind && unfiltered(f)
+          ? events
+          : events.filter((e) => (behind || compareFeedCursors(cursorOf(e), f.cursor) > 0) && matches(e, f.filter));
       if (compareFeedCursors(next, f.cursor) > 0) f.cursor = next;
       if (mine.length) {
         try {
