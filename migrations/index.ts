@@ -6,6 +6,7 @@ import { Migration20261124010000_event_feed } from './Migration20261124010000_ev
 import { Migration20261124100000_audit_log } from './Migration20261124100000_audit_log.js';
 import { Migration20261124110000_identity_versions_and_key_scopes } from './Migration20261124110000_identity_versions_and_key_scopes.js';
 import { Migration20261124120000_idempotency_keys } from './Migration20261124120000_idempotency_keys.js';
+import { Migration20261124200000_feed_wakeups_after_commit } from './Migration20261124200000_feed_wakeups_after_commit.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261124100000_audit_log', class: Migration20261124100000_audit_log },
   { name: 'Migration20261124110000_identity_versions_and_key_scopes', class: Migration20261124110000_identity_versions_and_key_scopes },
   { name: 'Migration20261124120000_idempotency_keys', class: Migration20261124120000_idempotency_keys },
+  { name: 'Migration20261124200000_feed_wakeups_after_commit', class: Migration20261124200000_feed_wakeups_after_commit },
 ];

@@ -1,5 +1,6 @@
-// Wake-ups for feed readers: one dedicated LISTEN connection per instance on channel `market_events`
-// (notified by the append trigger when a transaction that appended events commits). The connection
+// Wake-ups for feed readers: one dedicated LISTEN connection per instance on channel `market_events`,
+// notified by `announceCommits` after a command that appended events has committed (never inside the
+// appending transaction: PostgreSQL serialises the commits of notifying transactions cluster-wide). The connection
 // proves it hears notifications (it notifies itself through the pool) before the caller stops polling:
 // the embedded database's socket accepts LISTEN but delivers nothing between connections.
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -79,4 +80,43 @@ export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Log
       }
     },
   };
+}
+
+/** The shortest gap between two announcements of one instance: bounds notifications at ~100/s whatever the write rate. */
+const ANNOUNCE_GAP_MS = 10;
+const announcing = new WeakMap<MikroORM, { sending: boolean; pending: boolean; lastAt: number }>();
+
+/**
+ * Tells every listener (other instances' feed readers, relays) that events were committed. Call it after
+ * the commit. Coalesced: while one notification is on its way, or within ANNOUNCE_GAP_MS of the last,
+ * further calls make one more notification, not one each. Never waits, never throws.
+ */
+export function announceCommits(orm: MikroORM, logger?: Logger): void {
+  let state = announcing.get(orm);
+  if (!state) {
+    state = { sending: false, pending: false, lastAt: 0 };
+    announcing.set(orm, state);
+  }
+  const s = state;
+  if (s.sending) {
+    s.pending = true;
+    return;
+  }
+  s.sending = true;
+  const wait = Math.max(0, s.lastAt + ANNOUNCE_GAP_MS - Date.now());
+  const send = async () => {
+    s.pending = false;
+    s.lastAt = Date.now();
+    try {
+      await orm.em.fork().execute(`select pg_notify('${FEED_CHANNEL}', '')`);
+    } catch (err) {
+      // the readers' fallback poll still finds the events
+      logger?.debug({ err }, 'feed: could not announce a commit');
+    } finally {
+      s.sending = false;
+      if (s.pending) announceCommits(orm, logger);
+    }
+  };
+  if (wait === 0) void send();
+  else setTimeout(() => void send(), wait).unref();
 }

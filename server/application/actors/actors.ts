@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor, textKey, uuidKey } from '../paging.js';
 import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
+import { feedCommitted } from '../events/feed-hub.js';
 import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
 import { reader, transact, type Tx } from '../../persistence/transaction.js';
 import * as actors from '../../persistence/actors.js';
@@ -99,10 +100,12 @@ export async function deleteActor(deps: Deps, ctx: Ctx, rawId: string): Promise<
   if (denied) return denied;
   const id = idOf(rawId);
   if (!id) return actorNotFound(rawId);
-  return transact(deps.orm, async (tx) => {
+  let discarded = 0;
+  const result = await transact(deps.orm, async (tx) => {
     const actor = await actors.lockActor(tx, id);
     if (!actor) return actorNotFound(id);
     const tensions = await actors.lockTensionIdsOf(tx, id);
+    discarded = tensions.length;
     for (const tensionId of tensions) {
       // actors:delete covers the discards it causes: no tensions:delete check here
       const result = await runTensionCommand(tx, deps, ctx, {
@@ -116,4 +119,6 @@ export async function deleteActor(deps: Deps, ctx: Ctx, rawId: string): Promise<
     await recordAudit(deps, tx, ctx, { action: 'actor.deleted', target: actorTarget(id, actor.name), changes: { ...fieldsOf({ name: actor.name, type: actor.type }, true), discardedTensions: { from: tensions.length, to: 0 } } });
     return ok(null);
   });
+  if (result.ok && discarded > 0) feedCommitted(deps);
+  return result;
 }

@@ -1,5 +1,6 @@
-// One feed reader per instance: it reads the global feed when a commit is notified (or, without LISTEN,
-// at a short polling interval while anyone follows) and fans the events out in process to every
+// One feed reader per instance: it reads the global feed when a commit is announced (by this instance
+// directly, by others through LISTEN; without LISTEN, at a short polling interval while anyone follows,
+// and with it, slowly, for writers that announce nothing) and fans the events out in process to every
 // follower (SSE streams, GraphQL subscriptions, long polls), each with its own filters and cursor.
 // A follower behind the reader catches up with reads of its own, then joins; no follower holds a
 // database connection while it waits.
@@ -7,7 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
-import { listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
+import { announceCommits, listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
 import { reader } from '../../persistence/transaction.js';
 
 export type FeedEvent = StoredEvent & { transactionId: string };
@@ -33,6 +34,8 @@ export interface HubOptions {
 }
 
 const PAGE = 1000;
+/** While LISTEN is up, still read this often: a writer that announces nothing (another tool) is seen all the same. */
+const FALLBACK_POLL_MS = 1_000;
 const CATCH_UP_PAGE = 500;
 /** After a wake-up that showed nothing (a commit still above an older in-flight transaction), re-read this soon, then slower. */
 const RETRY_FIRST_MS = 25;
@@ -62,6 +65,7 @@ export class FeedHub {
   private retryUntil = 0;
   private retryMs = RETRY_FIRST_MS;
   private retryTimer: NodeJS.Timeout | undefined;
+  private lastReadAt = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly listener: FeedListener;
   private readonly pollMs: number;
@@ -136,7 +140,8 @@ export class FeedHub {
     }
   }
 
-  private notified(): void {
+  /** A commit was announced (by this instance, or by another through LISTEN). */
+  notified(): void {
     this.retryUntil = Date.now() + RETRY_FOR_MS;
     this.retryMs = RETRY_FIRST_MS;
     this.wake();
@@ -150,7 +155,7 @@ export class FeedHub {
         this.pollTimer = undefined;
         return;
       }
-      if (!this.listener.listening()) this.wake();
+      if (!this.listener.listening() || Date.now() - this.lastReadAt >= FALLBACK_POLL_MS) this.wake();
     }, this.pollMs);
     this.pollTimer.unref();
   }
@@ -175,6 +180,7 @@ export class FeedHub {
           this.again = false;
           const from: FeedCursor = this.cursor!;
           this.opts.onRead?.('hub');
+          this.lastReadAt = Date.now();
           const page = await readFeed(reader(this.orm), from, PAGE);
           if (this.closed) return;
           this.cursor = page.next;
@@ -237,6 +243,15 @@ export function feedHub(deps: Pick<Deps, 'orm' | 'logger' | 'metrics'>): FeedHub
     hubs.set(deps.orm, hub);
   }
   return hub;
+}
+
+/**
+ * After a commit that appended events: wakes this instance's followers at once, and announces the
+ * commit to other instances and relays (coalesced, after the commit, never inside it).
+ */
+export function feedCommitted(deps: Pick<Deps, 'orm' | 'logger'>): void {
+  hubs.get(deps.orm)?.notified();
+  announceCommits(deps.orm, deps.logger);
 }
 
 /** Shutdown: ends open streams and the LISTEN connection (before the database closes). */

@@ -11,6 +11,7 @@ import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTens
 import { reader } from '../../persistence/transaction.js';
 import type { Ctx, Deps } from '../context.js';
 import { inSpan } from '../../tracing.js';
+import { feedCommitted } from '../events/feed-hub.js';
 import { toHistoryEntry } from './history-entry.js';
 import type { CommandResult } from './tension.inputs.js';
 
@@ -135,8 +136,11 @@ export function observedCommand(deps: Deps, op: string, run: () => Promise<Resul
  */
 export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   try {
-    if (req.build.standalone) return await runTensionCommand(reader(deps.orm), deps, ctx, req);
-    return await reader(deps.orm).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+    const result = req.build.standalone
+      ? await runTensionCommand(reader(deps.orm), deps, ctx, req)
+      : await reader(deps.orm).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+    if (result.ok && result.value.event) feedCommitted(deps);
+    return result;
   } catch (err) {
     if (err instanceof VersionConflictError) return versionConflict(err.currentVersion, req.expectedVersion);
     throw err;

@@ -228,3 +228,23 @@ describe('GET /events', () => {
     }
   });
 });
+
+describe('wake-ups stay off the write path', () => {
+  // PostgreSQL serialises the commits of every transaction that ran NOTIFY, cluster-wide and through the
+  // WAL flush: a notifying append would queue every writer behind one lock again (issue 18). The service
+  // announces commits after they commit; nothing that runs inside an append may notify.
+  it('no trigger on domain_events calls pg_notify, and a long poll still wakes on a commit', async () => {
+    const notifying: { tgname: string }[] = await app.em().execute(
+      `select t.tgname from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+       where t.tgrelid = 'domain_events'::regclass and not t.tgisinternal and p.prosrc ilike '%notify%'`,
+    );
+    expect(notifying).toEqual([]);
+    const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const polling = feedPage(app, reader.key, { after: now, wait: 30 });
+    await new Promise((r) => setTimeout(r, 200));
+    const t = await newTension(c, { name: 'Announced after commit', actorId });
+    let page = await polling;
+    for (let i = 0; i < 5 && !page.data.some((e) => e.streamId === t.id); i++) page = await feedPage(app, reader.key, { after: page.nextCursor, wait: 30 });
+    expect(page.data.map((e) => e.streamId)).toContain(t.id);
+  });
+});
