@@ -44,6 +44,7 @@ export const OPERATION_PERMISSIONS = {
   'projections.rebuild': 'projections:rebuild',
   'events.list': 'events:read',
   'audit.list': 'audit:read',
+  'audit.vocabulary': 'audit:read',
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,

@@ -210,6 +210,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     mcp: { tool: 'list_events', args: {} },
   },
   'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
+  // REST and MCP clients read the same lists as the `action` and `targetType` enums of GET /audit's OpenAPI parameters.
+  'audit.vocabulary': { rest: null, graphql: q('auditVocabulary', '', '{ actions targetTypes }'), mcp: null },
   'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
   'me.changePassword': {
     rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },
