@@ -1,10 +1,11 @@
-// The audit trail: `auditLog`, newest first, the filters of GET /api/v1/audit. Parse → call → map.
+// The audit trail: `auditLog`, newest first, the filters of GET /api/v1/audit, and `auditVocabulary`, the values
+// those filters take. Parse → call → map.
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { withoutNulls } from '../args.js';
-import { listAudit } from '../../server/application/audit/audit.js';
-import { AuditEntryPageType } from './audit.type.js';
+import { auditVocabulary, listAudit } from '../../server/application/audit/audit.js';
+import { AuditEntryPageType, AuditVocabularyType } from './audit.type.js';
 
 builder.queryFields((t) => ({
   auditLog: t.field({
@@ -22,5 +23,11 @@ builder.queryFields((t) => ({
       cursor: t.arg.string(),
     },
     resolve: async (_root, args, context) => unwrap(await listAudit(context.deps, gqlCtx(context), withoutNulls(args))),
+  }),
+  auditVocabulary: t.field({
+    type: AuditVocabularyType,
+    authScopes: { operation: 'audit.vocabulary' },
+    description: 'The actions and target types the audit trail knows, in the order a filter lists them.',
+    resolve: (_root, _args, context) => unwrap(auditVocabulary(gqlCtx(context))),
   }),
 }));

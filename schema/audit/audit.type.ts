@@ -1,7 +1,7 @@
 // The audit trail's GraphQL types (SPEC §11).
 import { builder } from '../builder.js';
 import type { Page } from '../../server/application/paging.js';
-import type { AuditEntryView } from '../../server/application/audit/audit.js';
+import type { AuditEntryView, AuditVocabulary } from '../../server/application/audit/audit.js';
 
 const AuditActorType = builder.objectRef<AuditEntryView['by']>('AuditActor').implement({
   description: 'Who acted: the user (and key) of the request, `system` for the CLI, `anonymous` for a failed login.',
@@ -42,5 +42,14 @@ export const AuditEntryPageType = builder.objectRef<Page<AuditEntryView>>('Audit
   fields: (t) => ({
     data: t.field({ type: [AuditEntryType], resolve: (p) => p.data }),
     nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+export const AuditVocabularyType = builder.objectRef<AuditVocabulary>('AuditVocabulary').implement({
+  description:
+    'The values an audit entry can hold, for building filters. `action` stays a String on every face, because names like `user.created` are not GraphQL enum names.',
+  fields: (t) => ({
+    actions: t.stringList({ description: 'Every action an entry can record (`AuditEntry.action`, the `action` filter of `auditLog`).', resolve: (v) => [...v.actions] }),
+    targetTypes: t.stringList({ description: 'Every kind of target (`AuditTarget.type`, the `targetType` filter of `auditLog`).', resolve: (v) => [...v.targetTypes] }),
   }),
 });

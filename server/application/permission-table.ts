@@ -1,23 +1,21 @@
 // The one table of which permission each operation needs. The application layer enforces it;
-// Pothos authScopes, the MCP tool list and the authorization sweep tests read the same table.
+// Pothos authScopes, the MCP tool list and the authorization sweep tests read the same table. The tension
+// commands' rows come from their registry entries, each of which states its permission.
 import type { Permission } from '../domain/permissions.js';
+import { TENSION_COMMANDS, type TensionCommandOperation } from './tensions/registry.js';
+
+/** The tension commands' rows, each stated by its registry entry, so a new command brings its own row. */
+const TENSION_COMMAND_PERMISSIONS = Object.fromEntries(TENSION_COMMANDS.map((c) => [c.operation, c.permission])) as Record<
+  TensionCommandOperation,
+  Permission
+>;
 
 /** `null`: any authenticated caller. */
 export const OPERATION_PERMISSIONS = {
   'tensions.list': 'tensions:read',
   'tensions.get': 'tensions:read',
   'tensions.history': 'tensions:read',
-  'tensions.sense': 'tensions:write',
-  'tensions.rename': 'tensions:write',
-  'tensions.rescore': 'tensions:write',
-  'tensions.revise': 'tensions:write',
-  'tensions.lead': 'tensions:write',
-  'tensions.reassign': 'tensions:write',
-  'tensions.resolve': 'tensions:write',
-  'tensions.drop': 'tensions:write',
-  'tensions.reopen': 'tensions:write',
-  'tensions.revive': 'tensions:write',
-  'tensions.discard': 'tensions:delete',
+  ...TENSION_COMMAND_PERMISSIONS,
   'actors.list': 'actors:read',
   'actors.get': 'actors:read',
   'actors.create': 'actors:write',
@@ -44,6 +42,7 @@ export const OPERATION_PERMISSIONS = {
   'projections.rebuild': 'projections:rebuild',
   'events.list': 'events:read',
   'audit.list': 'audit:read',
+  'audit.vocabulary': 'audit:read',
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,

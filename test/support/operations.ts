@@ -2,7 +2,7 @@
 // tool, each with a well-shaped input. The authorization sweep and the fuzz tests walk this data, and
 // assert it covers the permission table, the mounted REST routes, the schema and the tool registry.
 import type { Operation } from '../../server/application/permission-table.js';
-import { TENSION_COMMANDS, type TensionCommandEntry } from '../../server/application/tensions/registry.js';
+import { TENSION_COMMANDS, type TensionCommandEntry, type TensionCommandOperation } from '../../server/application/tensions/registry.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -68,11 +68,8 @@ function tensionCommand(entry: TensionCommandEntry): OperationSurface {
   };
 }
 
-/** Every registry command (typed as every `tensions.*` but the reads; the coverage test checks the registry has them all). */
-const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<
-  Exclude<Extract<Operation, `tensions.${string}`>, 'tensions.list' | 'tensions.get' | 'tensions.history'>,
-  OperationSurface
->;
+/** Every registry command's surfaces, by its operation. */
+const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<TensionCommandOperation, OperationSurface>;
 
 export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'tensions.list': {
@@ -210,6 +207,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     mcp: { tool: 'list_events', args: {} },
   },
   'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
+  // REST and MCP clients read the same lists as the `action` and `targetType` enums of GET /audit's OpenAPI parameters.
+  'audit.vocabulary': { rest: null, graphql: q('auditVocabulary', '', '{ actions targetTypes }'), mcp: null },
   'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
   'me.changePassword': {
     rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },

@@ -5,6 +5,7 @@ import { en } from '../../admin-web/src/i18n/en.js';
 import { de } from '../../admin-web/src/i18n/de.js';
 import { catalogues, interpolate, translateSummary } from '../../admin-web/src/i18n/translate.js';
 import { fieldErrorText, fieldLabel } from '../../admin-web/src/lib/refusals.js';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../server/application/audit/audit.js';
 
 const SUMMARY_KEYS: Record<string, Record<string, unknown>> = {
   'history.sensed': { name: 'Ask for a quote' },
@@ -48,6 +49,14 @@ describe('i18n catalogues', () => {
       expect(text).not.toBe('FALLBACK');
       expect(text).not.toMatch(/\{\w+\}/);
       for (const p of placeholders(catalogue[key])) expect(text).toContain(String(params[p]));
+    }
+  });
+
+  it('labels every audit action and target type the server lists (the Activity page reads the lists from the API)', () => {
+    for (const lang of ['en', 'de'] as const) {
+      const catalogue: Record<string, string> = catalogues[lang];
+      for (const action of AUDIT_ACTIONS) expect(catalogue[`audit.action.${action}`], `${lang} ${action}`).toBeTypeOf('string');
+      for (const type of AUDIT_TARGET_TYPES) expect(catalogue[`audit.target.${type}`], `${lang} ${type}`).toBeTypeOf('string');
     }
   });
 

@@ -26,16 +26,19 @@ type Entry = AuditLogQuery['auditLog']['data'][number];
 
 export const auditContext = { additionalTypenames: ['AuditEntry', 'User', 'Role', 'ApiKey', 'CreatedApiKey', 'Actor'] };
 
+/** An action's and a target type's label from the catalogue; the name itself when the catalogue has none yet. */
+export function useAuditLabels() {
+  const { t } = useI18n();
+  const label = (key: string, name: string) => (isMessageKey(key) ? t(key) : name);
+  return {
+    actionText: (action: string) => label(`audit.action.${action}`, action),
+    targetTypeText: (type: string) => label(`audit.target.${type}`, type),
+  };
+}
+
 export function ActivityTable({ entries, caption }: { entries: Entry[]; caption: string }) {
   const { t, formatDate } = useI18n();
-  const actionText = (action: string) => {
-    const key = `audit.action.${action}`;
-    return isMessageKey(key) ? t(key) : action;
-  };
-  const targetType = (type: string) => {
-    const key = `audit.target.${type}`;
-    return isMessageKey(key) ? t(key) : type;
-  };
+  const { actionText, targetTypeText } = useAuditLabels();
   return (
     <div className="table-wrap">
       <table className="table activity-table">
@@ -65,7 +68,7 @@ export function ActivityTable({ entries, caption }: { entries: Entry[]; caption:
                   {e.by.apiKeyName ? <div className="muted small">{t('audit.withKey', { name: e.by.apiKeyName })}</div> : null}
                 </td>
                 <td data-label={t('audit.target')}>
-                  <span className="muted small">{targetType(e.target.type)}</span>{' '}
+                  <span className="muted small">{targetTypeText(e.target.type)}</span>{' '}
                   {href ? <Link to={href}>{label}</Link> : <span>{label}</span>}
                 </td>
                 <td data-label={t('audit.changes')}>

@@ -38,6 +38,7 @@ type Documents = {
     "\n  query PermissionCatalogue {\n    permissions\n  }\n": typeof types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
+    "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": typeof types.AuditVocabularyDocument,
     "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": typeof types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
@@ -93,6 +94,7 @@ const documents: Documents = {
     "\n  query PermissionCatalogue {\n    permissions\n  }\n": types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
+    "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": types.AuditVocabularyDocument,
     "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
@@ -234,6 +236,10 @@ export function graphql(source: "\n  query Me {\n    me {\n      user { id name 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n"): (typeof documents)["\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n"): (typeof documents)["\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,31 +1,5 @@
-// The audit trail as the admin app reads it (SPEC §11): the closed sets of actions and target types, and where
-// an entry's target lives in the app.
-export const AUDIT_ACTIONS = [
-  'user.created',
-  'user.updated',
-  'user.deactivated',
-  'user.reactivated',
-  'user.roles_set',
-  'user.password_reset',
-  'user.password_changed',
-  'role.created',
-  'role.updated',
-  'role.deleted',
-  'key.provisioned',
-  'key.created',
-  'key.rotated',
-  'key.revoked',
-  'auth.login',
-  'auth.login_failed',
-  'auth.logout',
-  'actor.created',
-  'actor.updated',
-  'actor.deleted',
-  'projections.rebuilt',
-] as const;
-
-export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection'] as const;
-
+// The audit trail as the admin app shows it (SPEC §11): where an entry's target lives in the app, and its changes
+// as rows. The actions and target types themselves come from the API (`auditVocabulary`).
 interface Target {
   type: string;
   id?: string | null;

@@ -1,16 +1,22 @@
 // Activity: the audit trail (SPEC §11), newest first, with its filters kept in the URL and cursor paging.
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
+import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
-import type { MessageKey } from '../i18n/en.js';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../lib/audit.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { ActivityTable, AuditLogDocument, auditContext } from '../components/activity.js';
+import { ActivityTable, AuditLogDocument, auditContext, useAuditLabels } from '../components/activity.js';
 import { UserField } from '../components/pickers.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 
 const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'from', 'to'] as const;
+
+/** The server's lists of actions and target types, so the filters offer exactly what the trail can hold. */
+const AuditVocabularyDocument = graphql(`
+  query AuditVocabulary {
+    auditVocabulary { actions targetTypes }
+  }
+`);
 
 /** A `YYYY-MM-DD` day from a date field as the instant its local day starts (`days` later); null when not a day. */
 function dayStart(day: string, days = 0): string | null {
@@ -22,11 +28,15 @@ function dayStart(day: string, days = 0): string | null {
 
 export function ActivityPage() {
   const { t } = useI18n();
+  const { actionText, targetTypeText } = useAuditLabels();
   useTitle(t('audit.title'));
   const pager = usePager();
   const [filters, setFilters] = useUrlFilters(FILTERS);
   const filtered = FILTERS.some((k) => filters[k]);
   const context = useMemo(() => auditContext, []);
+  const [{ data: vocabulary }] = useQuery({ query: AuditVocabularyDocument });
+  const actions = vocabulary?.auditVocabulary.actions ?? [];
+  const targetTypes = vocabulary?.auditVocabulary.targetTypes ?? [];
   const [{ data, error, fetching }, refetch] = useQuery({
     query: AuditLogDocument,
     variables: {
@@ -52,7 +62,7 @@ export function ActivityPage() {
           {(p) => (
             <select {...p} name="action" value={filters.action} onChange={(e) => setFilters({ action: e.target.value })}>
               <option value="">{t('common.any')}</option>
-              {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{t(`audit.action.${a}` as MessageKey)}</option>)}
+              {actions.map((a) => <option key={a} value={a}>{actionText(a)}</option>)}
             </select>
           )}
         </Field>
@@ -60,7 +70,7 @@ export function ActivityPage() {
           {(p) => (
             <select {...p} name="targetType" value={filters.targetType} onChange={(e) => setFilters({ targetType: e.target.value })}>
               <option value="">{t('common.any')}</option>
-              {AUDIT_TARGET_TYPES.map((a) => <option key={a} value={a}>{t(`audit.target.${a}` as MessageKey)}</option>)}
+              {targetTypes.map((a) => <option key={a} value={a}>{targetTypeText(a)}</option>)}
             </select>
           )}
         </Field>

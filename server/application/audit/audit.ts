@@ -156,6 +156,18 @@ export const auditEntryOutput = z.object({
   clientAddress: z.string().nullable().describe('The client address it came from; null when there was none.'),
 }).describe('One identity or administration action.') satisfies z.ZodType<AuditEntryView>;
 
+/** The closed sets an entry's `action` and `target.type` come from, served so a client builds its filters from them. */
+export interface AuditVocabulary {
+  actions: readonly AuditAction[];
+  targetTypes: readonly AuditTargetType[];
+}
+
+export function auditVocabulary(ctx: Ctx): Result<AuditVocabulary> {
+  const denied = authorize(ctx, 'audit.vocabulary');
+  if (denied) return denied;
+  return ok({ actions: AUDIT_ACTIONS, targetTypes: AUDIT_TARGET_TYPES });
+}
+
 const auditCursorKey = z.tuple([instantKey, uuidKey]);
 
 export async function listAudit(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<AuditEntryView>>> {

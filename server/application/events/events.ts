@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ok, validationFailed, type Result } from '../../domain/errors.js';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
-import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter } from '../../persistence/event-store.js';
+import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
@@ -79,19 +79,8 @@ export const feedPageOutput = z.object({
   nextCursor: z.string().describe('Where to resume (pass as `after`); always present, also when data is empty.'),
 });
 
-/** An event as the feed shows it: metadata without `apiKeyId` (SPEC §10). */
-export interface FeedEventView {
-  position: number;
-  id: string;
-  streamType: string;
-  streamId: string;
-  version: number;
-  type: string;
-  schemaVersion: number;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  occurredAt: string;
-}
+/** An event as the feed shows it: the stored event, its metadata without `apiKeyId` (SPEC §10), its time as ISO 8601. */
+export type FeedEventView = Omit<StoredEvent, 'metadata' | 'occurredAt'> & { metadata: Record<string, unknown>; occurredAt: string };
 
 export interface FeedPageView {
   data: FeedEventView[];

@@ -1,14 +1,14 @@
 // The tension command registry: one entry per command, and every face generated from it — the REST
 // routes and their OpenAPI operations (server/rest/tensions.*), the GraphQL mutations and input types
 // (schema/tensions/tension.mutations.ts), the MCP tools (server/mcp/tension.tools.ts) and the test
-// surfaces (test/support/operations.ts). A new command is a decider case, its tests, one entry here and
-// its i18n strings.
+// surfaces (test/support/operations.ts) — and its row of the permission table. A new command is a decider
+// case, its tests, one entry here and its i18n strings.
 import type { z } from 'zod';
 import { ok, type ErrorCode } from '../../domain/errors.js';
 import { allowedCommands } from '../../domain/tension.decide.js';
+import type { Permission } from '../../domain/permissions.js';
 import type { TensionCommand } from '../../domain/tension.types.js';
 import type { Deps } from '../context.js';
-import type { Operation } from '../permission-table.js';
 import { fromInput, lookupActor, lookupLead, type BuildCommand } from './command-path.js';
 import {
   lifecycleInput,
@@ -21,9 +21,11 @@ import {
   type TensionView,
 } from './tension.inputs.js';
 
-export interface TensionCommandEntry<S extends z.ZodType = z.ZodType> {
+export interface TensionCommandEntry<S extends z.ZodType = z.ZodType, O extends `tensions.${string}` = TensionCommandOperation> {
   /** the permission-table key, the OpenAPI operationId and the metric/span name (`tensions.rescore`) */
-  operation: Operation;
+  operation: O;
+  /** the permission it needs: its row of the permission table (server/application/permission-table.ts) */
+  permission: Permission;
   /** sense creates the tension (no id in the path); every other command acts on an existing one */
   creates: boolean;
   rest: {
@@ -54,8 +56,8 @@ export interface TensionCommandEntry<S extends z.ZodType = z.ZodType> {
   };
 }
 
-/** Keeps each entry's `command` typed by its own input schema. */
-const entry = <S extends z.ZodType>(e: TensionCommandEntry<S>) => e as unknown as TensionCommandEntry;
+/** Keeps each entry's `command` typed by its own input schema, and its operation by its own name. */
+const entry = <S extends z.ZodType, O extends `tensions.${string}`>(e: TensionCommandEntry<S, O>) => e as unknown as TensionCommandEntry<z.ZodType, O>;
 
 const simple = (deps: Deps, make: (at: Date) => TensionCommand): BuildCommand => fromInput(() => make(deps.clock()));
 
@@ -66,12 +68,16 @@ const ANSWERS =
   'Answers the tension and the event the command made; event null when it changed nothing. ' +
   'With `expectedVersion`, writes only if the tension is still at that version (409 version_conflict with currentVersion otherwise).';
 
-type LifecycleType = 'ResolveTension' | 'DropTension' | 'ReopenTension' | 'ReviveTension';
+/** The commands built from their id and time alone (the lifecycle moves), read off the decider's types. */
+type BareCommandType = {
+  [T in TensionCommand['type']]: { type: T; id: string; at: Date } extends Extract<TensionCommand, { type: T }> ? T : never;
+}[TensionCommand['type']];
 
-function lifecycle(verb: string, type: LifecycleType, summary: string, title: string, mcpDescription: string): TensionCommandEntry {
+function lifecycle<V extends string>(verb: V, type: BareCommandType, summary: string, title: string, mcpDescription: string) {
   const field = `${verb}Tension`;
   return entry({
-    operation: `tensions.${verb}` as Operation,
+    operation: `tensions.${verb}` as const,
+    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: `/tensions/:id/${verb}`, status: 200, summary, input: 'body',
@@ -86,9 +92,10 @@ function lifecycle(verb: string, type: LifecycleType, summary: string, title: st
   });
 }
 
-export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
+export const TENSION_COMMANDS = [
   entry({
     operation: 'tensions.sense',
+    permission: 'tensions:write',
     creates: true,
     rest: {
       method: 'post', path: '/tensions', status: 201, summary: 'Sense a tension', input: 'body',
@@ -131,6 +138,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
   entry({
     operation: 'tensions.rename',
+    permission: 'tensions:write',
     creates: false,
     rest: { method: 'post', path: '/tensions/:id/rename', status: 200, summary: 'Rename', input: 'body', description: `Sets the name (1-200 characters, trimmed). ${ANSWERS}` },
     input: renameTensionInput,
@@ -142,6 +150,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
   entry({
     operation: 'tensions.rescore',
+    permission: 'tensions:write',
     creates: false,
     rest: { method: 'post', path: '/tensions/:id/rescore', status: 200, summary: 'Rescore (1-10)', input: 'body', description: `Sets the score, an integer 1-10. ${ANSWERS}` },
     input: rescoreTensionInput,
@@ -153,6 +162,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
   entry({
     operation: 'tensions.revise',
+    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/revise', status: 200, summary: 'Revise current context and/or potential future', input: 'body',
@@ -183,6 +193,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
   entry({
     operation: 'tensions.lead',
+    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/lead', status: 200, summary: 'Assign or unassign the lead user', input: 'body',
@@ -206,6 +217,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   }),
   entry({
     operation: 'tensions.reassign',
+    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/reassign', status: 200, summary: 'Move to another actor', input: 'body',
@@ -235,6 +247,7 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
   lifecycle('revive', 'ReviveTension', 'stale → alive', 'Revive a tension', 'Brings a stale tension back to alive. Error invalid_transition when it is resolved (use reopen_tension).'),
   entry({
     operation: 'tensions.discard',
+    permission: 'tensions:delete',
     creates: false,
     rest: {
       method: 'delete', path: '/tensions/:id', status: 204, summary: 'Discard (history stays readable)', input: 'query',
@@ -260,7 +273,10 @@ export const TENSION_COMMANDS: readonly TensionCommandEntry[] = [
       annotations: { destructiveHint: true, idempotentHint: false },
     },
   }),
-];
+] as const;
+
+/** Every tension command's operation (`tensions.sense` … `tensions.discard`): the permission table's command rows. */
+export type TensionCommandOperation = (typeof TENSION_COMMANDS)[number]['operation'];
 
 /** The verbs of the commands that would change this tension now, as the decider sees it. */
 export function allowedCommandsOf(view: TensionView): string[] {

@@ -421,6 +421,30 @@ describe('reading the audit trail', () => {
     expect(viaGql.body.data.auditLog.data.map((e: { id: string }) => e.id)).toEqual(all.slice(3, 6));
   });
 
+  it('serves the actions and target types on GraphQL (auditVocabulary): each recorded one is listed, each listed one is a filter both faces and the OpenAPI document accept', async () => {
+    const res = await client(app, robot.key).gql('{ auditVocabulary { actions targetTypes } }');
+    expect(res.body.errors).toBeUndefined();
+    const { actions, targetTypes } = res.body.data.auditVocabulary as { actions: string[]; targetTypes: string[] };
+    const all = await allEntries();
+    expect(actions).toEqual(expect.arrayContaining([...new Set(all.map((e) => e.action))]));
+    expect(targetTypes).toEqual(expect.arrayContaining([...new Set(all.map((e) => e.target.type))]));
+    expect(new Set(actions).size).toBe(actions.length);
+
+    const openapi = (await client(app).get('/openapi.json')).body as {
+      paths: Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[] } }>;
+    };
+    const param = (name: string) => openapi.paths['/audit'].get.parameters.find((p) => p.name === name)?.schema.enum;
+    expect(param('action')).toEqual(actions);
+    expect(param('targetType')).toEqual(targetTypes);
+
+    for (const action of actions) {
+      expect((await client(app, robot.key).get(`/audit?limit=1&action=${action}`)).status, action).toBe(200);
+      const gql = await client(app, robot.key).gql('query($a: String) { auditLog(action: $a, limit: 1) { data { action } } }', { a: action });
+      expect(gql.body.errors, action).toBeUndefined();
+    }
+    for (const type of targetTypes) expect((await client(app, robot.key).get(`/audit?limit=1&targetType=${type}`)).status, type).toBe(200);
+  });
+
   it('refuses bad filters with 400 validation_failed (GraphQL VALIDATION_FAILED), never a 5xx', async () => {
     const c = client(app, robot.key);
     for (const query of ['action=user.exploded', 'targetType=tension', 'targetId=not-a-uuid', 'byUserId=42', 'from=yesterday', 'to=2026-13-01T00:00:00Z',
@@ -440,6 +464,8 @@ describe('reading the audit trail', () => {
     expect([rest.status, rest.body.code, rest.body.missingPermission]).toEqual([403, 'forbidden', 'audit:read']);
     const gql = await client(app, reader.key).gql('{ auditLog { data { id } } }');
     expect(gql.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', missingPermission: 'audit:read' });
+    const vocabulary = await client(app, reader.key).gql('{ auditVocabulary { actions } }');
+    expect(vocabulary.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', missingPermission: 'audit:read' });
     const allowed = await seedUserWithKey(app, { type: 'agent', grants: ['audit:read'] });
     expect((await client(app, allowed.key).get('/audit?limit=1')).status).toBe(200);
   });

@@ -116,6 +116,34 @@ describe('a tension id that is not a UUID', () => {
   });
 });
 
+describe('the permission each command states', () => {
+  it('is the one SPEC §2 names: tensions:delete for discard, tensions:write for every other command (REST, on a real tension)', async () => {
+    const actorId = await newActor(client(app, admin.key), 'Permission org');
+    const tension = await newTension(client(app, admin.key), { name: 'Guarded', actorId });
+    const writer = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read', 'tensions:write', 'actors:read', 'users:read'] });
+    const deleter = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read', 'tensions:delete', 'actors:read', 'users:read'] });
+    const send = async (key: string, entry: (typeof TENSION_COMMANDS)[number]) => {
+      const res = await fetch(`${app.url}/api/v1${entry.rest.path.replace(':id', tension.id)}`, {
+        method: entry.rest.method.toUpperCase(),
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(entry.rest.input === 'body' ? { body: JSON.stringify({ ...entry.example, ...('actorId' in entry.example ? { actorId } : {}) }) } : {}),
+      });
+      const text = await res.text();
+      const body = text ? (JSON.parse(text) as { code?: string; missingPermission?: string }) : {};
+      return { status: res.status, code: body.code, missing: body.missingPermission };
+    };
+    // discard last: it removes the tension
+    for (const entry of [...TENSION_COMMANDS].sort((a, b) => Number(a.operation === 'tensions.discard') - Number(b.operation === 'tensions.discard'))) {
+      const needed = entry.operation === 'tensions.discard' ? 'tensions:delete' : 'tensions:write';
+      const [allowed, refused] = needed === 'tensions:write' ? [writer, deleter] : [deleter, writer];
+      expect([entry.operation, await send(refused.key, entry)]).toEqual([entry.operation, { status: 403, code: 'forbidden', missing: needed }]);
+      // let in: done, or refused by the lifecycle (drop after resolve), never for want of a permission
+      const done = await send(allowed.key, entry);
+      expect([entry.operation, done.status === entry.rest.status || done.code === 'invalid_transition']).toEqual([entry.operation, true]);
+    }
+  });
+});
+
 describe('Tension.allowedCommands', () => {
   it('follows the decider as the tension moves: resolve it, and reopen takes the place of resolve and drop', async () => {
     const rest = client(app, admin.key);
