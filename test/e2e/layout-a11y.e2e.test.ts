@@ -155,6 +155,31 @@ describe('desktop, 1280 px', () => {
 });
 
 describe('deactivated leads', () => {
+  for (const [lang, mark] of [['en', 'Deactivated'], ['de', 'Deaktiviert']] as const) {
+    it(`are marked in words in the list's lead column and on the tension, read with them (${lang})`, async () => {
+      const page = await signedIn({ width: 1280, height: 900, lang });
+      const operations: string[] = [];
+      page.on('request', (r) => {
+        const url = new URL(r.url());
+        // urql sends queries as GET (within the URL limit) and mutations as POST
+        const query = url.searchParams.get('query') ?? String(r.postDataJSON()?.query ?? '');
+        if (url.pathname === '/graphql') operations.push(query.match(/(mutation|query) (\w+)/)?.[2] ?? '?');
+      });
+      await page.goto(`${app.url}/tensions`);
+      const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name }) });
+      const lead = (name: string) => row(name).locator(`td[data-label="${lang === 'en' ? 'Lead' : 'Verantwortlich'}"]`);
+      await expect.poll(() => lead('Invoices bounce').innerText()).toMatch(new RegExp(`^Lena Lead\\s+${mark}$`));
+      expect(await lead('Payments are late').innerText()).not.toContain(mark);
+      await page.getByRole('link', { name: 'Invoices bounce' }).click();
+      await page.getByRole('heading', { name: 'Invoices bounce', level: 1 }).waitFor();
+      await page.locator('.facts').getByText(mark).waitFor();
+      await screenshot(page, `deactivated-lead-${lang}`);
+      // the status came with the list and the tension: no lookup of the user per row
+      expect(operations).toContain('Tensions');
+      expect(operations.filter((o) => o === 'PickUser')).toEqual([]);
+    });
+  }
+
   it('are marked as the current lead, offered in the lead filter, and not offered as a new lead', async () => {
     const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
     await page.goto(`${app.url}/tensions/${ids.tension}`);

@@ -9,8 +9,7 @@ import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
-import { UserName } from '../components/pickers.js';
-import { ScorePill, StateBadge } from '../components/tension-bits.js';
+import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
@@ -22,7 +21,7 @@ graphql(`
   fragment TensionFields on Tension {
     id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands
     actorId actor { id name type }
-    leadUserId lead { id name type }
+    leadUserId lead { id name type status }
   }
 `);
 
@@ -153,7 +152,7 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.actor')}</dt>
       <dd>{tension.actor.name}</dd>
       <dt>{t('tension.field.lead')}</dt>
-      <dd>{tension.lead ? <UserName id={tension.lead.id} name={tension.lead.name} /> : <span className="muted">{t('tension.noLead')}</span>}</dd>
+      <dd><LeadName lead={tension.lead} /></dd>
       <dt>{t('common.created')}</dt>
       <dd>{formatDate(tension.createdAt)}</dd>
       <dt>{t('common.updated')}</dt>
