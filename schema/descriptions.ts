@@ -21,6 +21,7 @@ import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 const DESCRIBED_BY: Record<string, z.ZodType> = {
   Tension: tensionOutput,
   TensionParty: tensionOutput.shape.actor,
+  TensionLead: tensionOutput.shape.lead,
   HistoryEntry: historyEntryOutput,
   HistoryAuthor: historyEntryOutput.shape.by,
   RebuildReport: rebuildReportOutput,

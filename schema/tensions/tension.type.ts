@@ -1,6 +1,10 @@
 // GraphQL types of the tensions area: Tension, its history entries, pages, command payload, rebuild report.
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
 import { builder } from '../builder.js';
-import { CallerKindEnum, TensionCommandEnum, TensionEventTypeEnum, TensionStateEnum, ViaEnum } from '../enums.js';
+import { gqlCtx, type GraphQLContext } from '../context.js';
+import { CallerKindEnum, TensionCommandEnum, TensionEventTypeEnum, TensionStateEnum, UserStatusEnum, ViaEnum } from '../enums.js';
+import { userStatuses, type UserView } from '../../server/application/users/user.read.js';
 import type { CommandResult, HistoryEntry, RebuildReport, TensionView } from '../../server/application/tensions/index.js';
 import { allowedCommandsOf } from '../../server/application/tensions/index.js';
 
@@ -11,8 +15,32 @@ interface Party {
 }
 
 export const TensionPartyType = builder.objectRef<Party>('TensionParty').implement({
-  description: 'The actor a tension belongs to, or its lead user: id, name and type.',
+  description: 'The actor a tension belongs to: id, name and type.',
   fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
+});
+
+/** Per request: the statuses of every lead a response names, read in one statement (no query per row). */
+const leadStatuses = createContextCache(
+  (context: GraphQLContext) =>
+    new DataLoader<string, UserView['status'] | null>(async (ids) => {
+      const found = await userStatuses(context.deps, gqlCtx(context), ids);
+      return ids.map((id) => (found.ok ? (found.value.get(id) ?? null) : null));
+    }),
+);
+
+const TensionLeadType = builder.objectRef<Party>('TensionLead').implement({
+  description: "A tension's lead user: id, name and type, and whether they are still active.",
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.exposeString('type'),
+    status: t.field({
+      type: UserStatusEnum,
+      nullable: true,
+      description: 'active, or deactivated (cannot sign in, and cannot be chosen as a new lead); null for a caller without users:read.',
+      resolve: (lead, _args, context) => leadStatuses(context).load(lead.id),
+    }),
+  }),
 });
 
 export const TensionType = builder.objectRef<TensionView>('Tension').implement({
@@ -27,7 +55,7 @@ export const TensionType = builder.objectRef<TensionView>('Tension').implement({
     actorId: t.exposeID('actorId'),
     actor: t.field({ type: TensionPartyType, resolve: (x) => x.actor }),
     leadUserId: t.exposeID('leadUserId', { nullable: true }),
-    lead: t.field({ type: TensionPartyType, nullable: true, resolve: (x) => x.lead }),
+    lead: t.field({ type: TensionLeadType, nullable: true, resolve: (x) => x.lead }),
     version: t.exposeInt('version'),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),

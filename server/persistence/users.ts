@@ -27,6 +27,13 @@ export async function userRowsById(em: EntityManager, ids: readonly string[]): P
   return em.execute<UserRow[]>(`${USER_SELECT} where u.id = any(?::uuid[])`, [pgArray(ids)]);
 }
 
+/** The status of each of the given users, in one statement (unknown ids are absent). */
+export async function userStatusesById(em: EntityManager, ids: readonly string[]): Promise<Map<string, UserRow['status']>> {
+  if (ids.length === 0) return new Map();
+  const rows = await em.execute<{ id: string; status: UserRow['status'] }[]>('select id, status from users where id = any(?::uuid[])', [pgArray(ids)]);
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
 export interface UserFilter {
   type?: 'human' | 'agent';
   status?: 'active' | 'deactivated';

@@ -153,16 +153,3 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
     </Field>
   );
 }
-
-/** A user's name with the "deactivated" mark when they are (looked up only for readers of users). */
-export function UserName({ id, name }: { id: string; name: string }) {
-  const { t } = useI18n();
-  const { can } = useSession();
-  const [{ data }] = useQuery({ query: PickUserDocument, variables: { id }, pause: !can('users:read') });
-  return (
-    <>
-      {name}
-      {data?.user?.status === 'deactivated' ? <> <Badge tone="grey">{t('users.status.deactivated')}</Badge></> : null}
-    </>
-  );
-}

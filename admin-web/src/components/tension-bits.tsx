@@ -16,3 +16,15 @@ export function ScorePill({ score }: { score: number }) {
   const level = score >= 8 ? 'high' : score >= 4 ? 'mid' : 'low';
   return <span className={`score score-${level}`} aria-label={`${score}/10`}>{score}</span>;
 }
+
+/** Who leads a tension, marked in words when that user is deactivated (the list and the page read the status with the lead). */
+export function LeadName({ lead }: { lead: { name: string; status?: string | null } | null }) {
+  const { t } = useI18n();
+  if (!lead) return <span className="muted">{t('tension.noLead')}</span>;
+  return (
+    <>
+      {lead.name}
+      {lead.status === 'deactivated' ? <> <Badge tone="grey">{t('users.status.deactivated')}</Badge></> : null}
+    </>
+  );
+}

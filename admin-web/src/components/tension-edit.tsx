@@ -53,9 +53,11 @@ interface Props {
   onDone: (r: Applied) => void;
   /** after a version conflict: fetch the latest tension; the dialog stays open with what was typed */
   onReload: () => void;
+  /** sends the command so the page knows its answer's event as its own */
+  track: <T extends Applied>(send: () => Promise<T>) => Promise<T>;
 }
 
-export function EditCommand({ kind, tension, onClose, onDone, onReload }: Props) {
+export function EditCommand({ kind, tension, onClose, onDone, onReload, track }: Props) {
   const { t } = useI18n();
   const [name, setName] = useState(tension.name);
   const [score, setScore] = useState(String(tension.score));
@@ -107,7 +109,7 @@ export function EditCommand({ kind, tension, onClose, onDone, onReload }: Props)
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
-    const result = await run();
+    const result = await track(run);
     setBusy(false);
     if (result.error) setError(result.error);
     else onDone(result);

@@ -1,5 +1,5 @@
 // One tension: its fields, the commands its state and the user's permissions allow, and its history.
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { TensionFieldsFragment } from '../gql/graphql.js';
@@ -9,20 +9,20 @@ import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
-import { UserName } from '../components/pickers.js';
-import { ScorePill, StateBadge } from '../components/tension-bits.js';
+import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
 import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
+import { useOwnChanges } from '../lib/use-own-changes.js';
 
 graphql(`
   fragment TensionFields on Tension {
     id name currentContext potentialFuture score state version createdAt updatedAt allowedCommands
     actorId actor { id name type }
-    leadUserId lead { id name type }
+    leadUserId lead { id name type status }
   }
 `);
 
@@ -60,9 +60,6 @@ const DiscardDocument = graphql(`
 
 export type Tension = TensionFieldsFragment;
 
-/** How long a live event waits for this page's own command answer before it counts as someone else's change. */
-const OWN_ANSWER_GRACE_MS = 1_000;
-
 export function TensionDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
   const [{ data, error, fetching }, refetch] = useQuery({ query: TensionDocument, variables: { id } });
@@ -81,24 +78,9 @@ export function TensionDetailPage({ id }: { id: string }) {
     const event = r.event;
     if (event) setFresh((f) => [event, ...f]);
   };
-  // the version on screen: an event at or below it is one this page already shows (its own command's)
-  const shownVersion = Math.max(latest?.version ?? 0, data?.tension?.version ?? 0);
-  const shown = useRef(shownVersion);
-  useEffect(() => {
-    shown.current = shownVersion;
-  }, [shownVersion]);
-  const live = useLiveEvents({
-    streamId: id,
-    onEvent: (e) => {
-      const version = e.event.version;
-      if (version <= shown.current) return;
-      // The page's own command's event can arrive on the stream before the command's answer does: give the
-      // answer a moment to land, and reload only for a change the page still does not show (someone else's).
-      setTimeout(() => {
-        if (version > shown.current) reload();
-      }, OWN_ANSWER_GRACE_MS);
-    },
-  });
+  // a live event this page's own command wrote is already on screen; anyone else's reloads it
+  const own = useOwnChanges(data?.tension?.version ?? 0, reload);
+  const live = useLiveEvents({ streamId: id, onEvent: (e) => own.onEvent(e.event.version) });
   useTitle(data?.tension?.name ?? t('nav.tensions'));
   // a lookup that finds nothing is `tension: null` with a NOT_FOUND error for that field
   if (error && !data?.tension) {
@@ -126,7 +108,7 @@ export function TensionDetailPage({ id }: { id: string }) {
           <span className="muted">{tension.actor.name}</span>
         </div>
       </PageHeader>
-      <TensionCommands tension={tension} onReload={reload} onApplied={applied} />
+      <TensionCommands tension={tension} onReload={reload} onApplied={applied} track={own.track} />
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-h">
           <h2 id="details-h">{t('tension.details')}</h2>
@@ -153,7 +135,7 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.actor')}</dt>
       <dd>{tension.actor.name}</dd>
       <dt>{t('tension.field.lead')}</dt>
-      <dd>{tension.lead ? <UserName id={tension.lead.id} name={tension.lead.name} /> : <span className="muted">{t('tension.noLead')}</span>}</dd>
+      <dd><LeadName lead={tension.lead} /></dd>
       <dt>{t('common.created')}</dt>
       <dd>{formatDate(tension.createdAt)}</dd>
       <dt>{t('common.updated')}</dt>
@@ -167,7 +149,10 @@ function TensionFacts({ tension }: { tension: Tension }) {
 const LIFECYCLE = ['resolve', 'drop', 'reopen', 'revive'] as const;
 const EDITS: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
 
-function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; onReload: () => void; onApplied: (r: Applied) => void }) {
+/** `track`: sends a command so the page knows its answer's event as its own (see useOwnChanges). */
+type Track = <T extends Applied>(send: () => Promise<T>) => Promise<T>;
+
+function TensionCommands({ tension, onReload, onApplied, track }: { tension: Tension; onReload: () => void; onApplied: (r: Applied) => void; track: Track }) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
@@ -195,10 +180,10 @@ function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; o
   };
   const lifecycle = useMemo(
     () => ({
-      resolve: async () => { const r = await resolve(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.resolveTension }); },
-      drop: async () => { const r = await drop(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.dropTension }); },
-      reopen: async () => { const r = await reopen(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.reopenTension }); },
-      revive: async () => { const r = await revive(vars, APPLIED_BY_CALLER); done({ error: r.error, ...r.data?.reviveTension }); },
+      resolve: async () => done(await track(async () => { const r = await resolve(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.resolveTension }; })),
+      drop: async () => done(await track(async () => { const r = await drop(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.dropTension }; })),
+      reopen: async () => done(await track(async () => { const r = await reopen(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.reopenTension }; })),
+      revive: async () => done(await track(async () => { const r = await revive(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.reviveTension }; })),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [tension.id, tension.version],
@@ -248,6 +233,7 @@ function TensionCommands({ tension, onReload, onApplied }: { tension: Tension; o
           tension={tension}
           onClose={() => setEditing(null)}
           onReload={onReload}
+          track={track}
           onDone={(r) => {
             done(r);
             setEditing(null);

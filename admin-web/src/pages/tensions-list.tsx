@@ -10,7 +10,7 @@ import { useSession } from '../lib/session.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
-import { STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
@@ -21,7 +21,7 @@ const TensionsDocument = graphql(`
       data {
         id name score state version updatedAt
         actor { id name type }
-        lead { id name type }
+        lead { id name type status }
       }
       nextCursor
     }
@@ -150,7 +150,7 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
                 <td className="num" data-label={t('tensions.col.score')}><ScorePill score={r.score} /></td>
                 <td data-label={t('tensions.col.state')}><StateBadge state={r.state} /></td>
                 <td data-label={t('tensions.col.actor')}>{r.actor.name}</td>
-                <td data-label={t('tensions.col.lead')}>{r.lead?.name ?? <span className="muted">{t('tension.noLead')}</span>}</td>
+                <td data-label={t('tensions.col.lead')}><LeadName lead={r.lead} /></td>
                 <td className="muted nowrap" data-label={t('tensions.col.updated')}>{formatDate(r.updatedAt)}</td>
               </tr>
             ))}

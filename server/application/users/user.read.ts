@@ -1,7 +1,11 @@
 // The user read shape (SPEC §2): never a password or its hash.
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { userRowsById, type UserRow } from '../../persistence/users.js';
+import { userRowsById, userStatusesById, type UserRow } from '../../persistence/users.js';
+import { reader } from '../../persistence/transaction.js';
+import { ok, type Result } from '../../domain/errors.js';
+import { authorize } from '../authorize.js';
+import type { Ctx, Deps } from '../context.js';
 import { roleOutput, rolesOfUsers, type RoleView } from '../roles/role.read.js';
 
 export interface UserView {
@@ -61,4 +65,14 @@ export async function loadUser(em: EntityManager, id: string): Promise<UserView 
   const rows = await userRowsById(em, [id]);
   const [view] = await toUserViews(em, rows);
   return view ?? null;
+}
+
+/**
+ * The status of each of these users, for marking a deactivated one where another read names them (a
+ * tension's lead): one statement for all of them. Needs users:read, as reading the users does.
+ */
+export async function userStatuses(deps: Deps, ctx: Ctx, ids: readonly string[]): Promise<Result<Map<string, UserView['status']>>> {
+  const denied = authorize(ctx, 'users.get');
+  if (denied) return denied;
+  return ok(await userStatusesById(reader(deps.orm), ids));
 }

@@ -1,23 +1,25 @@
-// The admin web build as the server serves it: hashed assets compressed and immutable, index.html revalidated.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The admin web build as the server serves it: the hashed assets the build precompressed (brotli, gzip) sent
+// as those files with the original's type, immutable; the original to a client accepting neither; index.html revalidated.
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { ensureWebBuild } from '../../support/browser.js';
 
 let app: TestApp;
-let dist: string;
-const script = `console.log(${JSON.stringify('market admin '.repeat(2000))});\n`;
+const dist = new URL('../../../admin-web/dist/', import.meta.url).pathname;
+let assets: string[];
 
-/** A raw GET (fetch would decompress and hide Content-Encoding's effect on the length). */
-function get(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
+/** A raw request (fetch would decompress and hide what was sent). */
+function get(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const url = new URL(path, app.url);
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
+    const req = request(url, { headers, method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
     req.end();
@@ -25,16 +27,14 @@ function get(path: string, headers: Record<string, string>): Promise<{ status: n
 }
 
 beforeAll(async () => {
-  dist = mkdtempSync(join(tmpdir(), 'adminux-web-'));
-  mkdirSync(join(dist, 'assets'));
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><title>Market admin</title><script type="module" src="/assets/index-AbC123.js"></script>');
-  writeFileSync(join(dist, 'assets', 'index-AbC123.js'), script);
+  // the real build, through admin-web/vite.config.ts and its precompress plugin
+  ensureWebBuild();
+  assets = readdirSync(join(dist, 'assets')).filter((f) => !/\.(br|gz)$/.test(f));
   app = await startTestApp({}, {}, undefined, { webDist: dist });
-});
+}, 180_000);
 
 afterAll(async () => {
   await app?.close();
-  rmSync(dist, { recursive: true, force: true });
 });
 
 describe('/.well-known (SPEC §8)', () => {
@@ -53,19 +53,39 @@ describe('/.well-known (SPEC §8)', () => {
 });
 
 describe('admin web assets', () => {
-  it('serves a hashed asset compressed, cached for a year as immutable', async () => {
-    const r = await get('/assets/index-AbC123.js', { 'accept-encoding': 'gzip, br' });
-    expect(r.status).toBe(200);
-    expect(r.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(['gzip', 'br']).toContain(r.headers['content-encoding']);
-    expect(r.bytes).toBeLessThan(script.length / 10);
-    expect(r.headers.vary).toMatch(/Accept-Encoding/i);
+  const TYPES: Record<string, RegExp> = { '.js': /^text\/javascript; charset=utf-8$/, '.css': /^text\/css; charset=utf-8$/ };
+  const DECODE: Record<string, (b: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync };
+
+  it('has a .br and a .gz of every script and stylesheet, written by the build', () => {
+    expect(assets.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(0);
+    const names = readdirSync(join(dist, 'assets'));
+    for (const f of assets.filter((a) => /\.(js|css)$/.test(a))) expect(names, f).toEqual(expect.arrayContaining([`${f}.br`, `${f}.gz`]));
   });
 
-  it('sends the asset uncompressed to a client that does not ask for compression', async () => {
-    const r = await get('/assets/index-AbC123.js', { 'accept-encoding': 'identity' });
-    expect(r.headers['content-encoding']).toBeUndefined();
-    expect(r.bytes).toBe(Buffer.byteLength(script));
+  for (const [accept, encoding] of [['gzip, deflate, br, zstd', 'br'], ['gzip', 'gzip'], ['br;q=0, gzip', 'gzip'], ['identity', undefined], ['', undefined]] as const) {
+    it(`answers Accept-Encoding "${accept}" with ${encoding ?? 'the original'}: its type, immutable, varying by encoding, the same bytes decoded`, async () => {
+      for (const f of assets) {
+        const original = readFileSync(join(dist, 'assets', f));
+        const r = await get(`/assets/${f}`, accept ? { 'accept-encoding': accept } : {});
+        expect(r.status, f).toBe(200);
+        expect(r.headers['content-encoding'], f).toBe(encoding);
+        expect(r.headers['content-type'], f).toMatch(TYPES[extname(f)] ?? /./);
+        expect(r.headers['cache-control'], f).toBe('public, max-age=31536000, immutable');
+        expect(r.headers.vary, f).toMatch(/Accept-Encoding/i);
+        expect(Number(r.headers['content-length']), f).toBe(r.body.length);
+        if (encoding) expect(r.body.length, f).toBeLessThan(original.length);
+        expect((encoding ? DECODE[encoding](r.body) : r.body).equals(original), f).toBe(true);
+      }
+    });
+  }
+
+  it('answers HEAD with the headers of the GET and no body', async () => {
+    const f = assets.find((a) => a.endsWith('.js'))!;
+    const r = await get(`/assets/${f}`, { 'accept-encoding': 'br' }, 'HEAD');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-encoding']).toBe('br');
+    expect(r.headers['content-type']).toMatch(TYPES['.js']);
+    expect(r.body.length).toBe(0);
   });
 
   it('answers index.html and client-side routes with no-cache, so a new build is picked up at once', async () => {
@@ -82,6 +102,6 @@ describe('admin web assets', () => {
     expect(r.status).toBe(401);
     expect(r.headers['content-encoding']).toBeUndefined();
     expect(String(r.headers['cache-control'] ?? '')).not.toMatch(/immutable/);
-    expect((await get('/assets/missing-123.js', { accept: 'application/json' })).status).toBe(404);
+    expect((await get('/assets/missing-123.js', { accept: 'application/json', 'accept-encoding': 'br, gzip' })).status).toBe(404);
   });
 });
