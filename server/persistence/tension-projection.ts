@@ -29,8 +29,6 @@ export const TENSION_SELECT = `select t.id, t.name, t.current_context, t.potenti
     a.name as actor_name, a.type as actor_type, u.name as lead_name, u.type as lead_type`;
 export const TENSION_FROM = `join actors a on a.id = t.actor_id left join users u on u.id = t.lead_user_id`;
 
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
-
 export function rowToState(row: TensionRow): TensionState {
   return {
     id: row.id,
@@ -48,20 +46,13 @@ export function rowToState(row: TensionRow): TensionState {
 }
 
 export function rowToView(row: TensionRow): TensionView {
+  const { createdAt, updatedAt, ...state } = rowToState(row);
   return {
-    id: row.id,
-    name: row.name,
-    currentContext: row.current_context,
-    potentialFuture: row.potential_future,
-    score: Number(row.score),
-    state: row.state,
-    actorId: row.actor_id,
+    ...state,
     actor: { id: row.actor_id, name: row.actor_name, type: row.actor_type },
-    leadUserId: row.lead_user_id,
     lead: row.lead_user_id && row.lead_name !== null ? { id: row.lead_user_id, name: row.lead_name, type: row.lead_type! } : null,
-    version: Number(row.version),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
   };
 }
 
