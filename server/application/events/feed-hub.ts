@@ -31,6 +31,8 @@ export interface HubOptions {
   pollMs?: number;
   /** counts every feed read, by who made it (tests prove the sharing with it) */
   onRead?: (reader: 'hub' | 'catchup') => void;
+  /** a fixed shortest time between two hub reads while commits keep coming (default: by followers, see MIN_BUSY_GAP_MS) */
+  busyGapMs?: number;
 }
 
 const PAGE = 1000;
@@ -41,6 +43,18 @@ const CATCH_UP_PAGE = 500;
 const RETRY_FIRST_MS = 25;
 const RETRY_MAX_MS = 1_000;
 const RETRY_FOR_MS = 30_000;
+/**
+ * Under a steady stream of commits the hub reads in batches: after a read, the next waits out a gap.
+ * Reading at every commit meant one small page, and one socket write per follower, for every event or
+ * two; with 100 SSE followers that halved the service's write throughput (bench: subscriber cost 0.47).
+ * The gap grows with the followers, so that the fan-out stays near FOLLOWER_WRITES_PER_S socket writes
+ * a second however many follow, between MIN_BUSY_GAP_MS (few followers: little lag) and MAX_BUSY_GAP_MS
+ * (the lag's bound: at 100 followers, p50 64 / p99 160 ms in the bench, for a cost of 4 %). A wake-up
+ * after a quiet moment still reads at once.
+ */
+const MIN_BUSY_GAP_MS = 25;
+const MAX_BUSY_GAP_MS = 100;
+const FOLLOWER_WRITES_PER_S = 1_000;
 
 interface Follower extends FollowOptions {
   cursor: FeedCursor;
@@ -66,9 +80,11 @@ export class FeedHub {
   private retryMs = RETRY_FIRST_MS;
   private retryTimer: NodeJS.Timeout | undefined;
   private lastReadAt = 0;
+  private gapTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly listener: FeedListener;
   private readonly pollMs: number;
+  private readonly busyGapMs: number | undefined;
 
   constructor(
     private readonly orm: MikroORM,
@@ -76,6 +92,7 @@ export class FeedHub {
     private readonly opts: HubOptions = {},
   ) {
     this.pollMs = opts.pollMs ?? 100;
+    this.busyGapMs = opts.busyGapMs;
     this.listener = listenForCommits(orm, () => this.notified(), logger);
   }
 
@@ -105,6 +122,7 @@ export class FeedHub {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.gapTimer);
     clearInterval(this.pollTimer);
     for (const f of this.followers) {
       f.stopped = true;
@@ -160,7 +178,10 @@ export class FeedHub {
     this.pollTimer.unref();
   }
 
-  /** Reads until nothing is left (coalescing wake-ups that arrive meanwhile) and fans out. */
+  /**
+   * Reads what is new and fans it out. Wake-ups that arrive during a read, or within the busy gap after
+   * one, coalesce into one read at the gap's end; a full page is followed at once.
+   */
   wake(): void {
     if (this.closed) return;
     if (this.reading) {
@@ -172,9 +193,21 @@ export class FeedHub {
       this.cursor = undefined;
       return;
     }
+    const wait = this.lastReadAt + this.gap() - Date.now();
+    if (wait > 0) {
+      if (!this.gapTimer) {
+        this.gapTimer = setTimeout(() => {
+          this.gapTimer = undefined;
+          this.wake();
+        }, wait);
+        this.gapTimer.unref();
+      }
+      return;
+    }
     this.reading = true;
     void (async () => {
       let sawEvents = false;
+      let full = false;
       try {
         do {
           this.again = false;
@@ -186,15 +219,26 @@ export class FeedHub {
           this.cursor = page.next;
           if (page.events.length) sawEvents = true;
           this.fanOut(page.events, from, page.next);
-          if (page.events.length === PAGE) this.again = true;
-        } while (this.again && !this.closed);
+          full = page.events.length === PAGE;
+        } while (full && !this.closed);
       } catch (err) {
         this.logger?.warn({ err }, 'feed: read failed; retried at the next wake-up');
       } finally {
         this.reading = false;
       }
+      if (this.again) {
+        // Commits announced while reading: read them after the gap (the retry below would be later).
+        this.again = false;
+        this.wake();
+        return;
+      }
       this.scheduleRetry(sawEvents);
     })();
+  }
+
+  private gap(): number {
+    const byFollowers = (this.followers.size * 1_000) / FOLLOWER_WRITES_PER_S;
+    return this.busyGapMs ?? Math.min(MAX_BUSY_GAP_MS, Math.max(MIN_BUSY_GAP_MS, byFollowers));
   }
 
   /** A commit was notified but nothing new is visible yet (an older transaction is still in flight): look again soon. */

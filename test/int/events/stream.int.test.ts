@@ -6,7 +6,9 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
 import { eventsOf, expectEachStreamInOrder, feedPage, openSse, type FeedEventJson, type SseConnection } from '../../support/feed.js';
-import { closeFeedHub } from '../../../server/application/events/feed-hub.js';
+import { closeFeedHub, FeedHub, type FeedEvent } from '../../../server/application/events/feed-hub.js';
+import { readFeed } from '../../../server/persistence/event-store.js';
+import { reader as feedReader } from '../../../server/persistence/transaction.js';
 
 let app: TestApp;
 let reader: SeededUser;
@@ -163,6 +165,30 @@ describe('GET /events/stream', () => {
     }
   });
 
+  it('a burst of commits reaches followers in one batch (one write per follower), not one read and write per commit', async () => {
+    // A long busy gap makes the batching visible without timing: commits announced within it coalesce.
+    const hub = new FeedHub(app.db.orm, undefined, { busyGapMs: 3_000 });
+    const batches: FeedEvent[][] = [];
+    try {
+      const t = await newTension(c, { name: 'Batched', actorId });
+      const start = (await readFeed(feedReader(app.db.orm), { transactionId: '0', position: 0 }, 1, { streamId: t.id })).next;
+      hub.follow({ after: start, filter: { streamId: t.id }, onEvents: (events) => batches.push(events) });
+      await c.post(`/tensions/${t.id}/rescore`, { score: 2 });
+      hub.notified();
+      await until(() => batches.flat().length >= 1, 'the first event');
+      for (let v = 3; v < 13; v++) {
+        expect((await c.post(`/tensions/${t.id}/rescore`, { score: (v % 10) + 1 })).status).toBe(200);
+        hub.notified();
+      }
+      await until(() => batches.flat().length >= 11, 'eleven events');
+      expect(batches.flat().map((e) => e.version)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      // Reading at every announcement would hand the ten over in ten batches.
+      expect(batches.length).toBeLessThanOrEqual(3);
+    } finally {
+      await hub.close();
+    }
+  });
+
   it('shutdown ends open streams at once (the hub closes them), so a graceful stop does not wait for heartbeats', async () => {
     const own = await startTestApp({ feedHeartbeatMs: 60_000 });
     const key = (await seedUserWithKey(own, { grants: ['events:read'] })).key;
@@ -173,3 +199,11 @@ describe('GET /events/stream', () => {
     await own.close();
   });
 });
+
+async function until(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
