@@ -21,6 +21,20 @@ function sseFrame(deps: Deps, e: FeedEvent): string {
   return frame;
 }
 
+/**
+ * A batch's frames as one buffer, made once per batch: the hub hands the same batch array to every
+ * follower that takes all of it, so 100 subscribers cost one encoding and 100 writes of the same bytes.
+ */
+const batches = new WeakMap<readonly FeedEvent[], Buffer>();
+function sseChunk(deps: Deps, events: readonly FeedEvent[]): Buffer {
+  let chunk = batches.get(events);
+  if (chunk === undefined) {
+    chunk = Buffer.from(events.map((e) => sseFrame(deps, e)).join(''));
+    batches.set(events, chunk);
+  }
+  return chunk;
+}
+
 export function eventsRoutes(deps: Deps): Router {
   const router = Router();
   router.get(
@@ -63,9 +77,7 @@ async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
     filter: follow.value.filter,
     onEvents(events) {
       if (!open) return;
-      let chunk = '';
-      for (const e of events) chunk += sseFrame(deps, e);
-      res.write(chunk);
+      res.write(sseChunk(deps, events));
       if (res.writableLength > MAX_BUFFERED_BYTES) end();
     },
     onEnd: end,
