@@ -174,8 +174,8 @@ async function main() {
     };
     const rebuildSet: [string, string] = [tensionId(REBUILD_BASE), tensionId(REBUILD_BASE + sizes.rebuildStreams - 1)];
     /** REST rescore at 8 connections on the main service, reporting each appended event's 200 (feed and relay). */
-    const recordedLoad = async (onAppended: (event: string, at: number) => void) =>
-      load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, T, onAppended);
+    const recordedLoad = async (onAppended: (event: string, at: number) => void, seconds = T) =>
+      load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds, onAppended);
     const readerKey = want('feed') ? await provisionReader(svc.url) : '';
     let nats: Awaited<ReturnType<typeof natsOrReason>> | undefined;
     if (want('relay')) {
@@ -247,7 +247,7 @@ async function main() {
           `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
       }
       if (want('feed')) {
-        round.feed = await feedRound(svc.url, readerKey, recordedLoad);
+        round.feed = await feedRound(svc.url, readerKey, recordedLoad, T);
         const { lag } = round.feed;
         log(`round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
           `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`);
