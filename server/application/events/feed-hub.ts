@@ -207,7 +207,7 @@ export class FeedHub {
     this.reading = true;
     void (async () => {
       let sawEvents = false;
-      let full = false;
+      let full: boolean;
       try {
         do {
           this.again = false;
