@@ -52,15 +52,29 @@ const recorded = (e: { type: string; data: Record<string, unknown>; version: num
 
 /**
  * Reads every tension stream in (stream_id, version) order, `BATCH` events at a time, and hands each
- * batch's complete streams to `settle` (the last stream of a batch may continue in the next one).
+ * batch's complete streams to `settle` (the last stream of a batch may continue in the next one). The
+ * work overlaps, one batch each: while batch n settles (its own transaction), batch n+1 is folded and
+ * batch n+2 read. Reads need no lock (settling catches up with whatever moved since); settles stay one
+ * at a time and in order, and batches never share a stream, so they cannot wait on each other.
+ * Without `overlap` (the embedded database, which runs one statement at a time anyway) each step waits
+ * for the one before: overlapping there gains nothing and only takes turns from the writers.
  */
-async function foldStreams(em: EntityManager, settle: (streams: Map<string, Folded>, events: number) => Promise<void>) {
+async function foldStreams(em: EntityManager, overlap: boolean, settle: (streams: Map<string, Folded>, events: number) => Promise<void>) {
   let pending = new Map<string, Folded>();
   let current = null as { id: string; folded: Folded } | null;
-  let after = { streamId: NIL, version: 0 };
   let events = 0;
+  const read = (after: { streamId: string; version: number }) => readStreamsInOrder(em, TENSION_STREAM, after, BATCH);
+  let next = read({ streamId: NIL, version: 0 });
+  let settling: Promise<void> = Promise.resolve();
   for (;;) {
-    const batch = await readStreamsInOrder(em, TENSION_STREAM, after, BATCH);
+    const batch = await next;
+    const last = batch.length < BATCH;
+    const readNext = () => {
+      const tail = batch[batch.length - 1];
+      next = read({ streamId: tail.streamId, version: tail.version });
+      next.catch(() => undefined); // awaited in the loop's next turn
+    };
+    if (!last && overlap) readNext();
     for (const e of batch) {
       if (current?.id !== e.streamId) {
         if (current) pending.set(current.id, current.folded);
@@ -70,15 +84,17 @@ async function foldStreams(em: EntityManager, settle: (streams: Map<string, Fold
       current.folded.version = e.version;
       events++;
     }
-    const last = batch.length < BATCH;
     const open = current;
     if (last && open) pending.set(open.id, open.folded);
-    await settle(pending, events);
+    await settling;
+    settling = settle(pending, events);
+    // Awaited in the loop's next turn or below; a rejection before then must not go unhandled.
+    settling.catch(() => undefined);
+    if (!overlap) await settling;
     pending = new Map();
     events = 0;
-    if (last) return;
-    const tail = batch[batch.length - 1];
-    after = { streamId: tail.streamId, version: tail.version };
+    if (last) return settling;
+    if (!overlap) readNext();
   }
 }
 
@@ -167,7 +183,7 @@ export async function rebuildTensionProjection(
     // Writes nothing and locks nothing: one consistent snapshot of streams and rows is enough.
     await em.transactional(
       async (tx) => {
-        await foldStreams(tx, async (folded, events) => {
+        await foldStreams(tx, false, async (folded, events) => {
           const d = diff(folded, await loadTensionStates(tx, [...folded.keys()], { lock: false }));
           add(t, { streams: folded.size, events, inserted: d.inserts.length, updated: d.updates.length, deleted: d.deletes.length, unchanged: d.unchanged });
           progress();
@@ -178,7 +194,8 @@ export async function rebuildTensionProjection(
       { isolationLevel: IsolationLevel.REPEATABLE_READ },
     );
   } else {
-    await foldStreams(em, async (folded, events) => {
+    // A PostgreSQL server runs the overlapping steps on separate connections at once.
+    await foldStreams(em, deps.config.databaseUrl !== undefined, async (folded, events) => {
       if (folded.size) add(t, await settleWithRetry(em, folded));
       t.events += events;
       progress();
