@@ -81,7 +81,7 @@ export async function feedRound(url: string, readerKey: string, recordedLoad: Re
   return { alone: inSequence(before, await quiet()), followed, lag };
 }
 
-/** Two equally long loads run one after the other, as one (its p99 is the worse of the two). */
+/** Two equally long loads run one after the other, as one: rates and p50 averaged, p99 the worse of the two. */
 function inSequence(a: HttpResult, b: HttpResult): HttpResult {
   return {
     connections: a.connections,

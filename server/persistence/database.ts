@@ -76,15 +76,27 @@ export async function applyTimeouts(db: Database, poolMax: number, timeouts: Dat
   await db.orm.connect();
 }
 
+const kinds = new WeakMap<MikroORM, Database['kind']>();
+
+/**
+ * Whether statements on separate connections run at the same time: on a PostgreSQL server, yes; on the
+ * embedded database, which runs one statement at a time, no (overlapping work there only queues).
+ */
+export function runsConnectionsInParallel(orm: MikroORM): boolean {
+  return kinds.get(orm) === 'postgres';
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
+    kinds.set(orm, 'postgres');
     return { orm, kind: 'postgres', close: () => orm.close(true) };
   }
   const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));
   try {
     const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool }, opts.logger));
+    kinds.set(orm, 'embedded');
     return {
       orm,
       kind: 'embedded',

@@ -49,8 +49,8 @@ const RETRY_FOR_MS = 30_000;
  * two; with 100 SSE followers that halved the service's write throughput (bench: subscriber cost 0.47).
  * The gap grows with the followers, so that the fan-out stays near FOLLOWER_WRITES_PER_S socket writes
  * a second however many follow, between MIN_BUSY_GAP_MS (few followers: little lag) and MAX_BUSY_GAP_MS
- * (the lag's bound: at 100 followers, p50 64 / p99 160 ms in the bench, for a cost of 4 %). A wake-up
- * after a quiet moment still reads at once.
+ * (the lag's bound: at 100 followers, p50 62 / p99 135–160 ms in the bench, for 4–17 % of the rescore
+ * throughput, bench/README.md). A wake-up after a quiet moment still reads at once.
  */
 const MIN_BUSY_GAP_MS = 25;
 const MAX_BUSY_GAP_MS = 100;
@@ -84,7 +84,6 @@ export class FeedHub {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly listener: FeedListener;
   private readonly pollMs: number;
-  private readonly busyGapMs: number | undefined;
 
   constructor(
     private readonly orm: MikroORM,
@@ -92,7 +91,6 @@ export class FeedHub {
     private readonly opts: HubOptions = {},
   ) {
     this.pollMs = opts.pollMs ?? 100;
-    this.busyGapMs = opts.busyGapMs;
     this.listener = listenForCommits(orm, () => this.notified(), logger);
   }
 
@@ -237,8 +235,9 @@ export class FeedHub {
   }
 
   private gap(): number {
+    if (this.opts.busyGapMs !== undefined) return this.opts.busyGapMs;
     const byFollowers = (this.followers.size * 1_000) / FOLLOWER_WRITES_PER_S;
-    return this.busyGapMs ?? Math.min(MAX_BUSY_GAP_MS, Math.max(MIN_BUSY_GAP_MS, byFollowers));
+    return Math.min(MAX_BUSY_GAP_MS, Math.max(MIN_BUSY_GAP_MS, byFollowers));
   }
 
   /** A commit was notified but nothing new is visible yet (an older transaction is still in flight): look again soon. */

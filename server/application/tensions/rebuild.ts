@@ -20,6 +20,7 @@ import { parseInput } from '../validate.js';
 import { TENSION_STREAM } from './command-path.js';
 import { rebuildInput, type RebuildReport } from './tension.inputs.js';
 import { reader, transact } from '../../persistence/transaction.js';
+import { runsConnectionsInParallel } from '../../persistence/database.js';
 import { recordAudit } from '../audit/audit.js';
 
 const BATCH = 5_000;
@@ -66,35 +67,41 @@ async function foldStreams(em: EntityManager, overlap: boolean, settle: (streams
   const read = (after: { streamId: string; version: number }) => readStreamsInOrder(em, TENSION_STREAM, after, BATCH);
   let next = read({ streamId: NIL, version: 0 });
   let settling: Promise<void> = Promise.resolve();
-  for (;;) {
-    const batch = await next;
-    const last = batch.length < BATCH;
-    const readNext = () => {
-      const tail = batch[batch.length - 1];
-      next = read({ streamId: tail.streamId, version: tail.version });
-      next.catch(() => undefined); // awaited in the loop's next turn
-    };
-    if (!last && overlap) readNext();
-    for (const e of batch) {
-      if (current?.id !== e.streamId) {
-        if (current) pending.set(current.id, current.folded);
-        current = { id: e.streamId, folded: { state: null, version: 0 } };
+  try {
+    for (;;) {
+      const batch = await next;
+      const last = batch.length < BATCH;
+      const readNext = () => {
+        const tail = batch[batch.length - 1];
+        next = read({ streamId: tail.streamId, version: tail.version });
+        next.catch(() => undefined); // awaited in the loop's next turn
+      };
+      if (!last && overlap) readNext();
+      for (const e of batch) {
+        if (current?.id !== e.streamId) {
+          if (current) pending.set(current.id, current.folded);
+          current = { id: e.streamId, folded: { state: null, version: 0 } };
+        }
+        current.folded.state = evolve(current.folded.state, recorded(e));
+        current.folded.version = e.version;
+        events++;
       }
-      current.folded.state = evolve(current.folded.state, recorded(e));
-      current.folded.version = e.version;
-      events++;
+      const open = current;
+      if (last && open) pending.set(open.id, open.folded);
+      await settling;
+      settling = settle(pending, events);
+      // Awaited in the loop's next turn or below; a rejection before then must not go unhandled.
+      settling.catch(() => undefined);
+      if (!overlap) await settling;
+      pending = new Map();
+      events = 0;
+      if (last) return await settling;
+      if (!overlap) readNext();
     }
-    const open = current;
-    if (last && open) pending.set(open.id, open.folded);
-    await settling;
-    settling = settle(pending, events);
-    // Awaited in the loop's next turn or below; a rejection before then must not go unhandled.
-    settling.catch(() => undefined);
-    if (!overlap) await settling;
-    pending = new Map();
-    events = 0;
-    if (last) return settling;
-    if (!overlap) readNext();
+  } catch (err) {
+    // A failed read must not leave a settle running on its own after the rebuild has answered.
+    await settling.catch(() => undefined);
+    throw err;
   }
 }
 
@@ -194,8 +201,7 @@ export async function rebuildTensionProjection(
       { isolationLevel: IsolationLevel.REPEATABLE_READ },
     );
   } else {
-    // A PostgreSQL server runs the overlapping steps on separate connections at once.
-    await foldStreams(em, deps.config.databaseUrl !== undefined, async (folded, events) => {
+    await foldStreams(em, runsConnectionsInParallel(deps.orm), async (folded, events) => {
       if (folded.size) add(t, await settleWithRetry(em, folded));
       t.events += events;
       progress();
