@@ -7,6 +7,7 @@ import { Migration20261124100000_audit_log } from './Migration20261124100000_aud
 import { Migration20261124110000_identity_versions_and_key_scopes } from './Migration20261124110000_identity_versions_and_key_scopes.js';
 import { Migration20261124120000_idempotency_keys } from './Migration20261124120000_idempotency_keys.js';
 import { Migration20261124200000_feed_wakeups_after_commit } from './Migration20261124200000_feed_wakeups_after_commit.js';
+import { Migration20261125000000_user_grants_function } from './Migration20261125000000_user_grants_function.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261124110000_identity_versions_and_key_scopes', class: Migration20261124110000_identity_versions_and_key_scopes },
   { name: 'Migration20261124120000_idempotency_keys', class: Migration20261124120000_idempotency_keys },
   { name: 'Migration20261124200000_feed_wakeups_after_commit', class: Migration20261124200000_feed_wakeups_after_commit },
+  { name: 'Migration20261125000000_user_grants_function', class: Migration20261125000000_user_grants_function },
 ];

@@ -1,4 +1,5 @@
-// The one place effective grants are computed: a recursive walk of `role_inherits` (SPEC §2, Role).
+// The one place effective grants are computed: a recursive walk of `role_inherits` (SPEC §2, Role); a
+// user's, in `market_user_grants`, the database function of the same walk.
 // Authentication, /auth/me, role reads, escalation and last-admin checks all go through here.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -7,17 +8,14 @@ export function pgArray(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
-/** Correlated subquery: the effective grants (text[]) of the user whose id is the SQL expression `userId`. */
+/**
+ * The effective grants (text[]) of the user whose id is the SQL expression `userId`: the migration's
+ * `market_user_grants` (migrations/Migration20261125000000_user_grants_function.ts), the recursive walk of
+ * `role_inherits` as a PL/pgSQL function, so each connection plans it once
+ * instead of on every request (issue 18). It reads with its caller's snapshot, like the subquery it replaced.
+ */
 export function userGrantsSql(userId: string): string {
-  return `(
-  with recursive r(role_id) as (
-    select ur.role_id from user_roles ur where ur.user_id = ${userId}
-    union
-    select ri.inherited_role_id from role_inherits ri join r on ri.role_id = r.role_id
-  )
-  select coalesce(array_agg(distinct g), '{}') from roles ro cross join unnest(ro.permissions) g
-  where ro.id in (select role_id from r)
-)`;
+  return `market_user_grants(${userId})`;
 }
 
 /** Effective grants of each given role (its own ∪ everything it inherits, transitively). */
