@@ -42,6 +42,8 @@ interface Round {
   gql: Record<number, HttpResult>;
   /** REST on two service instances of one database, half the connections each (summed) */
   rest2: Record<number, HttpResult>;
+  /** the same rescore on bench/servers/bare.mjs: the service's SQL behind bare Express + pg (a reference, not a baseline) */
+  bare: Record<number, HttpResult>;
   /** REST rescore at 8 connections right before, and during, a CLI rebuild */
   quiet8?: HttpResult;
   duringRebuild8?: HttpResult;
@@ -133,6 +135,7 @@ async function main() {
     stops.push(() => unverified.stop());
     const second = await startService({ ...env, logFile: join(outDir, 'service-2.log') });
     stops.push(() => second.stop());
+    const bare = stopLater(await startService({ ...env, entry: join(ROOT, 'bench/servers/bare.mjs'), logFile: join(outDir, 'bare.log') }));
     // The price of observability: the same service with metrics off, and with traces exported over
     // OTLP/HTTP to a local sink that accepts every batch (the exporter's whole cost, no collector's).
     let noMetrics: Awaited<ReturnType<typeof startService>> | undefined;
@@ -194,7 +197,7 @@ async function main() {
     }
 
     for (let r = 1; r <= sizes.rounds; r++) {
-      const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {} };
+      const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {}, bare: {} };
       rounds.push(round);
       if (want('rescore')) {
         round.pg[1] = await pgbench(db.url, scripts[1], 1, T);
@@ -203,10 +206,12 @@ async function main() {
           round.rest[c] = await rescore(svc.url, 'rescore-rest', pool, c);
           round.gql[c] = await rescore(svc.url, 'rescore-graphql', pool, c);
           round.rest2[c] = await twoInstances(svc.url, second.url, pool, c);
+          round.bare[c] = await rescore(bare.url, 'rescore-rest', pool, c);
         }
         log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps; ` +
           `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)}; ` +
-          `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)} req/s`);
+          `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)}; ` +
+          `bare handler 8:${Math.round(round.bare[8].rps)} 32:${Math.round(round.bare[32].rps)} req/s`);
       }
       if (want('streams')) {
         round.long8 = await rescore(svc.url, 'rescore-rest', long, sizes.longStreams);
@@ -308,6 +313,16 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
       f.push({ name: `  2 instances ${c} conns p50 / p99`, value: `${median(two.map((x) => x.p50))} / ${median(two.map((x) => x.p99))} ms` });
     }
   }
+  if (rounds[0]?.bare[8]) {
+    // How far the service is from the thinnest Node around its own SQL on this machine: a reference for
+    // what the targets leave to everything else (auth, validation, MikroORM, logging, metrics, idempotency).
+    for (const c of [8, 32]) {
+      const bare = pick((r) => r.bare[c]);
+      http.push(...bare);
+      f.push({ ...ratioFigure(`bare handler (same SQL, bare Express + pg) ${c} conns vs ceiling ${c}`, bare.map((x) => x.rps), pick((r) => r.pg[c]?.tps), ' req/s', '>=', 0), target: undefined, pass: undefined });
+      f.push({ ...ratioFigure(`REST rescore ${c} conns vs bare handler ${c}`, pick((r) => r.rest[c]?.rps), bare.map((x) => x.rps), ' req/s', '>=', 0), target: undefined, pass: undefined });
+    }
+  }
   if (rounds[0]?.pg[8]) {
     // No collapse under concurrency: 32 connections carry at least what 8 do.
     const scaling = (name: string, at: (r: Round, c: number) => number | undefined) =>
@@ -388,6 +403,7 @@ function sideBySide(rounds: Round[]): string {
     ['REST rescore, 1 instance (req/s)', (r, c) => r.rest[c]?.rps],
     ['REST rescore, 2 instances (req/s)', (r, c) => r.rest2[c]?.rps],
     ['GraphQL rescore (req/s)', (r, c) => r.gql[c]?.rps],
+    ['bare handler, same SQL (req/s, reference)', (r, c) => r.bare[c]?.rps],
   ];
   const lines = rows.map(([name, at]) => {
     const [a, b] = [med((r) => at(r, 8)), med((r) => at(r, 32))];

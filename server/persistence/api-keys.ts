@@ -109,15 +109,15 @@ export interface KeyHolder {
   last_used_at: string | Date | null;
 }
 
-/** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */
-export async function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
-  const [row] = await em.execute<KeyHolder[]>(
-    `select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${userGrantsSql('u.id')} as grants
+/** The key lookup of every bearer request: parameters (key hash, now). */
+export const keyHolderSql = `select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${userGrantsSql('u.id')} as grants
      from api_keys k join users u on u.id = k.user_id
      where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?)
-       and u.status = 'active'`,
-    [keyHash, now],
-  );
+       and u.status = 'active'`;
+
+/** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */
+export async function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
+  const [row] = await em.execute<KeyHolder[]>(keyHolderSql, [keyHash, now]);
   return row ?? null;
 }
 

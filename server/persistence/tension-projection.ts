@@ -149,24 +149,20 @@ export async function writeTensionCommand(
   }
 }
 
-async function writeOnce(
-  tx: EntityManager,
-  w: TensionWrite,
-  onConflict: 'skip' | 'fail',
-): Promise<{ row: TensionRow | 'deleted'; events: StoredEvent[] } | null> {
+/**
+ * The one statement of a tension command's write (see writeTensionCommand): for a deletion it answers
+ * `deleted` (0 or 1) and `events`; otherwise the written row in the read shape with `events`, or no row.
+ */
+export function tensionWriteSql(w: TensionWrite, onConflict: 'skip' | 'fail'): { sql: string; params: unknown[] } {
   const insert = eventInsert(w.stream, w.head, w.events, w.metadata, { ...w.opts, onConflict });
   const events = `e as (${insert.sql('where exists (select 1 from t)')} returning *)`;
   const eventsJson = `(select coalesce(json_agg(row_to_json(e) order by e.version), '[]'::json) from e) as events`;
-  type Events = { events: Parameters<typeof toStoredEvent>[0][] | string };
-  const parse = (x: Events): StoredEvent[] =>
-    (typeof x.events === 'string' ? (JSON.parse(x.events) as Parameters<typeof toStoredEvent>[0][]) : x.events).map(toStoredEvent);
   if (!w.next) {
-    const [r]: ({ deleted: number } & Events)[] = await tx.execute(
-      `with t as (delete from tensions where id = ? and version = ? returning id), ${events}
+    return {
+      sql: `with t as (delete from tensions where id = ? and version = ? returning id), ${events}
        select (select count(*) from t)::int as deleted, ${eventsJson}`,
-      [w.stream.id, w.head, ...insert.params],
-    );
-    return Number(r.deleted) === 1 ? { row: 'deleted', events: parse(r) } : null;
+      params: [w.stream.id, w.head, ...insert.params],
+    };
   }
   const [id, ...rest] = stateValues(w.next);
   const write =
@@ -174,11 +170,26 @@ async function writeOnce(
       ? { sql: `insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
                 on conflict (id) do nothing returning *`, params: [id, ...rest] }
       : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? returning *`, params: [...rest, id, w.head] };
-  const rows: (TensionRow & Events)[] = await tx.execute(
-    `with t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
-    [...write.params, ...insert.params],
-  );
-  const [row] = rows;
+  return {
+    sql: `with t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
+    params: [...write.params, ...insert.params],
+  };
+}
+
+async function writeOnce(
+  tx: EntityManager,
+  w: TensionWrite,
+  onConflict: 'skip' | 'fail',
+): Promise<{ row: TensionRow | 'deleted'; events: StoredEvent[] } | null> {
+  type Events = { events: Parameters<typeof toStoredEvent>[0][] | string };
+  const parse = (x: Events): StoredEvent[] =>
+    (typeof x.events === 'string' ? (JSON.parse(x.events) as Parameters<typeof toStoredEvent>[0][]) : x.events).map(toStoredEvent);
+  const { sql, params } = tensionWriteSql(w, onConflict);
+  if (!w.next) {
+    const [r]: ({ deleted: number } & Events)[] = await tx.execute(sql, params);
+    return Number(r.deleted) === 1 ? { row: 'deleted', events: parse(r) } : null;
+  }
+  const [row]: (TensionRow & Events)[] = await tx.execute(sql, params);
   if (!row) return null;
   const { events: _events, ...tension } = row;
   return { row: tension, events: parse(row) };
