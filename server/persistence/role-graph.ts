@@ -10,9 +10,9 @@ export function pgArray(values: readonly string[]): string {
 
 /**
  * The effective grants (text[]) of the user whose id is the SQL expression `userId`: the migration's
- * `market_user_grants` (migrations/Migration20261125000000_user_grants_function.ts), the recursive walk of
- * `role_inherits` as a PL/pgSQL function, so each connection plans it once
- * instead of on every request (issue 18). It reads with its caller's snapshot, like the subquery it replaced.
+ * `market_user_grants` (migrations/Migration20261125000000_user_grants_function.ts), the recursive walk
+ * of `role_inherits` as a PL/pgSQL function, so each connection plans it once instead of on every
+ * request (issue 18). It reads with its caller's snapshot, like the subquery it replaced.
  */
 export function userGrantsSql(userId: string): string {
   return `market_user_grants(${userId})`;
