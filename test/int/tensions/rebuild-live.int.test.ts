@@ -9,8 +9,10 @@ import { onPostgres } from '../../support/database.js';
 import { newActor, newTension, projectionRow, streamOf } from '../../support/tensions.js';
 
 // The figure on PostgreSQL. The embedded database is WebAssembly and runs one transaction at
-// a time, so a smaller set there: enough for several batches of the rebuild to interleave with commands.
-const STREAMS = onPostgres ? 100_000 : 12_000;
+// a time, so a smaller set there, but enough batches of the rebuild (5,000 events each) to interleave with
+// commands: a writer gets about one command through between two batches there, and with 12,000 streams
+// (3 batches) every writer got exactly 3, the assertion's bare minimum; 24,000 (5 batches) gave 5–9.
+const STREAMS = onPostgres ? 100_000 : 24_000;
 const WRITERS = 4;
 const DAMAGED = 10;
 
