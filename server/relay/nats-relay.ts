@@ -68,13 +68,18 @@ export async function startNatsRelay(opts: RelayOptions): Promise<RunningRelay> 
   let stopping = false;
   let holding = false;
   let wake: (() => void) | undefined;
+  /** a commit was announced since the last read began: the next sleep returns at once */
+  let poked = false;
   const poke = () => {
+    poked = true;
     wake?.();
     wake = undefined;
   };
   const listener: FeedListener = listenForCommits(opts.orm, poke, log);
-  const sleep = (ms: number) =>
+  /** Waits `ms` or until a commit is announced; `caughtUp`: not at all if one was announced during the last round. */
+  const sleep = (ms: number, caughtUp = false) =>
     new Promise<void>((r) => {
+      if (caughtUp && poked) return r();
       const t = setTimeout(() => {
         wake = undefined;
         r();
@@ -99,38 +104,52 @@ export async function startNatsRelay(opts: RelayOptions): Promise<RunningRelay> 
   };
 
   const loop = async () => {
-    let lastRenew: number;
+    let lastRenew = 0;
+    /** the checkpoint as this relay last wrote it; only the lease holder advances it, so while holding it is the database's */
+    let cursor: FeedCursor | null = null;
     while (!stopping) {
       try {
-        const checkpoint = await acquireLease(em(), name, id, opts.leaseMs);
-        lastRenew = Date.now();
-        if (!checkpoint) {
-          if (holding) log.warn('relay: lease lost; standing by');
-          holding = false;
-          await sleep(renewMs);
-          continue;
+        // The lease is taken (and the checkpoint read) when not held, and renewed when a third of it has
+        // passed without a checkpoint; a wake-up by a commit in between goes straight to the feed, so a
+        // steady load costs a read, the publish and one checkpoint update per wake-up.
+        if (!holding || !cursor || Date.now() - lastRenew >= renewMs) {
+          const checkpoint = await acquireLease(em(), name, id, opts.leaseMs);
+          lastRenew = Date.now();
+          if (!checkpoint) {
+            if (holding) log.warn('relay: lease lost; standing by');
+            holding = false;
+            cursor = null;
+            await sleep(renewMs);
+            continue;
+          }
+          if (!holding) log.info({ checkpoint }, 'relay: lease taken; publishing');
+          holding = true;
+          cursor = checkpoint;
         }
-        if (!holding) log.info({ checkpoint }, 'relay: lease taken; publishing');
-        holding = true;
-        let cursor = checkpoint;
-        // Publish until caught up, renewing the lease with every checkpoint.
+        // Publish until caught up (a page shorter than the batch), renewing the lease with every checkpoint.
+        // A commit announced from here on wakes the next round, even while this one is still publishing.
+        poked = false;
         for (;;) {
           if (stopping) return;
           const { next, count } = await publishBatch(cursor);
           if (count === 0) break;
           if (!(await advanceCheckpoint(em(), name, id, opts.leaseMs, next, count))) {
             holding = false;
+            cursor = null;
             log.warn('relay: lease lost while publishing; standing by');
             break;
           }
           lastRenew = Date.now();
           cursor = next;
+          if (count < batch) break;
         }
         if (!holding) continue;
         const idle = listener.listening() ? renewMs - (Date.now() - lastRenew) : Math.min(pollMs, renewMs);
-        await sleep(Math.max(10, idle));
+        await sleep(Math.max(10, idle), true);
       } catch (err) {
         log.warn({ err }, 'relay: round failed; retrying');
+        // The checkpoint may have moved under a failed round: read it again with the lease.
+        cursor = null;
         await sleep(Math.min(1_000, renewMs));
       }
     }
