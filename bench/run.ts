@@ -37,7 +37,10 @@ const RELAY: RelayTarget = {
 const log = (s: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 
 interface Round {
+  /** the SQL ceiling: pgbench -M prepared, what the machine can do */
   pg: Record<number, PgbenchResult>;
+  /** the same transaction with -M simple: every statement planned at every execution, as the service's are */
+  pgSimple: Record<number, PgbenchResult>;
   rest: Record<number, HttpResult>;
   gql: Record<number, HttpResult>;
   /** REST on two service instances of one database, half the connections each (summed) */
@@ -160,7 +163,9 @@ async function main() {
     }
 
     const scripts: Record<number, string> = {};
-    for (const c of [1, 8, 32]) scripts[c] = await writeScript(db, outDir, sizes.tensions, c);
+    const simpleScripts: Record<number, string> = {};
+    for (const c of [1, 8, 32]) scripts[c] = await writeScript(db, outDir, sizes.tensions, c, 'prepared');
+    for (const c of [8, 32]) simpleScripts[c] = await writeScript(db, outDir, sizes.tensions, c, 'simple');
     const pool = poolIds(sizes);
     const long = longIds(sizes);
     const T = sizes.seconds;
@@ -197,18 +202,20 @@ async function main() {
     }
 
     for (let r = 1; r <= sizes.rounds; r++) {
-      const round: Round = { pg: {}, rest: {}, gql: {}, rest2: {}, bare: {} };
+      const round: Round = { pg: {}, pgSimple: {}, rest: {}, gql: {}, rest2: {}, bare: {} };
       rounds.push(round);
       if (want('rescore')) {
-        round.pg[1] = await pgbench(db.url, scripts[1], 1, T);
+        round.pg[1] = await pgbench(db.url, scripts[1], 1, T, 'prepared');
         for (const c of [8, 32]) {
-          round.pg[c] = await pgbench(db.url, scripts[c], c, T);
+          round.pg[c] = await pgbench(db.url, scripts[c], c, T, 'prepared');
+          round.pgSimple[c] = await pgbench(db.url, simpleScripts[c], c, T, 'simple');
           round.rest[c] = await rescore(svc.url, 'rescore-rest', pool, c);
           round.gql[c] = await rescore(svc.url, 'rescore-graphql', pool, c);
           round.rest2[c] = await twoInstances(svc.url, second.url, pool, c);
           round.bare[c] = await rescore(bare.url, 'rescore-rest', pool, c);
         }
-        log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps; ` +
+        log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps ` +
+          `(-M simple 8:${Math.round(round.pgSimple[8].tps)} 32:${Math.round(round.pgSimple[32].tps)}); ` +
           `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)}; ` +
           `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)}; ` +
           `bare handler 8:${Math.round(round.bare[8].rps)} 32:${Math.round(round.bare[32].rps)} req/s`);
@@ -290,7 +297,12 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
   const http: HttpResult[] = [];
   if (rounds[0]?.pg[1]) {
     const pg = (c: number) => pick((r) => r.pg[c]?.tps);
-    for (const c of [1, 8, 32]) f.push({ name: `SQL ceiling, pgbench ${c} client${c > 1 ? 's' : ''}`, value: fmt(median(pg(c)), ' tps') });
+    for (const c of [1, 8, 32]) f.push({ name: `SQL ceiling, pgbench ${c} client${c > 1 ? 's' : ''} (prepared)`, value: fmt(median(pg(c)), ' tps') });
+    for (const c of [8, 32]) {
+      // The price of planning every statement (the simple protocol the service speaks): in the ratios below, never in the ceiling.
+      const simple = pick((r) => r.pgSimple[c]?.tps);
+      f.push({ ...ratioFigure(`  the same, -M simple (planned every time), ${c} clients vs prepared`, simple, pg(c), ' tps', '>=', 0), target: undefined, pass: undefined });
+    }
     for (const c of [8, 32]) {
       const rest = pick((r) => r.rest[c]);
       const gql = pick((r) => r.gql[c]);
@@ -399,7 +411,8 @@ function sideBySide(rounds: Round[]): string {
   if (!rounds[0]?.pg[8]) return '';
   const med = (get: (r: Round) => number | undefined) => median(rounds.map(get).filter((x): x is number => x !== undefined));
   const rows: [string, (r: Round, c: number) => number | undefined][] = [
-    ['SQL ceiling (pgbench, tx/s)', (r, c) => r.pg[c]?.tps],
+    ['SQL ceiling (pgbench -M prepared, tx/s)', (r, c) => r.pg[c]?.tps],
+    ['the same, -M simple (tx/s)', (r, c) => r.pgSimple[c]?.tps],
     ['REST rescore, 1 instance (req/s)', (r, c) => r.rest[c]?.rps],
     ['REST rescore, 2 instances (req/s)', (r, c) => r.rest2[c]?.rps],
     ['GraphQL rescore (req/s)', (r, c) => r.gql[c]?.rps],
