@@ -66,6 +66,7 @@ const schema = z
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
     GRAPHIQL: z.enum(['true', 'false']).optional(),
     GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
@@ -106,6 +107,8 @@ export interface Config {
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   dbPoolMax: number;
+  /** PostgreSQL: the hot path's statements are kept prepared on each connection (false behind an old pooler) */
+  dbPreparedStatements: boolean;
   graphiql: boolean;
   introspection: boolean;
   /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminEmail: e.ADMIN_EMAIL,
     adminPassword: e.ADMIN_PASSWORD,
     dbPoolMax: e.DB_POOL_MAX,
+    dbPreparedStatements: e.DB_PREPARED_STATEMENTS === 'true',
     graphiql: e.GRAPHIQL ? e.GRAPHIQL === 'true' : !prod,
     introspection: e.GRAPHQL_INTROSPECTION ? e.GRAPHQL_INTROSPECTION === 'true' : !prod,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -49,6 +49,7 @@ export async function openServiceDatabase(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
     poolMax: config.dbPoolMax,
+    preparedStatements: config.dbPreparedStatements,
     logger,
     embedded,
   });

@@ -1,6 +1,7 @@
 // API key rows (SPEC §2, API key): creation, listing, revocation and rotation with overlap.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray, userGrantsSql } from './role-graph.js';
+import { prepared } from './statements.js';
 
 export interface RotatableKey {
   id: string;
@@ -117,13 +118,13 @@ export const keyHolderSql = `select k.id, k.name, k.user_id, k.last_used_at, k.p
 
 /** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */
 export async function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
-  const [row] = await em.execute<KeyHolder[]>(keyHolderSql, [keyHash, now]);
+  const [row] = await prepared<KeyHolder>(em, keyHolderSql, [keyHash, now]);
   return row ?? null;
 }
 
 /** Records the key's use at `now` unless one was recorded within `resolutionMs` (one write a minute across instances). */
 export async function recordKeyUse(em: EntityManager, keyId: string, now: Date, resolutionMs: number): Promise<void> {
-  await em.execute(`update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)`, [
+  await prepared(em, `update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)`, [
     now,
     keyId,
     new Date(now.getTime() - resolutionMs),

@@ -3,6 +3,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { readdir } from 'node:fs/promises';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import type { Logger } from '../logger.js';
+import { usePreparedStatements } from './statements.js';
 
 export interface Database {
   orm: MikroORM;
@@ -22,6 +23,8 @@ export interface DatabaseOptions {
   timeouts?: DatabaseTimeouts;
   /** PostgreSQL: create the database when it does not exist (MikroORM's `ensureDatabase`); default true. The MCP stdio server never does. */
   create?: boolean;
+  /** PostgreSQL: the hot path's statements are kept prepared per connection (statements.ts); default true */
+  preparedStatements?: boolean;
 }
 
 export interface DatabaseTimeouts {
@@ -91,12 +94,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
     kinds.set(orm, 'postgres');
+    usePreparedStatements(orm.config, opts.preparedStatements ?? true);
     return { orm, kind: 'postgres', close: () => orm.close(true) };
   }
   const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));
   try {
     const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool }, opts.logger));
     kinds.set(orm, 'embedded');
+    // Every socket connection to the embedded database shares its one session (statements.ts).
+    usePreparedStatements(orm.config, false);
     return {
       orm,
       kind: 'embedded',

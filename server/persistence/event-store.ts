@@ -1,6 +1,7 @@
 // The event store: streams of events in `domain_events`, appended with optimistic concurrency.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { VersionConflictError } from '../domain/errors.js';
+import { prepared } from './statements.js';
 
 export interface StreamRef {
   type: string;
@@ -170,7 +171,8 @@ export interface FeedPage {
  * The price is that one long write transaction anywhere in the cluster holds the feed back until it ends.
  */
 export async function readAll(em: EntityManager, after: FeedCursor, limit: number): Promise<FeedPage> {
-  const rows: (EventRow & { transaction_id: string })[] = await em.execute(
+  const rows = await prepared<EventRow & { transaction_id: string }>(
+    em,
     `select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
             transaction_id::text as transaction_id
      from domain_events
@@ -277,7 +279,8 @@ export async function readFeed(em: EntityManager, after: FeedCursor, limit: numb
     where.push('and stream_id = ?::uuid');
     params.push(filter.streamId);
   }
-  const [row]: { page: (EventRow & { transaction_id: string })[]; tail_tid: string | null; tail_pos: string | null }[] = await em.execute(
+  const [row] = await prepared<{ page: (EventRow & { transaction_id: string })[]; tail_tid: string | null; tail_pos: string | null }>(
+    em,
     `with h as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as x),
      page as (
        select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TensionState } from '../domain/tension.types.js';
 import type { TensionView } from '../application/tensions/tension.inputs.js';
 import { isUniqueViolation, likePattern } from './transaction.js';
+import { prepared } from './statements.js';
 import { eventInsert, toStoredEvent, type AppendOptions, type EventMetadata, type NewEvent, type StoredEvent, type StreamRef } from './event-store.js';
 
 export interface TensionRow {
@@ -100,7 +101,7 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery): Prom
 }
 
 export async function loadTensionRow(em: EntityManager, id: string): Promise<TensionRow | null> {
-  const rows: TensionRow[] = await em.execute(`${TENSION_SELECT} from tensions t ${TENSION_FROM} where t.id = ?`, [id]);
+  const rows = await prepared<TensionRow>(em, `${TENSION_SELECT} from tensions t ${TENSION_FROM} where t.id = ?`, [id]);
   return rows[0] ?? null;
 }
 
@@ -186,10 +187,10 @@ async function writeOnce(
     (typeof x.events === 'string' ? (JSON.parse(x.events) as Parameters<typeof toStoredEvent>[0][]) : x.events).map(toStoredEvent);
   const { sql, params } = tensionWriteSql(w, onConflict);
   if (!w.next) {
-    const [r]: ({ deleted: number } & Events)[] = await tx.execute(sql, params);
+    const [r] = await prepared<{ deleted: number } & Events>(tx, sql, params);
     return Number(r.deleted) === 1 ? { row: 'deleted', events: parse(r) } : null;
   }
-  const [row]: (TensionRow & Events)[] = await tx.execute(sql, params);
+  const [row] = await prepared<TensionRow & Events>(tx, sql, params);
   if (!row) return null;
   const { events: _events, ...tension } = row;
   return { row: tension, events: parse(row) };
@@ -197,7 +198,7 @@ async function writeOnce(
 
 /** The row's version now (0 when gone): what a version conflict reports. */
 export async function currentTensionVersion(tx: EntityManager, id: string): Promise<number> {
-  const [row] = await tx.execute<{ version: number }[]>('select version from tensions where id = ?', [id]);
+  const [row] = await prepared<{ version: number }>(tx, 'select version from tensions where id = ?', [id]);
   return row ? Number(row.version) : 0;
 }
 

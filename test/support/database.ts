@@ -43,7 +43,7 @@ export async function emptyPostgresDatabase(): Promise<{ url: string; query: (sq
   };
 }
 
-export async function createTestDatabase(opts: { poolMax?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { poolMax?: number; preparedStatements?: boolean } = {}): Promise<TestDatabase> {
   const poolMax = opts.poolMax ?? 10;
   if (!onPostgres) {
     const db = await openDatabase({ poolMax });
@@ -51,7 +51,7 @@ export async function createTestDatabase(opts: { poolMax?: number } = {}): Promi
     return db;
   }
   const { name, url } = await newPostgresDatabase('t');
-  const db = await openDatabase({ databaseUrl: url, poolMax });
+  const db = await openDatabase({ databaseUrl: url, poolMax, preparedStatements: opts.preparedStatements });
   await migrate(db.orm);
   return {
     ...db,
