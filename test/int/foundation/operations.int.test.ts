@@ -344,17 +344,18 @@ describe('market-service mcp never creates or migrates a database (SPEC §8)', (
 describe('the operations settings', () => {
   it('are read and checked with every other setting, each problem reported at once', async () => {
     const { loadConfig } = await import('../../../server/config.js');
-    const c = loadConfig({ MIGRATE_ON_START: 'false', SHUTDOWN_GRACE_MS: '2500', DB_STATEMENT_TIMEOUT_MS: '0', DB_LOCK_TIMEOUT_MS: '750', METRICS: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' });
-    expect(c).toMatchObject({ migrateOnStart: false, shutdownGraceMs: 2500, dbStatementTimeoutMs: 0, dbLockTimeoutMs: 750, metrics: false, otlpEndpoint: 'http://collector:4318', tracesExporter: 'none' });
+    const c = loadConfig({ MIGRATE_ON_START: 'false', SHUTDOWN_GRACE_MS: '2500', DB_STATEMENT_TIMEOUT_MS: '0', DB_LOCK_TIMEOUT_MS: '750', METRICS: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none', DB_PREPARED_STATEMENTS: 'false' });
+    expect(c).toMatchObject({ migrateOnStart: false, shutdownGraceMs: 2500, dbStatementTimeoutMs: 0, dbLockTimeoutMs: 750, metrics: false, otlpEndpoint: 'http://collector:4318', tracesExporter: 'none', dbPreparedStatements: false });
+    expect(loadConfig({}).dbPreparedStatements).toBe(true);
     expect(loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }).shutdownGraceMs).toBe(10_000);
     expect(loadConfig({}).shutdownGraceMs).toBe(0);
     let problems = '';
     try {
-      loadConfig({ MIGRATE_ON_START: 'no', SHUTDOWN_GRACE_MS: '-1', DB_STATEMENT_TIMEOUT_MS: 'soon', DB_LOCK_TIMEOUT_MS: '99999999', METRICS_TOKEN: 'short', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector', OTEL_TRACES_EXPORTER: 'zipkin' });
+      loadConfig({ MIGRATE_ON_START: 'no', SHUTDOWN_GRACE_MS: '-1', DB_STATEMENT_TIMEOUT_MS: 'soon', DB_LOCK_TIMEOUT_MS: '99999999', METRICS_TOKEN: 'short', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector', OTEL_TRACES_EXPORTER: 'zipkin', DB_PREPARED_STATEMENTS: 'yes' });
     } catch (err) {
       problems = (err as Error).message;
     }
-    for (const name of ['MIGRATE_ON_START', 'SHUTDOWN_GRACE_MS', 'DB_STATEMENT_TIMEOUT_MS', 'DB_LOCK_TIMEOUT_MS', 'METRICS_TOKEN', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER']) {
+    for (const name of ['MIGRATE_ON_START', 'SHUTDOWN_GRACE_MS', 'DB_STATEMENT_TIMEOUT_MS', 'DB_LOCK_TIMEOUT_MS', 'METRICS_TOKEN', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'DB_PREPARED_STATEMENTS']) {
       expect(problems).toContain(name);
     }
   });
