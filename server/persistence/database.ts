@@ -3,7 +3,6 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { readdir } from 'node:fs/promises';
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js';
 import type { Logger } from '../logger.js';
-import { usePreparedStatements } from './statements.js';
 
 export interface Database {
   orm: MikroORM;
@@ -79,30 +78,36 @@ export async function applyTimeouts(db: Database, poolMax: number, timeouts: Dat
   await db.orm.connect();
 }
 
-const kinds = new WeakMap<MikroORM, Database['kind']>();
+/** What `openDatabase` knew of each database it opened, for code that holds only its ORM or an EntityManager (keyed by their shared configuration). */
+const traits = new WeakMap<object, { kind: Database['kind']; preparedStatements: boolean }>();
 
 /**
  * Whether statements on separate connections run at the same time: on a PostgreSQL server, yes; on the
  * embedded database, which runs one statement at a time, no (overlapping work there only queues).
  */
 export function runsConnectionsInParallel(orm: MikroORM): boolean {
-  return kinds.get(orm) === 'postgres';
+  return traits.get(orm.config)?.kind === 'postgres';
+}
+
+/**
+ * Whether the hot path's statements are kept prepared (statements.ts): on PostgreSQL unless
+ * DB_PREPARED_STATEMENTS=false; never on the embedded database, whose socket connections share one session.
+ */
+export function preparesStatements(config: object): boolean {
+  return traits.get(config)?.preparedStatements ?? false;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
-    kinds.set(orm, 'postgres');
-    usePreparedStatements(orm.config, opts.preparedStatements ?? true);
+    traits.set(orm.config, { kind: 'postgres', preparedStatements: opts.preparedStatements ?? true });
     return { orm, kind: 'postgres', close: () => orm.close(true) };
   }
   const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));
   try {
     const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool }, opts.logger));
-    kinds.set(orm, 'embedded');
-    // Every socket connection to the embedded database shares its one session (statements.ts).
-    usePreparedStatements(orm.config, false);
+    traits.set(orm.config, { kind: 'embedded', preparedStatements: false });
     return {
       orm,
       kind: 'embedded',

@@ -8,13 +8,7 @@
 // two connections would interleave in it.
 import { createHash } from 'node:crypto';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
-
-const preparing = new WeakMap<EntityManager['config'], boolean>();
-
-/** Whether statements run through `prepared` keep a named statement per connection (default: yes). */
-export function usePreparedStatements(config: EntityManager['config'], on: boolean): void {
-  preparing.set(config, on);
-}
+import { preparesStatements } from './database.js';
 
 const names = new Map<string, string>();
 const MAX_NAMES = 1_000;
@@ -47,7 +41,7 @@ interface RawResult<T> {
  * statement, so its query events (SQL spans) still fire. When preparing is off, it is `em.execute`.
  */
 export async function prepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
-  if (!preparing.get(em.config)) return em.execute<T[]>(sql, params as unknown[]);
+  if (!preparesStatements(em.config)) return em.execute<T[]>(sql, params as unknown[]);
   const knex = em.getConnection().getKnex();
   let query = knex.raw(sql, params as Knex.RawBinding[]).options({ name: statementName(sql) });
   const trx = em.getTransactionContext<Knex.Transaction>();
