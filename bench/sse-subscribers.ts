@@ -38,20 +38,24 @@ const now = () => performance.timeOrigin + performance.now();
 /**
  * The subscribers stand in for clients on other machines, yet share this machine's 2 cores with the
  * service: the less CPU they take per message, the more the figure is the service's. So messages are
- * read as bytes (no text decoding, no regular expression, no string per message but the event's key),
- * and each event's key is numbered once for the whole process: a subscriber keeps one arrival time per
- * event number, not a map of its own.
+ * read as bytes (no text decoding, no regular expression): one search for the event's tension id, one
+ * for the message's end, and one string per message, the event's key. Each key is numbered once for the
+ * whole process, and a subscriber keeps one arrival time per event number, not a map of its own.
  */
 const STREAM_ID = Buffer.from('"streamId":"');
-const VERSION = Buffer.from('","version":');
+const VERSION = '","version":';
 const END = Buffer.from('\n\n');
 const CONNECTED = Buffer.from(': connected');
 const UUID = 36;
-/** event key (`<tension id>:<version>`) → its number in this process */
+const QUOTE = 0x22;
+/** An event's key as it stands in its message: `<tension id>","version":<version>`. */
+const keyOf = (event: string) => event.replace(':', VERSION);
+/** event key → its number in this process */
 const numbers = new Map<string, number>();
 
 interface Subscriber {
   req: ClientRequest;
+  connected: boolean;
   /** arrival time by event number; NaN: not (yet) received */
   times: Float64Array;
   duplicates: number;
@@ -73,39 +77,52 @@ function arrived(s: Subscriber, key: string, at: number): void {
   else s.duplicates++;
 }
 
-/** The messages complete in `buf` from its start; answers where the incomplete rest begins. */
-function readMessages(s: Subscriber, buf: Buffer, at: number, onConnected: () => void): number {
-  let from = 0;
-  let end: number;
-  while ((end = buf.indexOf(END, from)) >= 0) {
-    if (end - from >= CONNECTED.length && buf.compare(CONNECTED, 0, CONNECTED.length, from, from + CONNECTED.length) === 0) onConnected();
-    // Only what identifies the event (tension id, version); the rest of the JSON is not parsed.
+/**
+ * The messages complete in `buf`; answers where the incomplete rest begins. Only what identifies an
+ * event (its tension id and version, the first `"streamId":"` of its message) is read; messages without
+ * one (heartbeats) are passed over.
+ */
+function readMessages(s: Subscriber, buf: Buffer, at: number, from: number): number {
+  for (;;) {
     const id = buf.indexOf(STREAM_ID, from);
-    if (id >= 0 && id < end) {
-      const idStart = id + STREAM_ID.length;
-      const versionStart = idStart + UUID + VERSION.length;
-      if (versionStart <= end && buf.compare(VERSION, 0, VERSION.length, idStart + UUID, versionStart) === 0) {
-        let versionEnd = versionStart;
-        while (buf[versionEnd] >= 0x30 && buf[versionEnd] <= 0x39) versionEnd++;
-        arrived(s, `${buf.toString('latin1', idStart, idStart + UUID)}:${buf.toString('latin1', versionStart, versionEnd)}`, at);
-      }
+    if (id < 0) {
+      const last = buf.lastIndexOf(END);
+      return last >= from ? last + END.length : from;
     }
+    const idEnd = id + STREAM_ID.length + UUID;
+    let versionEnd = idEnd + VERSION.length;
+    while (buf[versionEnd] >= 0x30 && buf[versionEnd] <= 0x39) versionEnd++;
+    const end = versionEnd < buf.length ? buf.indexOf(END, versionEnd) : -1;
+    if (end < 0) return from;
+    if (buf[idEnd] === QUOTE) arrived(s, buf.toString('latin1', id + STREAM_ID.length, versionEnd), at);
     from = end + END.length;
   }
-  return from;
 }
 
 function subscribe(url: string, key: string): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/api/v1/events/stream?after=now`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
-    const s: Subscriber = { req, times: new Float64Array(1024).fill(NaN), duplicates: 0, ended: false };
+    const s: Subscriber = { req, connected: false, times: new Float64Array(1024).fill(NaN), duplicates: 0, ended: false };
     req.on('response', (res) => {
       if (res.statusCode !== 200) return reject(new Error(`SSE subscribe answered ${res.statusCode}`));
       let rest: Buffer | undefined;
       res.on('data', (chunk: Buffer) => {
         const at = now();
         const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-        const done = readMessages(s, buf, at, () => resolve(s));
+        let from = 0;
+        if (!s.connected) {
+          // the stream's first message, before any event
+          const end = buf.indexOf(END);
+          if (end < 0) return void (rest = buf);
+          if (buf.compare(CONNECTED, 0, CONNECTED.length, 0, Math.min(end, CONNECTED.length)) !== 0) {
+            req.destroy();
+            return reject(new Error('the SSE stream did not start with ": connected"'));
+          }
+          s.connected = true;
+          resolve(s);
+          from = end + END.length;
+        }
+        const done = readMessages(s, buf, at, from);
         rest = done < buf.length ? buf.subarray(done) : undefined;
       });
       res.on('close', () => (s.ended = true));
@@ -125,11 +142,12 @@ let wallFrom = now();
 
 async function collect(responses: [string, number][], graceMs: number): Promise<LagSummary> {
   const deadline = now() + graceMs;
+  const keyed = responses.map(([k, sent]): [string, number] => [keyOf(k), sent]);
   const received = (s: Subscriber, k: string) => {
     const n = numbers.get(k);
     return n !== undefined && n < s.times.length && !Number.isNaN(s.times[n]);
   };
-  const complete = () => subscribers.every((s) => s.ended || responses.every(([k]) => received(s, k)));
+  const complete = () => subscribers.every((s) => s.ended || keyed.every(([k]) => received(s, k)));
   while (!complete() && now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const cpu = process.cpuUsage(cpuFrom);
   const cpuCores = (cpu.user + cpu.system) / 1000 / (now() - wallFrom);
@@ -137,7 +155,7 @@ async function collect(responses: [string, number][], graceMs: number): Promise<
   let n = 0;
   let missing = 0;
   for (const s of subscribers) {
-    for (const [k, sent] of responses) {
+    for (const [k, sent] of keyed) {
       if (!received(s, k)) missing++;
       else lags[n++] = s.times[numbers.get(k)!] - sent;
     }
