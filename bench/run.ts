@@ -39,7 +39,7 @@ const log = (s: string) => process.stderr.write(`${new Date().toISOString().slic
 interface Round {
   /** the SQL ceiling: pgbench -M prepared, what the machine can do */
   pg: Record<number, PgbenchResult>;
-  /** the same transaction with -M simple: every statement planned at every execution, as the service's are */
+  /** the same statements with -M simple: each planned at every execution, as the service's are with DB_PREPARED_STATEMENTS=false */
   pgSimple: Record<number, PgbenchResult>;
   rest: Record<number, HttpResult>;
   gql: Record<number, HttpResult>;
@@ -314,7 +314,8 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const pg = (c: number) => pick((r) => r.pg[c]?.tps);
     for (const c of [1, 8, 32]) f.push({ name: `SQL ceiling, pgbench ${c} client${c > 1 ? 's' : ''} (prepared)`, value: fmt(median(pg(c)), ' tps') });
     for (const c of [8, 32]) {
-      // The price of planning every statement (the simple protocol the service speaks): in the ratios below, never in the ceiling.
+      // The price of planning every statement (the simple protocol, as the service speaks it with DB_PREPARED_STATEMENTS=false or on
+      // the embedded database): reported beside the ceiling, never in it.
       const simple = pick((r) => r.pgSimple[c]?.tps);
       f.push({ ...ratioFigure(`  the same, -M simple (planned every time), ${c} clients vs prepared`, simple, pg(c), ' tps', '>=', 0), target: undefined, pass: undefined });
     }

@@ -49,8 +49,9 @@ const RETRY_FOR_MS = 30_000;
  * two; with 100 SSE followers that halved the service's write throughput (bench: subscriber cost 0.47).
  * The gap grows with the followers, so that the fan-out stays near FOLLOWER_WRITES_PER_S socket writes
  * a second however many follow, between MIN_BUSY_GAP_MS (few followers: little lag) and MAX_BUSY_GAP_MS
- * (the lag's bound: at 100 followers, p50 62 / p99 135–160 ms in the bench, for 4–17 % of the rescore
- * throughput, bench/README.md). A wake-up after a quiet moment still reads at once.
+ * (the lag's bound: at 100 followers, p50 61–68 / p99 120–160 ms in the bench, for about 10 % of the
+ * rescore throughput, bench/README.md). A longer gap no longer buys throughput: 150 ms gave the same cost
+ * for 60 ms more lag (A / B, 2026-11-25). A wake-up after a quiet moment still reads at once.
  */
 const MIN_BUSY_GAP_MS = 25;
 const MAX_BUSY_GAP_MS = 100;
