@@ -42,11 +42,12 @@ export function rescoreScript(metadata: Record<string, unknown>, perClient: numb
     // writeTensionCommand's shape: the projection row conditional on the version read, and the event only
     // if that row was written, in one autocommitted statement that answers the row in the read shape and
     // the stored event. Its guard against a stream ahead of its row (`on conflict`, the unique index's
-    // check) stays out: belt and braces of this design.
-    oneLine(`with t as (
+    // check) stays out: belt and braces of this design. The feed lock first, as the service takes it (the
+    // database refuses an append whose transaction took its id before the lock).
+    oneLine(`with l as materialized (select market_feed_lock() as taken), t as (
        update tensions set name = ${text('p_name')}, current_context = null, potential_future = null, score = :ns, state = ${text('p_state')},
          actor_id = ${text('p_actor_id')}::uuid, lead_user_id = null, version = :nv, created_at = ${text('p_created_at')}::timestamptz, updated_at = now()
-       where id = ${ID}::uuid and version = :p_version
+       where id = ${ID}::uuid and version = :p_version and exists (select 1 from l)
        returning *),
      e as (
        insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)

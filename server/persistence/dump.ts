@@ -1,6 +1,7 @@
 // The portable dump (SPEC §9): every row that is a record of truth, as NDJSON, table by table in
 // foreign-key order; the projection is not in it (import rebuilds it), nor sessions or login attempts.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { takeFeedLock } from './event-store.js';
 
 interface TableSpec {
   name: string;
@@ -84,6 +85,8 @@ export async function importRows(
   expectMigrations: string[],
   onProgress?: (counts: Record<string, number>) => void,
 ): Promise<Record<string, number>> {
+  // The import appends events after writing other tables: the feed lock first (see takeFeedLock).
+  await takeFeedLock(tx);
   const counts: Record<string, number> = {};
   const order = DUMP_TABLES.map((t) => t.name);
   let header = false;

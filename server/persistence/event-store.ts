@@ -163,26 +163,53 @@ export interface FeedPage {
 }
 
 /**
- * The global feed: up to `limit` events after `after`, in (transaction id, position) order, taking
- * only events whose transaction id is below the oldest transaction still in flight
- * (`pg_snapshot_xmin(pg_current_snapshot())`). Every transaction below that horizon has ended, so no
- * event can later appear behind a cursor a reader already holds: a reader that keeps following `next`
- * sees every committed event exactly once, a late commit included, and each stream in version order.
- * The price is that one long write transaction anywhere in the cluster holds the feed back until it ends.
+ * The feed's horizon: every transaction below it that may append an event has ended. A transaction
+ * that appends takes the feed lock before it is given an id (enforced by a trigger on domain_events,
+ * see migrations/Migration20261125100000_feed_horizon_per_database.ts), and the horizon is the lowest id
+ * among this database's holders of that lock, else the next id to be assigned. So a transaction of
+ * another database, or one here that appends nothing, never holds the feed back.
+ *
+ * It must be read by a statement of its own, BEFORE the statement that reads the events: that one's
+ * snapshot is then taken after the holders were listed, so every transaction below the horizon has
+ * either committed visibly to it or rolled back.
+ */
+async function feedHorizon(em: EntityManager): Promise<string> {
+  const [row] = await prepared<{ h: string }>(em, 'select market_feed_horizon()::text as h', []);
+  return row.h;
+}
+
+/**
+ * Takes the feed lock for `tx` before the transaction writes anything: a transaction that appends events
+ * after other writes (a command that locks what it references, an actor deletion, an import) must call
+ * this first, or the database refuses its append (see feedHorizon).
+ */
+export async function takeFeedLock(tx: EntityManager): Promise<void> {
+  await tx.execute('select market_feed_lock()');
+}
+
+/**
+ * The global feed: up to `limit` events after `after`, in (transaction id, position) order, taking only
+ * events below the feed's horizon (feedHorizon). A reader that keeps following `next` sees every
+ * committed event exactly once, a late commit included, and each stream in version order.
+ *
+ * Transaction ids are compared as xid8, never as text: "100000" sorts before "97614" as text, and a page
+ * ordered that way moves its cursor past every event with a shorter id (issue 29). So the text form is
+ * selected under another name (`tid`), and `order by` names the column itself.
  */
 export async function readAll(em: EntityManager, after: FeedCursor, limit: number): Promise<FeedPage> {
-  const rows = await prepared<EventRow & { transaction_id: string }>(
+  const horizon = await feedHorizon(em);
+  const rows = await prepared<EventRow & { tid: string }>(
     em,
     `select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
-            transaction_id::text as transaction_id
+            transaction_id::text as tid
      from domain_events
-     where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     where transaction_id < ?::text::xid8
        and (transaction_id, position) > (?::text::xid8, ?::bigint)
-     order by transaction_id, position
+     order by domain_events.transaction_id, domain_events.position
      limit ?`,
-    [after.transactionId, after.position, limit],
+    [horizon, after.transactionId, after.position, limit],
   );
-  const events = rows.map((r) => ({ ...toStoredEvent(r), transactionId: r.transaction_id }));
+  const events = rows.map((r) => ({ ...toStoredEvent(r), transactionId: r.tid }));
   const last = events[events.length - 1];
   return { events, next: last ? { transactionId: last.transactionId, position: last.position } : after };
 }
@@ -279,24 +306,24 @@ export async function readFeed(em: EntityManager, after: FeedCursor, limit: numb
     where.push('and stream_id = ?::uuid');
     params.push(filter.streamId);
   }
-  const [row] = await prepared<{ page: (EventRow & { transaction_id: string })[]; tail_tid: string | null; tail_pos: string | null }>(
+  const horizon = await feedHorizon(em);
+  const [row] = await prepared<{ page: (EventRow & { tid: string })[]; tail_tid: string | null; tail_pos: string | null }>(
     em,
-    `with h as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as x),
-     page as (
+    `with page as (
        select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
-              transaction_id::text as transaction_id
-       from domain_events, h
-       where transaction_id < h.x and (transaction_id, position) > (?::text::xid8, ?::bigint) ${where.join(' ')}
-       order by transaction_id, position
+              transaction_id::text as tid, transaction_id as xid
+       from domain_events
+       where transaction_id < ?::text::xid8 and (transaction_id, position) > (?::text::xid8, ?::bigint) ${where.join(' ')}
+       order by domain_events.transaction_id, domain_events.position
        limit ?),
      tail as (
-       select transaction_id, position from domain_events, h where transaction_id < h.x
+       select transaction_id, position from domain_events where transaction_id < ?::text::xid8
        order by transaction_id desc, position desc limit 1)
-     select (select coalesce(json_agg(p order by p.transaction_id::xid8, p.position), '[]'::json) from page p) as page,
+     select (select coalesce(json_agg(p order by p.xid, p.position), '[]'::json) from page p) as page,
             (select transaction_id::text from tail) as tail_tid, (select position from tail) as tail_pos`,
-    [after.transactionId, after.position, ...params, limit],
+    [horizon, after.transactionId, after.position, ...params, limit, horizon],
   );
-  const events = row.page.map((r) => ({ ...toStoredEvent(r), transactionId: r.transaction_id }));
+  const events = row.page.map((r) => ({ ...toStoredEvent(r), transactionId: r.tid }));
   const last = events[events.length - 1];
   let next: FeedCursor = last ? { transactionId: last.transactionId, position: last.position } : after;
   if ((events.length === 0 || events.length < limit) && row.tail_tid !== null) {

@@ -157,10 +157,13 @@ export async function writeTensionCommand(
 export function tensionWriteSql(w: TensionWrite, onConflict: 'skip' | 'fail'): { sql: string; params: unknown[] } {
   const insert = eventInsert(w.stream, w.head, w.events, w.metadata, { ...w.opts, onConflict });
   const events = `e as (${insert.sql('where exists (select 1 from t)')} returning *)`;
+  // The feed lock first, before the row write gives this transaction its id (see takeFeedLock): the row
+  // write's condition reads `l`, so the lock is taken before any row is touched.
+  const lock = `l as materialized (select market_feed_lock() as taken)`;
   const eventsJson = `(select coalesce(json_agg(row_to_json(e) order by e.version), '[]'::json) from e) as events`;
   if (!w.next) {
     return {
-      sql: `with t as (delete from tensions where id = ? and version = ? returning id), ${events}
+      sql: `with ${lock}, t as (delete from tensions where id = ? and version = ? and exists (select 1 from l) returning id), ${events}
        select (select count(*) from t)::int as deleted, ${eventsJson}`,
       params: [w.stream.id, w.head, ...insert.params],
     };
@@ -168,11 +171,11 @@ export function tensionWriteSql(w: TensionWrite, onConflict: 'skip' | 'fail'): {
   const [id, ...rest] = stateValues(w.next);
   const write =
     w.head === 0
-      ? { sql: `insert into tensions (${COLUMNS}) values (?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz)
-                on conflict (id) do nothing returning *`, params: [id, ...rest] }
-      : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? returning *`, params: [...rest, id, w.head] };
+      ? { sql: `insert into tensions (${COLUMNS}) select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz
+                where exists (select 1 from l) on conflict (id) do nothing returning *`, params: [id, ...rest] }
+      : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? and exists (select 1 from l) returning *`, params: [...rest, id, w.head] };
   return {
-    sql: `with t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
+    sql: `with ${lock}, t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
     params: [...write.params, ...insert.params],
   };
 }

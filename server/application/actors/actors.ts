@@ -11,6 +11,7 @@ import { feedCommitted } from '../events/feed-hub.js';
 import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
 import { reader, transact, type Tx } from '../../persistence/transaction.js';
 import * as actors from '../../persistence/actors.js';
+import { takeFeedLock } from '../../persistence/event-store.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
 import { staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
@@ -102,6 +103,7 @@ export async function deleteActor(deps: Deps, ctx: Ctx, rawId: string): Promise<
   if (!id) return actorNotFound(rawId);
   let discarded = 0;
   const result = await transact(deps.orm, async (tx) => {
+    await takeFeedLock(tx); // it appends after locking the actor (see takeFeedLock)
     const actor = await actors.lockActor(tx, id);
     if (!actor) return actorNotFound(id);
     const tensions = await actors.lockTensionIdsOf(tx, id);

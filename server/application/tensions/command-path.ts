@@ -6,7 +6,7 @@ import { ok, refuse, VersionConflictError, type Result } from '../../domain/erro
 import { decide } from '../../domain/tension.decide.js';
 import { evolve } from '../../domain/tension.evolve.js';
 import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
-import { streamHeadVersion, type EventMetadata } from '../../persistence/event-store.js';
+import { streamHeadVersion, takeFeedLock, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
 import { reader } from '../../persistence/transaction.js';
 import type { Ctx, Deps } from '../context.js';
@@ -138,7 +138,11 @@ export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRe
   try {
     const result = req.build.standalone
       ? await runTensionCommand(reader(deps.orm), deps, ctx, req)
-      : await reader(deps.orm).transactional((tx) => runTensionCommand(tx, deps, ctx, req));
+      : await reader(deps.orm).transactional(async (tx) => {
+          // before the lookups' row locks give the transaction its id (see takeFeedLock)
+          await takeFeedLock(tx);
+          return runTensionCommand(tx, deps, ctx, req);
+        });
     if (result.ok && result.value.event) feedCommitted(deps);
     return result;
   } catch (err) {

@@ -221,9 +221,58 @@ describe('GET /events', () => {
         seen.push(...page.data);
         cursor = page.nextCursor;
       }
-      // (filtered to this test's streams: other databases' transactions share the cluster's horizon)
+      // (filtered to this test's streams)
       expect(seen.map((e) => e.streamId).filter((id) => id === heldStream || later.includes(id))).toEqual([heldStream, ...later]);
     } finally {
+      await held.end();
+    }
+  });
+});
+
+describe.runIf(onPostgres)("the horizon is this database's own (SPEC §10)", () => {
+  // A transaction with an id, held open while a command here commits: before issue 30 every follower
+  // waited for the oldest transaction of the whole server. `wait=10`: woken by the commit, well before.
+  async function heldWithId(url: string, work: string): Promise<pg.Client> {
+    const held = new pg.Client({ connectionString: url });
+    await held.connect();
+    await held.query('begin');
+    await held.query(work);
+    return held;
+  }
+
+  async function deliveredWhileHeld(held: pg.Client) {
+    try {
+      const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+      const polling = feedPage(app, reader.key, { after: start, wait: 10 });
+      const t = await newTension(c, { name: 'Past a held transaction', actorId });
+      const page = await polling;
+      expect(page.data.map((e) => e.streamId)).toContain(t.id);
+    } finally {
+      await held.query('rollback').catch(() => undefined);
+      await held.end();
+    }
+  }
+
+  it('a transaction held open in another database of the server does not hold the feed back', async () => {
+    await deliveredWhileHeld(await heldWithId(new URL('/postgres', app.db.url).toString(), 'select pg_current_xact_id()'));
+  });
+
+  it('a transaction held open here that appends no event does not hold the feed back', async () => {
+    await deliveredWhileHeld(await heldWithId(app.db.url!, `update actors set name = name where id = '${actorId}'`));
+  });
+
+  it('an append after the transaction already had an id, without the feed lock first, is refused by the database (it could be skipped)', async () => {
+    const held = await heldWithId(app.db.url!, 'select pg_current_xact_id()');
+    try {
+      await expect(
+        held.query(
+          `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+           values ($1, 'tension', $2, 1, 'TensionSensed', 1, '{}', '{"via":"cli","actorKind":"system"}', now())`,
+          [randomUUID(), randomUUID()],
+        ),
+      ).rejects.toMatchObject({ code: '55000' });
+    } finally {
+      await held.query('rollback').catch(() => undefined);
       await held.end();
     }
   });

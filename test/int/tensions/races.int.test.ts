@@ -151,6 +151,8 @@ describe.runIf(onPostgres)('a command that read its row before the row was remov
       // What an actor deletion writes, held open: commands read the rows it is removing (their
       // snapshots still show them), then queue on the row locks it holds.
       const deletion = await heldTransaction(async (sql) => {
+        // as the service's actor deletion does: the feed lock before the first write (the database refuses the append otherwise)
+        await sql('select market_feed_lock()');
         await sql('select id from actors where id = $1 for update', [actor]);
         for (const { id } of [...targets].sort((a, b) => a.id.localeCompare(b.id))) {
           const [row] = await sql('delete from tensions where id = $1 returning version', [id]);
