@@ -245,3 +245,18 @@ export function VersionConflictNotice({ onReload }: { onReload: () => void }) {
     </Alert>
   );
 }
+
+/**
+ * A refetch failed while the page shows what it loaded before (see useKeptQuery): a small note, not a page of
+ * error — dialogs and what was typed in them stay, and the page updates by itself once the server answers.
+ */
+export function RetryingNotice({ error }: { error: CombinedError | null }) {
+  const { t } = useI18n();
+  if (!error) return null;
+  return (
+    <p className="retrying-notice" role="status" data-testid="retrying-notice">
+      <span className="spinner" aria-hidden="true" />
+      {t('common.retrying')}
+    </p>
+  );
+}

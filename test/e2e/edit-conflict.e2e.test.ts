@@ -1,0 +1,168 @@
+// Edits that meet someone else's, in the admin web app, in English and German: a dialog sends the version it
+// was opened on, so another client's rename meanwhile ends in the conflict dialog (theirs beside mine) and
+// neither name is lost; a live reload that fails while the browser is offline keeps the page, the open dialog
+// and what was typed in it, and the page recovers by itself once the browser is online again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { newActor, newTension } from '../support/tensions.js';
+
+let app: TestApp;
+let browser: Browser;
+let c: ReturnType<typeof client>;
+let actorId: string;
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp();
+  c = client(app, (await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*'] })).key);
+  actorId = await newActor(c, 'Conflict org');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const TEXT = {
+  en: {
+    locale: 'en-US',
+    tensions: 'Tensions',
+    rename: 'Rename',
+    name: 'Name',
+    save: 'Save',
+    conflict: 'Someone else saved a change',
+    keepTheirs: 'Keep theirs',
+    applyMine: 'Apply mine',
+    history: 'History',
+    renamed: (from: string, to: string) => `Renamed from “${from}” to “${to}”`,
+    unreachable: 'The server cannot be reached',
+  },
+  de: {
+    locale: 'de-DE',
+    tensions: 'Spannungen',
+    rename: 'Umbenennen',
+    name: 'Name',
+    save: 'Speichern',
+    conflict: 'Jemand anderes hat eine Änderung gespeichert',
+    keepTheirs: 'Fremde Änderung behalten',
+    applyMine: 'Meine Änderung anwenden',
+    history: 'Verlauf',
+    renamed: (from: string, to: string) => `Umbenannt von „${from}“ in „${to}“`,
+    unreachable: 'Der Server ist nicht erreichbar',
+  },
+} as const;
+
+describe.each(['en', 'de'] as const)('edits that meet another client (%s)', (lang) => {
+  const tx = TEXT[lang];
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    context = await browser.newContext({ locale: tx.locale, viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${app.url}/`);
+    await page.locator('input[type=email]').fill(ADMIN.email);
+    await page.locator('input[type=password]').fill(ADMIN.password);
+    await page.locator('button[type=submit]').click();
+    await page.getByRole('heading', { level: 1, name: tx.tensions }).waitFor();
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  /** Opens the tension's page, waits for its live feed, opens Rename and types `typed`. */
+  async function openRename(id: string, typed: string) {
+    await page.goto(`${app.url}/tensions/${id}`);
+    await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
+    await page.getByRole('button', { name: tx.rename, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: tx.rename });
+    await dialog.getByLabel(tx.name).fill(typed);
+    return dialog;
+  }
+
+  /** Another client renames the tension while the dialog is open; the page behind it shows that live. */
+  async function renameElsewhere(id: string, name: string) {
+    expect((await c.post(`/tensions/${id}/rename`, { name })).status).toBe(200);
+    await page.locator('h1', { hasText: name }).waitFor();
+  }
+
+  it('Save after another rename shows the conflict with both names; "apply mine" saves mine on top of theirs', async () => {
+    const t = await newTension(c, { name: `Original ${lang}`, actorId });
+    const dialog = await openRename(t.id, `Mine ${lang}`);
+    await renameElsewhere(t.id, `Theirs ${lang}`);
+    // the dialog still holds what was typed, and Save sends the version it was opened on (1), not the reloaded 2
+    expect(await dialog.getByLabel(tx.name).inputValue()).toBe(`Mine ${lang}`);
+    await dialog.getByRole('button', { name: tx.save }).click();
+
+    const conflict = page.getByRole('dialog', { name: tx.conflict });
+    await conflict.waitFor();
+    expect(await conflict.getByTestId('conflict-theirs').allTextContents()).toEqual([`Theirs ${lang}`]);
+    expect(await conflict.getByTestId('conflict-mine').allTextContents()).toEqual([`Mine ${lang}`]);
+    // nothing was written by the refused Save
+    expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Theirs ${lang}`, version: 2 });
+    await screenshot(page, `edit-conflict-${lang}-01-dialog`);
+
+    await conflict.getByRole('button', { name: tx.applyMine }).click();
+    await page.locator('h1', { hasText: `Mine ${lang}` }).waitFor();
+    await conflict.waitFor({ state: 'detached' });
+    await page.getByRole('dialog', { name: tx.rename }).waitFor({ state: 'detached' });
+    expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Mine ${lang}`, version: 3 });
+    // neither rename is lost: the history has both, theirs first
+    const history = page.getByRole('region', { name: tx.history });
+    await history.getByText(tx.renamed(`Original ${lang}`, `Theirs ${lang}`)).waitFor();
+    await history.getByText(tx.renamed(`Theirs ${lang}`, `Mine ${lang}`)).waitFor();
+  });
+
+  it('"keep theirs" closes the edit and writes nothing', async () => {
+    const t = await newTension(c, { name: `Kept ${lang}`, actorId });
+    const dialog = await openRename(t.id, `Dropped ${lang}`);
+    await renameElsewhere(t.id, `Theirs kept ${lang}`);
+    await dialog.getByRole('button', { name: tx.save }).click();
+    const conflict = page.getByRole('dialog', { name: tx.conflict });
+    await conflict.getByRole('button', { name: tx.keepTheirs }).click();
+    await conflict.waitFor({ state: 'detached' });
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('h1', { hasText: `Theirs kept ${lang}` }).waitFor();
+    expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Theirs kept ${lang}`, version: 2 });
+  });
+
+  it('a live reload that fails offline keeps the dialog and the typed text; online again, the page recovers by itself', async () => {
+    const t = await newTension(c, { name: `Before offline ${lang}`, actorId });
+    const dialog = await openRename(t.id, `Typed offline ${lang}`);
+    const loads: string[] = [];
+    page.on('framenavigated', (f) => loads.push(f.url()));
+    // the page's reload of the tension (urql sends queries as GET) failing for want of a network
+    const failed = page.waitForEvent('requestfailed', { predicate: (r) => Boolean(new URL(r.url()).searchParams.get('query')?.startsWith('query Tension(')) });
+    await context.setOffline(true);
+    try {
+      // another client's rename reaches the page on its feed; the page's reload of the tension fails offline
+      expect((await c.post(`/tensions/${t.id}/rename`, { name: `Renamed meanwhile ${lang}` })).status).toBe(200);
+      await failed;
+      await page.getByTestId('retrying-notice').waitFor();
+      await screenshot(page, `edit-conflict-${lang}-02-offline`);
+      expect(await page.getByText(tx.unreachable).count()).toBe(0);
+      expect(await dialog.getByLabel(tx.name).inputValue()).toBe(`Typed offline ${lang}`);
+    } finally {
+      await context.setOffline(false);
+    }
+    // online again: the page fetches the tension by itself, the notice goes, the dialog and its text stay
+    await page.locator('h1', { hasText: `Renamed meanwhile ${lang}` }).waitFor();
+    await page.getByTestId('retrying-notice').waitFor({ state: 'detached' });
+    await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
+    await screenshot(page, `edit-conflict-${lang}-03-online`);
+    expect(await dialog.getByLabel(tx.name).inputValue()).toBe(`Typed offline ${lang}`);
+    expect(loads, 'no page reload').toEqual([]);
+    // and the typed name still meets the other client's as a conflict, not a silent overwrite
+    await dialog.getByRole('button', { name: tx.save }).click();
+    const conflict = page.getByRole('dialog', { name: tx.conflict });
+    await conflict.waitFor();
+    expect(await conflict.getByTestId('conflict-theirs').allTextContents()).toEqual([`Renamed meanwhile ${lang}`]);
+    await conflict.getByRole('button', { name: tx.applyMine }).click();
+    await page.locator('h1', { hasText: `Typed offline ${lang}` }).waitFor();
+    expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Typed offline ${lang}`, version: 3 });
+  }, 60_000);
+});
