@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
-import { newActor, newTension } from '../support/tensions.js';
+import { insertUser, newActor, newTension } from '../support/tensions.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   ensureWebBuild();
   browser = await launchBrowser();
   app = await startTestApp();
-  c = client(app, (await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*'] })).key);
+  c = client(app, (await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*', 'users:*'] })).key);
   actorId = await newActor(c, 'Conflict org');
 }, 120_000);
 afterAll(async () => {
@@ -39,6 +39,9 @@ const TEXT = {
     history: 'History',
     renamed: (from: string, to: string) => `Renamed from “${from}” to “${to}”`,
     unreachable: 'The server cannot be reached',
+    saved: 'Saved.',
+    edit: 'Edit',
+    renameActor: 'Rename actor',
   },
   de: {
     locale: 'de-DE',
@@ -52,6 +55,9 @@ const TEXT = {
     history: 'Verlauf',
     renamed: (from: string, to: string) => `Umbenannt von „${from}“ in „${to}“`,
     unreachable: 'Der Server ist nicht erreichbar',
+    saved: 'Gespeichert.',
+    edit: 'Bearbeiten',
+    renameActor: 'Akteur umbenennen',
   },
 } as const;
 
@@ -128,6 +134,43 @@ describe.each(['en', 'de'] as const)('edits that meet another client (%s)', (lan
     await dialog.waitFor({ state: 'detached' });
     await page.locator('h1', { hasText: `Theirs kept ${lang}` }).waitFor();
     expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Theirs kept ${lang}`, version: 2 });
+  });
+
+  it("a user's profile edited in the page and through the API: theirs beside mine, and \"apply mine\" saves mine", async () => {
+    const id = await insertUser(app, { name: `Profile ${lang}` });
+    await page.goto(`${app.url}/users/${id}`);
+    await page.locator('h1', { hasText: `Profile ${lang}` }).waitFor();
+    const form = page.locator('form', { has: page.getByRole('button', { name: tx.save, exact: true }) });
+    await form.getByLabel(tx.name, { exact: true }).fill(`Mine ${lang}`);
+    expect((await c.patch(`/users/${id}`, { name: `Theirs ${lang}` })).status).toBe(200);
+    await form.getByRole('button', { name: tx.save, exact: true }).click();
+    const conflict = page.getByRole('dialog', { name: tx.conflict });
+    await conflict.waitFor();
+    const row = conflict.getByRole('row', { name: new RegExp(`^${tx.name}`) });
+    expect(await row.getByTestId('conflict-theirs').textContent()).toBe(`Theirs ${lang}`);
+    expect(await row.getByTestId('conflict-mine').textContent()).toBe(`Mine ${lang}`);
+    expect((await c.get(`/users/${id}`)).body).toMatchObject({ name: `Theirs ${lang}`, version: 2 });
+    await conflict.getByRole('button', { name: tx.applyMine }).click();
+    await conflict.waitFor({ state: 'detached' });
+    await form.getByText(tx.saved).waitFor();
+    expect((await c.get(`/users/${id}`)).body).toMatchObject({ name: `Mine ${lang}`, version: 3 });
+  });
+
+  it('an actor renamed in its dialog and through the API: theirs beside mine, and "keep theirs" writes nothing', async () => {
+    const id = await newActor(c, `Actor ${lang}`);
+    await page.goto(`${app.url}/actors`);
+    await page.getByRole('button', { name: `${tx.edit}: Actor ${lang}` }).click();
+    const dialog = page.getByRole('dialog', { name: tx.renameActor });
+    await dialog.getByLabel(tx.name).fill(`Mine ${lang}`);
+    expect((await c.patch(`/actors/${id}`, { name: `Theirs actor ${lang}` })).status).toBe(200);
+    await dialog.getByRole('button', { name: tx.save }).click();
+    const conflict = page.getByRole('dialog', { name: tx.conflict });
+    await conflict.waitFor();
+    expect(await conflict.getByTestId('conflict-theirs').allTextContents()).toEqual([`Theirs actor ${lang}`]);
+    expect(await conflict.getByTestId('conflict-mine').allTextContents()).toEqual([`Mine ${lang}`]);
+    await conflict.getByRole('button', { name: tx.keepTheirs }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await c.get(`/actors/${id}`)).body).toMatchObject({ name: `Theirs actor ${lang}`, version: 2 });
   });
 
   it('a live reload that fails offline keeps the dialog and the typed text; online again, the page recovers by itself', async () => {

@@ -234,19 +234,6 @@ export function Pager({ page, hasNext, onPrevious, onNext }: { page: number; has
 }
 
 /**
- * After a `version_conflict` on an edit: the form keeps what was typed; "Reload" fetches the latest version,
- * which the next Save sends as `expectedVersion`.
- */
-export function VersionConflictNotice({ onReload }: { onReload: () => void }) {
-  const { t } = useI18n();
-  return (
-    <Alert kind="warning" action={<Button variant="primary" onClick={onReload}>{t('common.reload')}</Button>}>
-      {t('error.versionConflictOther')}
-    </Alert>
-  );
-}
-
-/**
  * A refetch failed while the page shows what it loaded before (see useKeptQuery): a small note, not a page of
  * error — dialogs and what was typed in them stay, and the page updates by itself once the server answers.
  */

@@ -363,7 +363,6 @@ export const de: Record<MessageKey, string> = {
   'users.reactivate': "Reaktivieren",
   'users.reactivate.title': "{name} reaktivieren?",
   'users.reactivate.body': "Sie können wieder Sitzungen und Schlüssel erhalten. Ihre alten Sitzungen und API-Schlüssel bleiben widerrufen.",
-  'error.versionConflictOther': "Jemand anderes hat das geändert, während Sie es bearbeitet haben. Laden Sie neu, um den aktuellen Stand zu sehen (Ihre Eingaben bleiben), und speichern Sie dann erneut.",
   'conflict.title': "Jemand anderes hat eine Änderung gespeichert",
   'conflict.body': "Während Sie bearbeitet haben, hat jemand anderes dies gespeichert. Vergleichen Sie den gespeicherten Stand mit Ihrer Eingabe und wählen Sie, was bleiben soll.",
   'conflict.field': "Feld",
