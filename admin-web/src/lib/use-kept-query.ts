@@ -8,7 +8,7 @@ import { useQuery, type AnyVariables, type CombinedError, type UseQueryArgs, typ
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 15_000;
 
-export interface KeptQueryState<Data, Variables extends AnyVariables> extends UseQueryState<Data, Variables> {
+interface KeptQueryState<Data, Variables extends AnyVariables> extends UseQueryState<Data, Variables> {
   /** a refetch failed while earlier data is shown: `data` is that earlier data, `error` is unset */
   retrying: CombinedError | null;
 }
