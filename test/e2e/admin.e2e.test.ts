@@ -199,10 +199,10 @@ describe('admin web app', () => {
     await history.getByText('Score raised from 5 to 8').waitFor();
   });
 
-  it('tells the user when someone else changed the tension, and reloads on request', async () => {
+  it('shows what someone else saved beside what was typed, and applies mine on request', async () => {
     const id = tensionUrl.split('/').pop()!;
     // Live updates would show the change before the conflict could happen: cut the page's event stream,
-    // as a dropped network would (live.e2e.test.ts covers the live path), so the 409 notice is what saves it.
+    // as a dropped network would (live.e2e.test.ts covers the live path), so the 409 is what saves it.
     const noStream = (route: import('playwright-core').Route) =>
       route.request().headers()['accept'] === 'text/event-stream' ? route.abort() : route.continue();
     await page.route('**/graphql', noStream);
@@ -214,13 +214,15 @@ describe('admin web app', () => {
     const rescore = page.getByRole('dialog', { name: 'Rescore' });
     await rescore.getByLabel('Score (1–10)').fill('9');
     await rescore.getByRole('button', { name: 'Save' }).click();
-    await rescore.getByText('Someone else changed this tension').waitFor();
+    // the conflict dialog: theirs (a rename, so the score saved now is still 8) beside mine
+    const conflict = page.getByRole('dialog', { name: 'Someone else saved a change' });
+    await conflict.waitFor();
     await screenshot(page, '09-version-conflict');
-    // the dialog stays, with what was typed: reload the latest version, then save again
-    await rescore.getByRole('button', { name: 'Reload' }).click();
+    expect(await conflict.getByTestId('conflict-theirs').allTextContents()).toEqual(['8']);
+    expect(await conflict.getByTestId('conflict-mine').allTextContents()).toEqual(['9']);
     await page.getByRole('heading', { name: 'Quotes arrive far too late', level: 1 }).waitFor();
-    expect(await rescore.getByLabel('Score (1–10)').inputValue()).toBe('9');
-    await rescore.getByRole('button', { name: 'Save' }).click();
+    await conflict.getByRole('button', { name: 'Apply mine' }).click();
+    await conflict.waitFor({ state: 'hidden' });
     await rescore.waitFor({ state: 'hidden' });
     const history = page.locator('.timeline');
     await history.locator('.timeline-summary').first().getByText('Score raised from 8 to 9').waitFor();

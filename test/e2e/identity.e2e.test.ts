@@ -1,5 +1,5 @@
 // Accountable identity in the admin app (issue 14): the Activity page, a key scoped to read only, rotation with
-// an overlap, reactivation, and the reload notice when a role changed while it was being edited.
+// an overlap, reactivation, and the conflict dialog when a role changed while it was being edited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
@@ -159,7 +159,7 @@ describe('accountable identity in the admin app', () => {
     expect(await page.getByRole('button', { name: 'Reactivate' }).count()).toBe(0);
   });
 
-  it('a role changed through the API while edited in the page: Save shows the reload notice, keeps the typed name, and saves after Reload', async () => {
+  it('a role changed through the API while edited in the page: Save shows theirs beside mine, keeps the typed name, and "Apply mine" saves it', async () => {
     const role = await api.post('/roles', { code: 'editors', name: 'Editors', permissions: ['tensions:read'] });
     await page.goto(`${app.url}/roles/${role.body.id}`);
     await page.getByRole('heading', { name: 'Editors', level: 1 }).waitFor();
@@ -167,17 +167,43 @@ describe('accountable identity in the admin app', () => {
     await name.fill('Edited in the page');
     expect((await api.patch(`/roles/${role.body.id}`, { name: 'Changed through the API' })).status).toBe(200);
     await page.getByRole('button', { name: 'Save' }).click();
-    const notice = page.getByText('Someone else changed this while you were editing it.', { exact: false });
-    await notice.waitFor();
-    expect(await name.inputValue()).toBe('Edited in the page');
+    const conflict = page.getByRole('dialog', { name: 'Someone else saved a change' });
+    await conflict.waitFor();
+    const row = conflict.getByRole('row', { name: /^Name/ });
+    expect(await row.getByTestId('conflict-theirs').textContent()).toBe('Changed through the API');
+    expect(await row.getByTestId('conflict-mine').textContent()).toBe('Edited in the page');
     expect((await api.get(`/roles/${role.body.id}`)).body.name).toBe('Changed through the API');
     await screenshot(page, 'id-04-role-conflict');
 
-    await page.getByRole('button', { name: 'Reload' }).click();
-    await notice.waitFor({ state: 'hidden' });
+    await conflict.getByRole('button', { name: 'Apply mine' }).click();
+    await conflict.waitFor({ state: 'hidden' });
+    await page.getByText('Role saved.').waitFor();
     expect(await name.inputValue()).toBe('Edited in the page');
+    expect((await api.get(`/roles/${role.body.id}`)).body.name).toBe('Edited in the page');
+  });
+
+  it('a role changed through the API while edited in the page: "Keep theirs" puts what is saved now in the form, and the next Save is based on it', async () => {
+    const role = await api.post('/roles', { code: 'keepers', name: 'Keepers', permissions: ['tensions:read'] });
+    await page.goto(`${app.url}/roles/${role.body.id}`);
+    await page.getByRole('heading', { name: 'Keepers', level: 1 }).waitFor();
+    const name = page.getByLabel('Name', { exact: true });
+    await name.fill('Typed, then dropped');
+    expect((await api.patch(`/roles/${role.body.id}`, { name: 'Theirs to keep', permissions: ['tensions:read', 'actors:read'] })).status).toBe(200);
+    await page.getByRole('button', { name: 'Save' }).click();
+    const conflict = page.getByRole('dialog', { name: 'Someone else saved a change' });
+    const permissions = conflict.getByRole('row', { name: /^Permissions/ });
+    expect(await permissions.getByTestId('conflict-theirs').textContent()).toBe('actors:read, tensions:read');
+    expect(await permissions.getByTestId('conflict-mine').textContent()).toBe('tensions:read');
+    await conflict.getByRole('button', { name: 'Keep theirs' }).click();
+    await conflict.waitFor({ state: 'hidden' });
+    expect(await name.inputValue()).toBe('Theirs to keep');
+    expect(await page.getByRole('checkbox', { name: 'actors:read' }).isChecked()).toBe(true);
+    // the form is now based on their version: a Save of it goes through
+    await name.fill('Kept, then renamed');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Role saved.').waitFor();
-    expect((await api.get(`/roles/${role.body.id}`)).body.name).toBe('Edited in the page');
+    const saved = (await api.get(`/roles/${role.body.id}`)).body;
+    expect(saved.name).toBe('Kept, then renamed');
+    expect([...saved.permissions].sort()).toEqual(['actors:read', 'tensions:read']);
   });
 });

@@ -1,11 +1,11 @@
 // A tension's history, newest first: each page of entries its own query, "load more" adds the next.
 import { useState } from 'react';
-import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { translateSummary, useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
 import type { HistoryEntryFieldsFragment } from '../gql/graphql.js';
 import { Button, EmptyState, ErrorAlert, Loading } from './ui.js';
+import { useKeptQuery } from '../lib/use-kept-query.js';
 
 graphql(`
   fragment HistoryEntryFields on HistoryEntry {
@@ -41,7 +41,8 @@ export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[
 
 function HistoryPage({ id, fresh, cursor, last, first, onMore }: { id: string; fresh: Entry[]; cursor: string | null; last: boolean; first: boolean; onMore: (c: string) => void }) {
   const { t } = useI18n();
-  const [{ data, error, fetching }, refetch] = useQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
+  // a failed refetch keeps the entries shown; a failed first load shows its Retry and retries once online
+  const [{ data, error, fetching }, refetch] = useKeptQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
   if (error && !data) return <li><ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} /></li>;
   if (!data) return fetching ? <li><Loading /></li> : null;
   const page = data.tensionHistory;

@@ -74,7 +74,8 @@ interface FieldProps {
   value: string;
   /** the current value's name when the caller knows it (saves a lookup) */
   valueLabel?: string | null;
-  onChange(id: string): void;
+  /** `name`: the chosen entry's name, when the picker knows it */
+  onChange(id: string, name?: string): void;
   error?: string;
   optional?: boolean;
   /** an entry for "nothing" (e.g. "Any", "No lead"); omitted: a value is required */
@@ -103,7 +104,7 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('actors:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id, option) => { setChosen(option); props.onChange(id); }} onOpenChange={setOpen} autoFocus={props.autoFocus} />
+          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id, option) => { setChosen(option); props.onChange(id, option?.label); }} onOpenChange={setOpen} autoFocus={props.autoFocus} />
         ) : (
           <input {...p} name="actorId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
         )
@@ -145,7 +146,7 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('users:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => { const u = search.items.find((x) => x.id === id); setChosen(u ? { id: u.id, name: u.name, status: u.status } : null); props.onChange(id); }} onOpenChange={setOpen} autoFocus={props.autoFocus} mark={props.value && user?.status === 'deactivated' ? deactivated : null} />
+          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => { const u = search.items.find((x) => x.id === id); setChosen(u ? { id: u.id, name: u.name, status: u.status } : null); props.onChange(id, u?.name); }} onOpenChange={setOpen} autoFocus={props.autoFocus} mark={props.value && user?.status === 'deactivated' ? deactivated : null} />
         ) : (
           <input {...p} name="userId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
         )

@@ -234,14 +234,16 @@ export function Pager({ page, hasNext, onPrevious, onNext }: { page: number; has
 }
 
 /**
- * After a `version_conflict` on an edit: the form keeps what was typed; "Reload" fetches the latest version,
- * which the next Save sends as `expectedVersion`.
+ * A refetch failed while the page shows what it loaded before (see useKeptQuery): a small note, not a page of
+ * error — dialogs and what was typed in them stay, and the page updates by itself once the server answers.
  */
-export function VersionConflictNotice({ onReload }: { onReload: () => void }) {
+export function RetryingNotice({ error }: { error: CombinedError | null }) {
   const { t } = useI18n();
+  if (!error) return null;
   return (
-    <Alert kind="warning" action={<Button variant="primary" onClick={onReload}>{t('common.reload')}</Button>}>
-      {t('error.versionConflictOther')}
-    </Alert>
+    <p className="retrying-notice" role="status" data-testid="retrying-notice">
+      <span className="spinner" aria-hidden="true" />
+      {t('common.retrying')}
+    </p>
   );
 }

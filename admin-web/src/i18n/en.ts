@@ -361,7 +361,15 @@ export const en = {
   'users.reactivate': "Reactivate",
   'users.reactivate.title': "Reactivate {name}?",
   'users.reactivate.body': "They can be given sessions and keys again. Their old sessions and API keys stay revoked.",
-  'error.versionConflictOther': "Someone else changed this while you were editing it. Reload to see the latest version (what you typed stays), then save again.",
+  'conflict.title': "Someone else saved a change",
+  'conflict.body': "While you were editing, someone else saved this. Compare what is saved now with what you typed, then choose which to keep.",
+  'conflict.field': "Field",
+  'conflict.theirs': "Theirs (saved now)",
+  'conflict.mine': "Yours (typed)",
+  'conflict.keepTheirs': "Keep theirs",
+  'conflict.applyMine': "Apply mine",
+  'conflict.empty': "(empty)",
+  'common.retrying': "Connection lost. What you see was loaded before; this page updates by itself once the server answers again.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -93,13 +93,26 @@ export function useLiveEvents(opts: { streamId?: string; onEvent: (e: LiveEvent)
       }
       if (stopped) return;
       setState('connecting');
-      timer = setTimeout(() => void run(), retryMs);
+      timer = setTimeout(() => {
+        timer = undefined;
+        void run();
+      }, retryMs);
       retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
     };
+    // the browser is online again: reconnect now rather than after the pause (which may have grown to 15 s)
+    const onOnline = () => {
+      if (stopped || timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      retryMs = RETRY_MIN_MS;
+      void run();
+    };
+    window.addEventListener('online', onOnline);
     void run();
     return () => {
       stopped = true;
       clearTimeout(timer);
+      window.removeEventListener('online', onOnline);
       abort?.abort();
     };
   }, [opts.streamId]);

@@ -1,7 +1,7 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
 import { asActorType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
-import { useClient, useMutation, useQuery } from 'urql';
+import { useClient, useMutation } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { ActorsQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
@@ -12,7 +12,9 @@ import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField, VersionConflictNotice } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, RetryingNotice, SearchField } from '../components/ui.js';
+import { ConflictDialog } from '../components/conflict-dialog.js';
+import { useKeptQuery } from '../lib/use-kept-query.js';
 
 const ActorsDocument = graphql(`
   query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {
@@ -61,7 +63,8 @@ export function ActorsPage() {
   }
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Actor'] }), []);
-  const [{ data, error, fetching }, refetch] = useQuery({
+  // a failed refetch keeps the list (and an open dialog) as it was, with a notice, and retries by itself
+  const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({
     query: ActorsDocument,
     variables: { type: asActorType(type), q: search || null, limit: 20, cursor: pager.cursor },
     context,
@@ -81,6 +84,7 @@ export function ActorsPage() {
   return (
     <>
       <PageHeader title={t('actors.title')} actions={can('actors:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('actors.new')}</Button> : null} />
+      <RetryingNotice error={retrying} />
       {deleted ? <Alert kind="success">{t('actors.deleted')}</Alert> : null}
       <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
@@ -164,50 +168,61 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
   const [createState, create] = useMutation(CreateActorDocument);
   const [updateState, update] = useMutation(UpdateActorDocument);
   const client = useClient();
-  // the version this rename is based on: the one listed, or the one a Reload fetched after a conflict
-  const [version, setVersion] = useState(actor?.version);
-  const [conflict, setConflict] = useState(false);
-  // a conflict is shown as the notice with its Reload, not as an error
+  // the version this rename is based on: the one listed when the dialog opened (never a refetch's meanwhile)
+  const [version] = useState(actor?.version);
+  // a save refused with version_conflict: the actor as saved now, shown beside what was typed
+  const [conflict, setConflict] = useState<{ name: string; version: number } | null>(null);
+  // a conflict is shown in the conflict dialog, not as an error
   const failed = createState.error ?? updateState.error;
   const error = errorCode(failed) === 'VERSION_CONFLICT' ? undefined : failed;
-  const reload = async () => {
-    if (!actor) return;
-    const r = await client.query(ActorVersionDocument, { id: actor.id }, { requestPolicy: 'network-only' }).toPromise();
-    if (r.data?.actor) {
-      setVersion(r.data.actor.version);
-      setConflict(false);
-    }
-  };
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setConflict(false);
+  const save = async (expectedVersion: number | undefined) => {
     const r = actor
-      ? await update({ id: actor.id, input: { name, expectedVersion: version } }, { additionalTypenames: ['Actor', 'Tension'] })
+      ? await update({ id: actor.id, input: { name, expectedVersion } }, { additionalTypenames: ['Actor', 'Tension'] })
       : await create({ input: { name, type: asActorType(type) ?? 'organization' } }, { additionalTypenames: ['Actor'] });
-    if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
-    else if (!r.error) onClose();
+    if (actor && errorCode(r.error) === 'VERSION_CONFLICT') {
+      setConflict((await client.query(ActorVersionDocument, { id: actor.id }, { requestPolicy: 'network-only' }).toPromise()).data?.actor ?? null);
+      return;
+    }
+    setConflict(null);
+    if (!r.error) onClose();
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save(version);
   };
   return (
-    <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
-        {conflict ? <VersionConflictNotice onReload={() => void reload()} /> : error ? <ErrorAlert error={error} /> : null}
-        <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
-          {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        {actor ? null : (
-          <Field label={t('common.type')} error={fieldMessage(t, error, 'type')}>
-            {(p) => (
-              <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
-                {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
-              </select>
-            )}
+    <>
+      <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
+        <form className="stack" onSubmit={submit}>
+          {error ? <ErrorAlert error={error} /> : null}
+          <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
+            {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
           </Field>
-        )}
-        <div className="dialog-footer">
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{actor ? t('common.save') : t('common.create')}</Button>
-        </div>
-      </form>
-    </Dialog>
+          {actor ? null : (
+            <Field label={t('common.type')} error={fieldMessage(t, error, 'type')}>
+              {(p) => (
+                <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
+                  {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
+                </select>
+              )}
+            </Field>
+          )}
+          <div className="dialog-footer">
+            <Button onClick={onClose}>{t('common.cancel')}</Button>
+            <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{actor ? t('common.save') : t('common.create')}</Button>
+          </div>
+        </form>
+      </Dialog>
+      {/* beside the edit dialog, not in it: a nested dialog's close would reach the outer one's handlers */}
+      {conflict ? (
+        <ConflictDialog
+          rows={[{ label: t('common.name'), theirs: conflict.name, mine: name }]}
+          busy={updateState.fetching}
+          onBack={() => setConflict(null)}
+          onKeepTheirs={onClose}
+          onApplyMine={() => void save(conflict.version)}
+        />
+      ) : null}
+    </>
   );
 }

@@ -12,7 +12,9 @@ import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActivitySection } from '../components/activity.js';
 import { RolePicker, inheritorsOf, useRoleOptions } from '../components/role-picker.js';
-import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, VersionConflictNotice } from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, RetryingNotice } from '../components/ui.js';
+import { ConflictDialog } from '../components/conflict-dialog.js';
+import { useKeptQuery } from '../lib/use-kept-query.js';
 
 const RoleDocument = graphql(`
   query Role($id: ID!) {
@@ -39,7 +41,8 @@ type Role = NonNullable<RoleQuery['role']>;
 
 export function RoleEditPage({ id }: { id: string | null }) {
   const { t } = useI18n();
-  const [{ data, error, fetching }, refetch] = useQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
+  // a failed refetch keeps the form and what is typed in it, with a notice, and retries by itself
+  const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
   const [catalogue] = useQuery({ query: PermissionCatalogueDocument });
   useTitle(id ? (data?.role?.name ?? t('roles.title')) : t('roles.create.title'));
   const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
@@ -51,7 +54,12 @@ export function RoleEditPage({ id }: { id: string | null }) {
     if (catalogue.error) return <ErrorAlert error={catalogue.error} />;
     return fetching || catalogue.fetching ? <Loading /> : null;
   }
-  return <RoleForm key={data?.role?.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />;
+  return (
+    <>
+      <RetryingNotice error={retrying} />
+      <RoleForm key={data?.role?.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />
+    </>
+  );
 }
 
 function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: string[]; back: ReactNode }) {
@@ -69,20 +77,28 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const [updateState, update] = useMutation(UpdateRoleDocument);
   const [deleteState, deleteRole] = useMutation(DeleteRoleDocument);
   const client = useClient();
-  // the version this edit is based on: the one loaded, the one saved last, or the one a Reload fetched
+  // the version this edit is based on: the one the form opened on, the one saved last, or the one a conflict showed
   const [version, setVersion] = useState(role?.version);
-  const [conflict, setConflict] = useState(false);
+  // a save refused with version_conflict: the role as saved now, shown beside what was typed
+  const [conflict, setConflict] = useState<Role | null>(null);
   const failed = createState.error ?? updateState.error;
-  // a conflict is shown as the notice with its Reload, not as an error
+  // a conflict is shown in the conflict dialog, not as an error
   const error = errorCode(failed) === 'VERSION_CONFLICT' ? undefined : failed;
   const saved = Boolean(updateState.data) && !updateState.fetching && !updateState.error;
-  const reload = async () => {
-    if (!role) return;
-    const r = await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise();
-    if (r.data?.role) {
-      setVersion(r.data.role.version);
-      setConflict(false);
-    }
+  const names = (ids: string[]) => ids.map((id) => roles.find((r) => r.id === id)?.name ?? id).sort().join(', ');
+  const conflictRows = (theirs: Role) => [
+    { label: t('common.name'), theirs: theirs.name, mine: name },
+    { label: t('roles.code'), theirs: theirs.code, mine: code },
+    { label: t('roles.permissions'), theirs: [...theirs.permissions].sort().join(', '), mine: [...permissions].sort().join(', ') },
+    { label: t('roles.inherits'), theirs: names(theirs.inherits), mine: names(inherits) },
+  ];
+  const keepTheirs = (theirs: Role) => {
+    setName(theirs.name);
+    setCode(theirs.code);
+    setPermissions(theirs.permissions);
+    setInherits(theirs.inherits);
+    setVersion(theirs.version);
+    setConflict(null);
   };
 
   // grants outside the catalogue (wildcards like `*` or `tensions:*`) stay listed so they can be kept or removed
@@ -93,14 +109,12 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const cycle = role ? inheritorsOf(role.id, roles) : [];
   const inheritedBy = roles.filter((r) => r.id !== role?.id && r.inherits.includes(role?.id ?? '')).map((r) => r.name);
   const toggle = (p: string, on: boolean) => setPermissions((ps) => (on ? [...ps, p] : ps.filter((x) => x !== p)));
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const save = async (expectedVersion: number | undefined) => {
     if (role) {
-      setConflict(false);
-      const r = await update({ id: role.id, input: { code, name, permissions, inherits, expectedVersion: version } }, { additionalTypenames: ['Role', 'User', 'Me'] });
+      const r = await update({ id: role.id, input: { code, name, permissions, inherits, expectedVersion } }, { additionalTypenames: ['Role', 'User', 'Me'] });
       if (r.data) setVersion(r.data.updateRole.version);
-      // someone else saved meanwhile: keep what was typed, offer the latest version
-      if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
+      // someone else saved meanwhile: keep what was typed, show it beside what is saved now
+      setConflict(errorCode(r.error) === 'VERSION_CONFLICT' ? ((await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise()).data?.role ?? null) : null);
       // refused because it would strip the last administrator: show what is still saved, not what was tried
       if (errorCode(r.error) === 'LAST_ADMIN') {
         setPermissions(role.permissions);
@@ -110,6 +124,10 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
       const r = await create({ input: { code, name, permissions, inherits } }, { additionalTypenames: ['Role'] });
       if (r.data?.createRole.id) navigate(`/roles/${r.data.createRole.id}`, { replace: true });
     }
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save(version);
   };
 
   return (
@@ -121,7 +139,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
       <form className="detail-grid" onSubmit={submit}>
         <section className="card stack" aria-labelledby="role-h">
           <h2 id="role-h">{role ? t('roles.edit.title') : t('roles.create.title')}</h2>
-          {conflict ? <VersionConflictNotice onReload={() => void reload()} /> : error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
+          {error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
           <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
             {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={readOnly} />}
           </Field>
@@ -158,6 +176,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           )}
         </section>
       </form>
+      {conflict ? <ConflictDialog rows={conflictRows(conflict)} busy={updateState.fetching} onBack={() => setConflict(null)} onKeepTheirs={() => keepTheirs(conflict)} onApplyMine={() => void save(conflict.version)} /> : null}
       {role && can('audit:read') ? (
         <section className="card" aria-labelledby="activity-h">
           <h2 id="activity-h">{t('audit.title')}</h2>

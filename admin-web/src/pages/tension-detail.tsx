@@ -1,6 +1,6 @@
 // One tension: its fields, the commands its state and the user's permissions allow, and its history.
 import { useMemo, useState } from 'react';
-import { useMutation, useQuery, type CombinedError } from 'urql';
+import { useClient, useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { TensionFieldsFragment } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
@@ -13,9 +13,10 @@ import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
-import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader } from '../components/ui.js';
+import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, PageHeader, RetryingNotice } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
+import { useKeptQuery } from '../lib/use-kept-query.js';
 import { useOwnChanges } from '../lib/use-own-changes.js';
 
 graphql(`
@@ -62,7 +63,9 @@ export type Tension = TensionFieldsFragment;
 
 export function TensionDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
-  const [{ data, error, fetching }, refetch] = useQuery({ query: TensionDocument, variables: { id } });
+  // a failed reload keeps the page (and an open edit dialog) as it was, with a notice, and retries by itself
+  const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({ query: TensionDocument, variables: { id } });
+  const client = useClient();
   const [historyEpoch, setHistoryEpoch] = useState(0);
   // what this page's own commands answered: shown as is, no refetch (see APPLIED_BY_CALLER)
   const [latest, setLatest] = useState<Tension | null>(null);
@@ -72,6 +75,15 @@ export function TensionDetailPage({ id }: { id: string }) {
     setFresh([]);
     refetch({ requestPolicy: 'network-only' });
     setHistoryEpoch((e) => e + 1);
+  };
+  /** The tension as saved now (after a version conflict): the page shows it, and its history, too. */
+  const fetchLatest = async (): Promise<Tension | null> => {
+    const r = await client.query(TensionDocument, { id }, { requestPolicy: 'network-only' }).toPromise();
+    if (!r.data?.tension) return null;
+    setLatest(null);
+    setFresh([]);
+    setHistoryEpoch((e) => e + 1);
+    return r.data.tension;
   };
   const applied = (r: Applied) => {
     if (r.tension) setLatest(r.tension);
@@ -100,6 +112,7 @@ export function TensionDetailPage({ id }: { id: string }) {
   const tension = latest && latest.version >= data.tension.version ? latest : data.tension;
   return (
     <>
+      <RetryingNotice error={retrying} />
       <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
         <div className="header-meta">
           <StateBadge state={tension.state} />
@@ -108,7 +121,7 @@ export function TensionDetailPage({ id }: { id: string }) {
           <span className="muted">{tension.actor.name}</span>
         </div>
       </PageHeader>
-      <TensionCommands tension={tension} onReload={reload} onApplied={applied} track={own.track} />
+      <TensionCommands tension={tension} onReload={reload} fetchLatest={fetchLatest} onApplied={applied} track={own.track} />
       <div className="detail-grid">
         <section className="card" aria-labelledby="details-h">
           <h2 id="details-h">{t('tension.details')}</h2>
@@ -152,7 +165,7 @@ const EDITS: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
 /** `track`: sends a command so the page knows its answer's event as its own (see useOwnChanges). */
 type Track = <T extends Applied>(send: () => Promise<T>) => Promise<T>;
 
-function TensionCommands({ tension, onReload, onApplied, track }: { tension: Tension; onReload: () => void; onApplied: (r: Applied) => void; track: Track }) {
+function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: { tension: Tension; onReload: () => void; fetchLatest: () => Promise<Tension | null>; onApplied: (r: Applied) => void; track: Track }) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
@@ -232,7 +245,7 @@ function TensionCommands({ tension, onReload, onApplied, track }: { tension: Ten
           kind={editing}
           tension={tension}
           onClose={() => setEditing(null)}
-          onReload={onReload}
+          fetchLatest={fetchLatest}
           track={track}
           onDone={(r) => {
             done(r);

@@ -1,6 +1,6 @@
 // One user: profile edit, roles, deactivation, a new password (humans) and API keys (agents).
-import { useState, type FormEvent } from 'react';
-import { useClient, useMutation, useQuery } from 'urql';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { useClient, useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { UserQuery } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
@@ -13,8 +13,10 @@ import { useTitle } from '../lib/use-title.js';
 import { UserActivity } from '../components/activity.js';
 import { ApiKeys } from '../components/api-keys.js';
 import { ActorField } from '../components/pickers.js';
-import { RolePicker } from '../components/role-picker.js';
-import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, VersionConflictNotice } from '../components/ui.js';
+import { RolePicker, useRoleOptions } from '../components/role-picker.js';
+import { ConflictDialog } from '../components/conflict-dialog.js';
+import { useKeptQuery } from '../lib/use-kept-query.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, RetryingNotice } from '../components/ui.js';
 
 const UserDocument = graphql(`
   query User($id: ID!) {
@@ -55,11 +57,8 @@ type User = NonNullable<UserQuery['user']>;
 
 export function UserDetailPage({ id }: { id: string }) {
   const { t } = useI18n();
-  const { can, me } = useSession();
-  const [{ data, error, fetching }, refetch] = useQuery({ query: UserDocument, variables: { id } });
-  const client = useClient();
-  // the version the profile and role edits are based on: the one loaded, the one saved last, or a Reload's
-  const [based, setBased] = useState<number | null>(null);
+  // a failed refetch keeps the page and what is typed in its forms, with a notice, and retries by itself
+  const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({ query: UserDocument, variables: { id } });
   useTitle(data?.user?.name ?? t('users.title'));
   const back = <Link to="/users" className="btn btn-ghost">← {t('users.back')}</Link>;
   if (error && !data?.user) {
@@ -67,19 +66,26 @@ export function UserDetailPage({ id }: { id: string }) {
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   }
   if (!data?.user) return fetching ? <Loading /> : null;
-  const user = data.user;
+  return <UserDetail user={data.user} back={back} retrying={retrying} />;
+}
+
+function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; retrying: CombinedError | null }) {
+  const { t } = useI18n();
+  const { can, me } = useSession();
+  const client = useClient();
+  // the version the profile and role edits are based on: the one the page opened on, the one saved last,
+  // or the one a conflict showed (never one a refetch brought in meanwhile: that is someone else's change)
+  const [based, setBased] = useState(user.version);
   const active = user.status === 'active';
   const writable = can('users:write') && active;
   const versioned: Versioned = {
-    version: based ?? user.version,
+    version: based,
     onSaved: setBased,
-    reload: async () => {
-      const r = await client.query(UserDocument, { id }, { requestPolicy: 'network-only' }).toPromise();
-      if (r.data?.user) setBased(r.data.user.version);
-    },
+    latest: async () => (await client.query(UserDocument, { id: user.id }, { requestPolicy: 'network-only' }).toPromise()).data?.user ?? null,
   };
   return (
     <>
+      <RetryingNotice error={retrying} />
       <PageHeader title={user.name} actions={back}>
         <div className="header-meta">
           <Badge tone={user.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${user.type}` as MessageKey)}</Badge>
@@ -91,9 +97,9 @@ export function UserDetailPage({ id }: { id: string }) {
         <section className="card" aria-labelledby="profile-h">
           <h2 id="profile-h">{t('users.profile')}</h2>
           <ProfileForm user={user} writable={writable} versioned={versioned} />
-          {writable && user.type === 'human' ? <ResetPassword id={user.id} /> : null}
+          {writable && user.type === 'human' ? <ResetPassword id={user.id} onReset={() => void versioned.latest().then((u) => u && u.version === based + 1 && setBased(u.version))} /> : null}
           {writable && user.id !== me.user.id ? <Deactivate user={user} /> : null}
-          {!active && can('users:write') ? <Reactivate user={user} /> : null}
+          {!active && can('users:write') ? <Reactivate user={user} onReactivated={setBased} /> : null}
         </section>
         <section className="card" aria-labelledby="roles-h">
           <h2 id="roles-h">{t('users.roles')}</h2>
@@ -114,14 +120,8 @@ export function UserDetailPage({ id }: { id: string }) {
 interface Versioned {
   version: number;
   onSaved: (version: number) => void;
-  reload: () => Promise<void>;
-}
-
-/** After a save refused with `version_conflict`: the notice, until Reload fetched the latest version. */
-function useConflict(versioned: Versioned) {
-  const [conflict, setConflict] = useState(false);
-  const notice = conflict ? <VersionConflictNotice onReload={() => void versioned.reload().then(() => setConflict(false))} /> : null;
-  return { notice, setConflict };
+  /** after a version conflict: the user as saved now */
+  latest: () => Promise<User | null>;
 }
 
 function ProfileForm({ user, writable, versioned }: { user: User; writable: boolean; versioned: Versioned }) {
@@ -129,20 +129,37 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
   const [name, setName] = useState(user.name);
   const [email, setEmail] = useState(user.email);
   const [linkedActorId, setLinked] = useState(user.linkedActorId ?? '');
+  const [linkedName, setLinkedName] = useState(user.linkedActor?.name ?? '');
   const [{ fetching, error, data }, update] = useMutation(UpdateUserDocument);
-  const { notice, setConflict } = useConflict(versioned);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setConflict(false);
-    const expectedVersion = versioned.version;
+  // a save refused with version_conflict: the user as saved now, shown beside what was typed
+  const [conflict, setConflict] = useState<User | null>(null);
+  const save = async (expectedVersion: number) => {
     const input = user.type === 'agent' ? { name, email, linkedActorId: linkedActorId || null, expectedVersion } : { name, email, expectedVersion };
     const r = await update({ id: user.id, input });
     if (r.data) versioned.onSaved(r.data.updateUser.version);
-    if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
+    setConflict(errorCode(r.error) === 'VERSION_CONFLICT' ? await versioned.latest() : null);
   };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void save(versioned.version);
+  };
+  const keepTheirs = (theirs: User) => {
+    setName(theirs.name);
+    setEmail(theirs.email);
+    setLinked(theirs.linkedActorId ?? '');
+    setLinkedName(theirs.linkedActor?.name ?? '');
+    versioned.onSaved(theirs.version);
+    setConflict(null);
+  };
+  const rows = (theirs: User) => [
+    { label: t('common.name'), theirs: theirs.name, mine: name },
+    { label: t('common.email'), theirs: theirs.email, mine: email },
+    ...(user.type === 'agent' ? [{ label: t('users.linkedActor'), theirs: theirs.linkedActor?.name ?? t('common.none'), mine: linkedActorId ? linkedName || linkedActorId : t('common.none') }] : []),
+  ];
   return (
     <form className="stack" onSubmit={submit}>
-      {notice ?? (error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('tension.saved')}</Alert> : null)}
+      {conflict ? <ConflictDialog rows={rows(conflict)} busy={fetching} onBack={() => setConflict(null)} onKeepTheirs={() => keepTheirs(conflict)} onApplyMine={() => void save(conflict.version)} /> : null}
+      {error && errorCode(error) !== 'VERSION_CONFLICT' ? <ErrorAlert error={error} /> : data && !fetching && !error ? <Alert kind="success">{t('tension.saved')}</Alert> : null}
       <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
         {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={!writable} />}
       </Field>
@@ -151,7 +168,7 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
       </Field>
       {user.type === 'agent' ? (
         writable ? (
-          <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={linkedActorId} valueLabel={linkedActorId === (user.linkedActorId ?? '') ? user.linkedActor?.name : undefined} onChange={setLinked} />
+          <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={linkedActorId} valueLabel={linkedActorId === (user.linkedActorId ?? '') ? user.linkedActor?.name : undefined} onChange={(v, n) => { setLinked(v); setLinkedName(n ?? ''); }} />
         ) : (
           <Field label={t('users.linkedActor')} optional>
             {(p) => <input {...p} readOnly value={user.linkedActor?.name ?? t('common.none')} />}
@@ -171,7 +188,19 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
   const { t } = useI18n();
   const [roleIds, setRoleIds] = useState(user.roles.map((r) => r.id));
   const [{ fetching, error, data }, setRoles] = useMutation(SetRolesDocument);
-  const { notice, setConflict } = useConflict(versioned);
+  const options = useRoleOptions();
+  // a save refused with version_conflict: the user as saved now, its roles shown beside the ticked ones
+  const [conflict, setConflict] = useState<User | null>(null);
+  const save = async (expectedVersion: number) => {
+    const r = await setRoles({ id: user.id, roleIds, expectedVersion }, { additionalTypenames: ['User', 'Me'] });
+    if (r.data) versioned.onSaved(r.data.setUserRoles.version);
+    // changed meanwhile: keep the ticked boxes, show theirs beside them
+    if (errorCode(r.error) === 'VERSION_CONFLICT') return setConflict(await versioned.latest());
+    setConflict(null);
+    // refused (the last administrator, a role beyond the caller's own): the boxes show what is still saved
+    if (r.error) setRoleIds(user.roles.map((role) => role.id));
+  };
+  const names = (ids: string[]) => ids.map((id) => options.find((o) => o.id === id)?.name ?? id).sort().join(', ');
   if (!writable) {
     return user.roles.length ? (
       <ul className="tag-list">{user.roles.map((r) => <li key={r.id}><Badge>{r.name}</Badge></li>)}</ul>
@@ -182,18 +211,25 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
   return (
     <form
       className="stack"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setConflict(false);
-        const r = await setRoles({ id: user.id, roleIds, expectedVersion: versioned.version }, { additionalTypenames: ['User', 'Me'] });
-        if (r.data) versioned.onSaved(r.data.setUserRoles.version);
-        // changed meanwhile: keep the ticked boxes, offer the latest version
-        if (errorCode(r.error) === 'VERSION_CONFLICT') setConflict(true);
-        // refused (the last administrator, a role beyond the caller's own): the boxes show what is still saved
-        else if (r.error) setRoleIds(user.roles.map((role) => role.id));
+        void save(versioned.version);
       }}
     >
-      {notice ?? (error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null)}
+      {conflict ? (
+        <ConflictDialog
+          rows={[{ label: t('users.roles'), theirs: names(conflict.roles.map((r) => r.id)), mine: names(roleIds) }]}
+          busy={fetching}
+          onBack={() => setConflict(null)}
+          onKeepTheirs={() => {
+            setRoleIds(conflict.roles.map((r) => r.id));
+            versioned.onSaved(conflict.version);
+            setConflict(null);
+          }}
+          onApplyMine={() => void save(conflict.version)}
+        />
+      ) : null}
+      {error && errorCode(error) !== 'VERSION_CONFLICT' ? <ErrorAlert error={error} /> : data && !fetching && !error ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null}
       <RolePicker legend={t('users.roles')} hideLegend value={roleIds} onChange={setRoleIds} />
       <div className="form-actions">
         <Button type="submit" variant="primary" disabled={fetching}>{t('users.saveRoles')}</Button>
@@ -202,7 +238,8 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
   );
 }
 
-function ResetPassword({ id }: { id: string }) {
+/** `onReset`: a new password counts as a change of the user (its version + 1), which the page's edits must know as its own. */
+function ResetPassword({ id, onReset }: { id: string; onReset: () => void }) {
   const { t } = useI18n();
   const [password, setPassword] = useState('');
   const [{ fetching, error, data }, reset] = useMutation(ResetPasswordDocument);
@@ -212,7 +249,10 @@ function ResetPassword({ id }: { id: string }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const r = await reset({ id, password });
-        if (!r.error) setPassword('');
+        if (!r.error) {
+          setPassword('');
+          onReset();
+        }
       }}
     >
       <h3>{t('users.resetPassword')}</h3>
@@ -227,7 +267,7 @@ function ResetPassword({ id }: { id: string }) {
   );
 }
 
-function Reactivate({ user }: { user: User }) {
+function Reactivate({ user, onReactivated }: { user: User; onReactivated: (version: number) => void }) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const [{ fetching, error }, reactivate] = useMutation(ReactivateDocument);
@@ -244,6 +284,7 @@ function Reactivate({ user }: { user: User }) {
         onClose={() => setOpen(false)}
         onConfirm={async () => {
           const r = await reactivate({ id: user.id }, { additionalTypenames: ['User', 'AuditEntry'] });
+          if (r.data) onReactivated(r.data.reactivateUser.version);
           if (!r.error) setOpen(false);
         }}
       />
