@@ -73,7 +73,7 @@ export async function listPermissions(_deps: Deps, ctx: Ctx): Promise<Result<str
 /** Unknown inherited roles are a 400 on the `inherits` field (the body names them; they are not the resource). */
 async function unknownInherits(tx: EntityManager, inherits: string[]) {
   const missing = await roles.unknownRoleIds(tx, inherits);
-  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
+  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }]) : null;
 }
 
 const codeTaken = () => refuse('code_taken', 'Another role already has this code.');

@@ -116,8 +116,9 @@ function parseKeyInput(deps: Deps, input: unknown): Result<KeySpec> {
   const parsed = parseInput(createApiKeyInput, input);
   if (!parsed.ok) return parsed;
   const { name, expiresAt, permissions } = parsed.value;
-  if (expiresAt && expiresAt.getTime() <= deps.clock().getTime()) {
-    return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
+  const now = deps.clock();
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    return validationFailed([{ path: 'expiresAt', message: 'must be in the future', code: 'too_small', params: { min: now.toISOString() } }]);
   }
   return ok({ name, expiresAt: expiresAt ?? null, permissions: permissions ?? null });
 }
