@@ -45,7 +45,7 @@ const problem = z.looseObject({
   missingPermissions: z.array(z.string()).optional().describe('escalation_denied: the permissions you would grant without holding them yourself.'),
   state: z.enum(TENSION_STATES).optional().describe('invalid_transition: the state the tension is in.'),
   command: z.string().optional().describe('invalid_transition: the move that this state does not allow (`resolve`, `revive`, …).'),
-  retryAfterSeconds: z.number().int().optional().describe('rate_limited (login throttle): seconds to wait; also in the `Retry-After` header.'),
+  retryAfterSeconds: z.number().int().optional().describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
 }).describe('A refusal: an RFC 9457 problem document with a stable `code`.');
 
 export const userPageOutput = pageOutput(userOutput, 'users');

@@ -35,7 +35,7 @@ const typesSchema = z.preprocess(
     return b;
   },
   z
-    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }))
+    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }).meta({ enum: [...KNOWN_EVENT_TYPES] }))
     .max(KNOWN_EVENT_TYPES.length * 2)
     .optional(),
 );

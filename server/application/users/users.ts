@@ -23,7 +23,7 @@ import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
-export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
+export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: 'email', maxLength: 320 });
 export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
 const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 

@@ -109,7 +109,7 @@ describe('MCP: every structuredContent.errors / error.data.errors item has code 
       headers: { authorization: `Bearer ${admin.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify(body),
     });
-    return res.json() as Promise<any>;
+    return res.json();
   }
   const call = (name: string, args: unknown) => rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 
