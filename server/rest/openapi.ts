@@ -218,7 +218,7 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
         `Bodies are JSON, at most ${BODY_LIMIT_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{data, nextCursor}\`.`,
         'Every request counts against a per-key (or, anonymous, per-client) rate limit: over it, 429 rate_limited with `Retry-After` and `retryAfterSeconds`. ' +
           'Every answer to a request with an API key carries the IETF `RateLimit-Policy` (`"default";q=<requests>;w=60`) and `RateLimit` (`"default";r=<left>;t=<seconds to reset>`) fields.',
-        'Text is Unicode: a string holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a body, query or path, is refused (400 validation_failed, field code `invalid_format` with `format: "text"`): PostgreSQL cannot store it.',
+        'Text is Unicode: a string holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a body or a query string, is refused (400 validation_failed, field code `invalid_format` with `format: "text"`): PostgreSQL cannot store it.',
       ].join('\n\n'),
     },
     servers: [{ url: '/api/v1' }],
