@@ -45,7 +45,7 @@ export function encodeCursor(deps: CursorDeps, list: ListName, key: unknown): st
   return `${payload}.${signature(deps, list, payload).toString('base64url')}`;
 }
 
-const notOurs = () => validationFailed([{ path: 'cursor', message: 'is not a cursor this list issued' }], 'The cursor is not one this list issued; start again without it.');
+const notOurs = () => validationFailed([{ path: 'cursor', message: 'is not a cursor this list issued', code: 'invalid_format', params: { format: 'cursor' } }], 'The cursor is not one this list issued; start again without it.');
 
 /** The cursor's key, checked by `schema`, or the 400 refusal when the server did not issue it for `list`. */
 export function decodeCursor<S extends z.ZodType>(deps: CursorDeps, list: ListName, cursor: string, schema: S): Result<z.output<S>> {

@@ -1,6 +1,6 @@
 // Parses use-case input with its zod schema; a failure is the `validation_failed` refusal.
 import type { z } from 'zod';
-import { validationFailed, type FieldError, type Refusal } from '../domain/errors.js';
+import { isFieldErrorCode, validationFailed, type FieldError, type FieldErrorCode, type Refusal } from '../domain/errors.js';
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -9,7 +9,7 @@ function unstorableStrings(value: unknown, path: string[], out: FieldError[], de
   if (out.length >= 10 || depth > 32) return;
   if (typeof value === 'string') {
     if (value.includes('\u0000') || UNPAIRED_SURROGATE.test(value)) {
-      out.push({ path: path.join('.') || '(root)', message: 'must be valid Unicode text without NUL characters' });
+      out.push({ path: path.join('.') || '(root)', message: 'must be valid Unicode text without NUL characters', code: 'invalid_format', params: { format: 'text' } });
     }
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -20,10 +20,10 @@ function unstorableStrings(value: unknown, path: string[], out: FieldError[], de
 }
 
 type Issue = z.core.$ZodIssue;
-const SIZED: Record<string, [string, string]> = { string: ['too_short', 'too_long'], array: ['too_small', 'too_big'], set: ['too_small', 'too_big'] };
+const SIZED: Record<string, [FieldErrorCode, FieldErrorCode]> = { string: ['too_short', 'too_long'], array: ['too_small', 'too_big'], set: ['too_small', 'too_big'] };
 
 /** A zod issue as SPEC §7's stable `code` and its `params` (lengths for text, bounds for numbers). */
-function issueCode(i: Issue): { code: string; params: Record<string, unknown> } {
+function issueCode(i: Issue): { code: FieldErrorCode; params: Record<string, unknown> } {
   // reportInput: a key that is absent arrives as an issue about `undefined`, whatever the schema expected
   if ((i.code === 'invalid_type' || i.code === 'invalid_value') && 'input' in i && i.input === undefined) return { code: 'required', params: {} };
   switch (i.code) {
@@ -32,7 +32,7 @@ function issueCode(i: Issue): { code: string; params: Record<string, unknown> } 
       return { code, params: { min: Number(i.minimum) } };
     }
     case 'too_big': {
-      const [, code] = SIZED[i.origin] ?? ['', 'too_big'];
+      const [, code] = SIZED[i.origin] ?? ['too_small', 'too_big'];
       return { code, params: { max: Number(i.maximum) } };
     }
     case 'invalid_type':
@@ -46,7 +46,7 @@ function issueCode(i: Issue): { code: string; params: Record<string, unknown> } 
     case 'custom': {
       // a refinement may name its code in params; the length rules counted in code points say it in words
       const named: unknown = (i.params as Record<string, unknown> | undefined)?.code;
-      if (typeof named === 'string') return { code: named, params: { ...i.params, code: undefined } };
+      if (isFieldErrorCode(named)) return { code: named, params: { ...i.params, code: undefined } };
       const max = /at most (\d+) characters/.exec(i.message);
       if (max) return { code: 'too_long', params: { max: Number(max[1]) } };
       if (/must not be empty/.test(i.message)) return { code: 'too_short', params: { min: 1 } };

@@ -10,12 +10,12 @@ import { IsolationLevel } from '@mikro-orm/core';
 import { systemCaller } from '../application/context.js';
 import { rebuildTensionProjection } from '../application/tensions/index.js';
 import { migrationStatus } from '../persistence/database.js';
-import { DumpError, exportRows, importRows, nonEmptyTables, type DumpLine } from '../persistence/dump.js';
+import { checkDump, DumpError, exportRows, importRows, nonEmptyTables, type DumpCheckOptions, type DumpText } from '../persistence/dump.js';
 import { makeDeps, openServiceDatabase } from '../runtime.js';
 import type { CommandRun } from './commands.js';
 
 const EXPORT_USAGE = 'Usage: market-service export [--out FILE]   (standard output without --out)';
-const IMPORT_USAGE = 'Usage: market-service import FILE';
+const IMPORT_USAGE = 'Usage: market-service import [--allow-unverified] FILE   (--allow-unverified: accept a dump written before dumps carried a digest)';
 
 function progress(label: string, counts: Record<string, number>) {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -39,21 +39,24 @@ export const runExport: CommandRun = async (args, { config, logger }) => {
       return 1;
     }
     const counts: Record<string, number> = {};
+    let sha256 = '';
     // One consistent snapshot, even while the service keeps writing.
     await (db.orm.em.fork()).transactional(
       async (tx) => {
-        for await (const line of exportRows(tx, applied, new Date())) {
+        for await (const { line, text } of exportRows(tx, applied, new Date())) {
           if (line.kind === 'row') {
             counts[line.table] = (counts[line.table] ?? 0) + 1;
             if ((counts[line.table] & 0x3fff) === 0) progress('exported', counts);
           }
-          if (!sink.write(`${JSON.stringify(line)}\n`)) await once(sink, 'drain');
+          if (line.kind === 'end') sha256 = line.sha256!;
+          if (!sink.write(`${text}\n`)) await once(sink, 'drain');
         }
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
     );
     progress('exported', counts);
-    process.stderr.write('\n');
+    // Kept apart from the file, this digest shows later that the file is the one exported.
+    process.stderr.write(`\nsha256 ${sha256}\n`);
     if (out) {
       sink.end();
       await once(sink, 'finish');
@@ -64,24 +67,18 @@ export const runExport: CommandRun = async (args, { config, logger }) => {
   }
 };
 
-async function* parseLines(file: string): AsyncGenerator<DumpLine> {
+async function* fileLines(file: string): AsyncGenerator<DumpText> {
   let n = 0;
-  for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    n++;
-    if (!text.trim()) continue;
-    try {
-      yield JSON.parse(text) as DumpLine;
-    } catch {
-      throw new DumpError(`line ${n} is not JSON`);
-    }
-  }
+  for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) yield { n: ++n, text };
 }
 
 export const runImport: CommandRun = async (args, { config, logger }) => {
   let file: string | undefined;
+  let allowUnverified = false;
   try {
-    const parsed = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
+    const parsed = parseArgs({ args, options: { 'allow-unverified': { type: 'boolean' } }, strict: true, allowPositionals: true });
     if (parsed.positionals.length === 1) file = parsed.positionals[0];
+    allowUnverified = parsed.values['allow-unverified'] ?? false;
   } catch {
     // usage below
   }
@@ -104,7 +101,18 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
       return 1;
     }
     const { applied } = await migrationStatus(db.orm);
-    const counts = await em.transactional((tx) => importRows(tx, parseLines(file), applied, (c) => progress('imported', c)));
+    let warned = false;
+    const opts: DumpCheckOptions = {
+      migrations: applied,
+      allowUnverified,
+      onUnverified: () => {
+        if (!warned) console.error('Warning: this dump was written before dumps carried a digest; whether it was altered cannot be checked.');
+        warned = true;
+      },
+    };
+    // The whole file first, writing nothing: an altered, truncated or foreign file is refused before any row.
+    await checkDump(fileLines(file), opts);
+    const { counts, sha256 } = await em.transactional((tx) => importRows(tx, fileLines(file), opts, (c) => progress('imported', c)));
     progress('imported', counts);
     process.stderr.write('\n');
     const deps = makeDeps(config, logger, db, '');
@@ -117,11 +125,11 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
       console.error(`${rebuilt.code}: ${rebuilt.detail}`);
       return 1;
     }
-    console.log(JSON.stringify({ imported: counts, projection: rebuilt.value }, null, 2));
+    console.log(JSON.stringify({ imported: counts, sha256, projection: rebuilt.value }, null, 2));
     return 0;
   } catch (err) {
     if (err instanceof DumpError) {
-      console.error(`Import refused, nothing was written: ${err.message}`);
+      console.error(`Import refused, nothing was written: ${err.message}.`);
       return 1;
     }
     throw err;

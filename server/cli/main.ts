@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createLogger, pinoStderr } from '../logger.js';
+import { createLogger, errorText, pinoStderr } from '../logger.js';
 import { commands as extraCommands } from './commands.js';
 
 const USAGE = `Usage: market-service <command>
@@ -112,7 +112,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    // a failed statement's text and values stay out of stderr, as out of the logs
+    else console.error(errorText(err));
     process.exit(1);
   },
 );

@@ -34,13 +34,40 @@ export const REFUSAL_CODES = [
 
 export type ErrorCode = (typeof REFUSAL_CODES)[number];
 
+/**
+ * The stable codes of a field error (SPEC §7): zod's vocabulary, plus what a use case finds beyond the
+ * schema (`not_found`: ids that name nothing; `not_held`: permissions the user lacks; `immutable`: a field
+ * fixed at creation; `incorrect`: a secret that does not match). A closed list, so a client can translate
+ * every one and the compiler refuses an error item without a known code.
+ */
+export const FIELD_ERROR_CODES = [
+  'required',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_big',
+  'invalid_type',
+  'invalid_format',
+  'invalid_value',
+  'unknown_field',
+  'not_found',
+  'not_held',
+  'immutable',
+  'incorrect',
+] as const;
+
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
+export const isFieldErrorCode = (code: unknown): code is FieldErrorCode => (FIELD_ERROR_CODES as readonly unknown[]).includes(code);
+
+/** One item of a `validation_failed` refusal's `errors`: both `code` and `params` are required, on every face. */
 export interface FieldError {
   path: string;
   message: string;
   /** stable and machine-readable (SPEC §7): `required`, `too_long`, … so a client can say it in its own language */
-  code?: string;
-  /** the figures of `code`, e.g. `{max: 200}` */
-  params?: Record<string, unknown>;
+  code: FieldErrorCode;
+  /** the figures of `code`, e.g. `{max: 200}`; `{}` when it has none */
+  params: Record<string, unknown>;
 }
 
 /** An expected refusal. `extensions` are extra members of the problem document (e.g. `currentVersion`). */

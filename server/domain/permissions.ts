@@ -20,6 +20,9 @@ export type Permission = (typeof PERMISSION_CATALOGUE)[number];
 
 const RESOURCES = new Set(PERMISSION_CATALOGUE.map((p) => p.split(':')[0]));
 
+/** Every grant a role or key scope can name: `*`, `<resource>:*`, each catalogue permission. */
+export const KNOWN_GRANTS: readonly string[] = ['*', ...[...RESOURCES].map((r) => `${r}:*`), ...PERMISSION_CATALOGUE];
+
 /** A grant is a catalogue permission, `<resource>:*` for a known resource, or `*`. */
 export function isKnownGrant(grant: string): boolean {
   if (grant === '*') return true;

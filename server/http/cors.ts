@@ -8,7 +8,7 @@ const ALLOW_HEADERS = [
   'authorization', 'content-type', 'x-csrf-protection', 'x-request-id', 'x-correlation-id', 'idempotency-key',
   'last-event-id', 'mcp-protocol-version', 'mcp-session-id',
 ].join(', ');
-const EXPOSE_HEADERS = ['x-request-id', 'retry-after', 'www-authenticate', 'idempotent-replayed', 'mcp-session-id'].join(', ');
+const EXPOSE_HEADERS = ['x-request-id', 'retry-after', 'www-authenticate', 'idempotent-replayed', 'mcp-session-id', 'ratelimit', 'ratelimit-policy'].join(', ');
 
 export function cors(deps: Deps) {
   const listed = new Set(deps.config.corsOrigins);

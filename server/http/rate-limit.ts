@@ -4,11 +4,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Deps } from '../application/context.js';
 import { clientAddress } from './session-cookie.js';
-import { sendCode } from '../rest/problem.js';
+import { sendProblem } from '../rest/problem.js';
+import { refuse } from '../domain/errors.js';
 
 const WINDOW_MS = 60_000;
 /** above this many tracked callers, expired windows are swept */
 const SWEEP_ABOVE = 10_000;
+/** The one policy's name in the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
+const POLICY = 'default';
 
 export function rateLimit(deps: Deps) {
   const limit = deps.config.rateLimitPerMinute;
@@ -27,9 +30,16 @@ export function rateLimit(deps: Deps) {
       w = { start: now, count: 0 };
       windows.set(bucket, w);
     }
-    if (++w.count <= limit) return next();
+    const count = ++w.count;
+    const reset = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    // A key's holder sees its quota and what is left of it on every answer, so it can pace itself.
+    if (bucket.startsWith('key:')) {
+      res.setHeader('RateLimit-Policy', `"${POLICY}";q=${limit};w=${WINDOW_MS / 1000}`);
+      res.setHeader('RateLimit', `"${POLICY}";r=${Math.max(0, limit - count)};t=${reset}`);
+    }
+    if (count <= limit) return next();
     deps.metrics.rateLimited('request');
-    const retryAfter = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+    const retryAfter = reset;
     res.setHeader('Retry-After', String(retryAfter));
     const detail = `Too many requests: at most ${limit} a minute. Try again in ${retryAfter} seconds.`;
     if (req.path.startsWith('/graphql')) {
@@ -38,6 +48,6 @@ export function rateLimit(deps: Deps) {
     if (req.path.startsWith('/mcp')) {
       return res.status(429).json({ jsonrpc: '2.0', error: { code: -32000, message: detail, data: { code: 'rate_limited', retryAfterSeconds: retryAfter } }, id: null });
     }
-    sendCode(res, 'rate_limited', detail, req.requestId);
+    sendProblem(res, refuse('rate_limited', detail, { retryAfterSeconds: retryAfter }), req.requestId);
   };
 }

@@ -8,7 +8,7 @@ import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
 import { idempotently, parseIdempotencyKey } from '../application/idempotency.js';
-import { ok, REFUSAL_CODES, refuse, type ErrorCode as RefusalCode, type Refusal, type Result } from '../domain/errors.js';
+import { ok, REFUSAL_CODES, refuse, type ErrorCode as RefusalCode, type FieldError, type Refusal, type Result } from '../domain/errors.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { TOOLS } from './tools.js';
 import { serviceVersion } from '../version.js';
@@ -65,10 +65,14 @@ export function guardToolCalls(transport: Transport): void {
     if (m.method === 'tools/call' && m.id !== undefined) {
       const parsed = CallToolRequestSchema.safeParse(message);
       if (!parsed.success) {
-        const errors = parsed.error.issues.map((i) => ({
-          path: i.path.filter((p) => p !== 'params').join('.') || 'params',
-          message: i.path.at(-1) === 'arguments' ? 'must be an object' : i.path.at(-1) === 'name' ? 'must be the tool name (a string)' : 'is not valid',
-        }));
+        const errors = parsed.error.issues.map((i): FieldError => {
+          const path = i.path.filter((p) => p !== 'params').join('.') || 'params';
+          // the SDK's schema does not report the input: a missing member reads "received undefined"
+          if (i.code === 'invalid_type' && /received undefined$/.test(i.message)) return { path, message: 'is required', code: 'required', params: {} };
+          if (i.path.at(-1) === 'arguments') return { path, message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } };
+          if (i.path.at(-1) === 'name') return { path, message: 'must be the tool name (a string)', code: 'invalid_type', params: { expected: 'string' } };
+          return { path, message: 'is not valid', code: 'invalid_value', params: {} };
+        });
         void transport.send({
           jsonrpc: '2.0',
           id: m.id,

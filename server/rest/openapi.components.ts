@@ -3,7 +3,7 @@
 // the schemas: the MCP face converts the same schemas and must keep them inline (a tool's outputSchema is
 // an object, not a `$ref`), so only this document sees the names.
 import { z } from 'zod';
-import { REFUSAL_CODES } from '../domain/errors.js';
+import { FIELD_ERROR_CODES, REFUSAL_CODES } from '../domain/errors.js';
 import {
   commandResultOutput, historyEntryOutput, historyPageOutput, senseResultOutput, tensionOutput, tensionPageOutput, TENSION_STATES,
 } from '../application/tensions/tension.inputs.js';
@@ -19,8 +19,15 @@ import { auditEntryOutput } from '../application/audit/audit.js';
 const fieldError = z.object({
   path: z.string().describe("Where in the input, dot-separated (`name`, `roleIds.2`); `(root)` for the input as a whole."),
   message: z.string().describe('What is wrong, in English.'),
-  code: z.string().optional().describe('Stable and machine-readable (`required`, `too_short`, `too_long`, `too_small`, `too_big`, `invalid_type`, `invalid_format`, `invalid_value`, `unknown_field`, …), to show the message in your own language.'),
-  params: z.record(z.string(), z.unknown()).optional().describe('The figures of `code`, e.g. `{"max": 200}` for too_long.'),
+  code: z
+    .enum(FIELD_ERROR_CODES)
+    .describe(
+      'Stable and machine-readable, on every item: what is wrong, to show the message in your own language. `required`, `too_short`/`too_long` (text, `min`/`max` characters), ' +
+        '`too_small`/`too_big` (numbers, lists, instants: `min`/`max`), `invalid_type` (`expected`), `invalid_format` (`format`: `email`, `uuid`, `datetime`, `cursor`, ' +
+        '`text` for a string holding NUL or an unpaired surrogate, …), `invalid_value` (`values` when the allowed ones are few), `unknown_field` (`keys`), `not_found` (`ids` that name nothing), ' +
+        '`not_held` (`permissions` the user lacks), `immutable` (fixed at creation), `incorrect` (a current password that does not match).',
+    ),
+  params: z.record(z.string(), z.unknown()).describe('The figures of `code`, e.g. `{"max": 200}` for too_long; `{}` when it has none.'),
 });
 
 /** RFC 9457 problem document with every extension member a refusal may carry (SPEC §7). */
@@ -38,7 +45,7 @@ const problem = z.looseObject({
   missingPermissions: z.array(z.string()).optional().describe('escalation_denied: the permissions you would grant without holding them yourself.'),
   state: z.enum(TENSION_STATES).optional().describe('invalid_transition: the state the tension is in.'),
   command: z.string().optional().describe('invalid_transition: the move that this state does not allow (`resolve`, `revive`, …).'),
-  retryAfterSeconds: z.number().int().optional().describe('rate_limited (login throttle): seconds to wait; also in the `Retry-After` header.'),
+  retryAfterSeconds: z.number().int().optional().describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
 }).describe('A refusal: an RFC 9457 problem document with a stable `code`.');
 
 export const userPageOutput = pageOutput(userOutput, 'users');

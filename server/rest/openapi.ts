@@ -73,9 +73,21 @@ const HEADERS = {
   'X-Request-Id': header('The request id: yours when you sent a valid `X-Request-Id` (1-128 of `A-Za-z0-9_.:-`), else a new UUID. Also in every problem document.', { type: 'string' }),
   'Retry-After': header('Seconds to wait before trying again.', { type: 'integer', minimum: 1 }),
   'WWW-Authenticate': header('`Bearer`: send an API key.', { type: 'string' }),
+  RateLimit: header(
+    'The request quota left to the API key in the current window (IETF draft-ietf-httpapi-ratelimit-headers): `"default";r=<requests left>;t=<seconds until the window resets>`. Sent on every answer to a request with a valid API key; not for sessions or anonymous callers.',
+    { type: 'string', pattern: '^"default";r=\\d+;t=\\d+$' },
+  ),
+  'RateLimit-Policy': header(
+    'The API key\'s quota: `"default";q=<requests>;w=60`, i.e. `RATE_LIMIT_PER_MINUTE` requests per 60-second window on this instance. Sent with `RateLimit`.',
+    { type: 'string', pattern: '^"default";q=\\d+;w=60$' },
+  ),
   'Idempotent-Replayed': header('`true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was written this time).', { type: 'string', enum: ['true'] }),
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+/** The quota fields a keyed request's answer carries (server/http/rate-limit.ts). */
+const RATE_LIMIT_HEADERS = { RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') };
+/** Whether an API key may call the operation (its answers then carry the quota fields). */
+const keyed = (r: RouteDoc) => (r.auth ?? 'any') === 'any';
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -111,7 +123,11 @@ function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
 const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no content' };
 
 function successResponse(r: RouteDoc, components: Components) {
-  const headers = { 'X-Request-Id': headerRef('X-Request-Id'), ...(idempotent(r) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
+  const headers = {
+    'X-Request-Id': headerRef('X-Request-Id'),
+    ...(keyed(r) ? RATE_LIMIT_HEADERS : {}),
+    ...(idempotent(r) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
+  };
   if (r.eventStream) {
     return {
       description:
@@ -124,7 +140,7 @@ function successResponse(r: RouteDoc, components: Components) {
   return { description: SUCCESS[r.status] ?? 'OK', headers, content: { 'application/json': { schema: components.schemaOf(r.response, 'output') } } };
 }
 
-function errorResponses(codes: Set<ErrorCode>, problem: unknown) {
+function errorResponses(codes: Set<ErrorCode>, problem: unknown, withQuota: boolean) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(REFUSAL_STATUS[code], [...(byStatus.get(REFUSAL_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
@@ -134,6 +150,8 @@ function errorResponses(codes: Set<ErrorCode>, problem: unknown) {
         description: list.map((c) => `${REFUSAL_TITLE[c]} (\`${c}\`)`).join('; '),
         headers: {
           'X-Request-Id': headerRef('X-Request-Id'),
+          // a 401 is an anonymous caller's: no key, so no quota of its own
+          ...(withQuota && status !== 401 ? RATE_LIMIT_HEADERS : {}),
           ...(status === 429 ? { 'Retry-After': headerRef('Retry-After') } : {}),
           ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
         },
@@ -141,6 +159,15 @@ function errorResponses(codes: Set<ErrorCode>, problem: unknown) {
       },
     ]),
   );
+}
+
+/** A query string cannot say null: a parameter's schema drops the `null` a nullish input admits. */
+function withoutNull(json: Record<string, unknown>): Record<string, unknown> {
+  const anyOf = json.anyOf as Record<string, unknown>[] | undefined;
+  if (!anyOf?.some((s) => s.type === 'null')) return json;
+  const rest = anyOf.filter((s) => s.type !== 'null');
+  const { anyOf: _, ...others } = json;
+  return rest.length === 1 ? { ...others, ...rest[0] } : { ...others, anyOf: rest };
 }
 
 const SECURITY = { public: [], session: [{ session: [] }], any: [{ bearer: [] }, { session: [] }] };
@@ -157,7 +184,7 @@ function operationOf(r: RouteDoc, components: Components) {
   const queryParams = Object.entries(r.query?.shape ?? {}).map(([name, s]) => {
     const schema = s as z.ZodType;
     const { description, ...json } = components.schemaOf(schema, 'input');
-    return { name, in: 'query', required: !schema.safeParse(undefined).success, description, schema: json };
+    return { name, in: 'query', required: !schema.safeParse(undefined).success, description, schema: withoutNull(json) };
   });
   return {
     operationId: operationIdOf(r),
@@ -171,7 +198,7 @@ function operationOf(r: RouteDoc, components: Components) {
     ...(r.body
       ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: components.schemaOf(r.body, 'input') } } } }
       : {}),
-    responses: { [r.status]: successResponse(r, components), ...errorResponses(errorCodesOf(r, permission), components.ref('Problem')) },
+    responses: { [r.status]: successResponse(r, components), ...errorResponses(errorCodesOf(r, permission), components.ref('Problem'), keyed(r)) },
   };
 }
 
@@ -189,7 +216,9 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
         'Authenticate with `Authorization: Bearer <API_KEY>`; the admin app uses the `session` cookie instead.',
         'Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code` (schema `Problem`).',
         `Bodies are JSON, at most ${BODY_LIMIT_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{data, nextCursor}\`.`,
-        'Every request counts against a per-key (or, anonymous, per-client) rate limit: over it, 429 rate_limited with `Retry-After`.',
+        'Every request counts against a per-key (or, anonymous, per-client) rate limit: over it, 429 rate_limited with `Retry-After` and `retryAfterSeconds`. ' +
+          'Every answer to a request with an API key carries the IETF `RateLimit-Policy` (`"default";q=<requests>;w=60`) and `RateLimit` (`"default";r=<left>;t=<seconds to reset>`) fields.',
+        'Text is Unicode: a string holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in a body or a query string, is refused (400 validation_failed, field code `invalid_format` with `format: "text"`): PostgreSQL cannot store it.',
       ].join('\n\n'),
     },
     servers: [{ url: '/api/v1' }],

@@ -9,7 +9,7 @@ import { handle } from './handle.js';
 function queryInput(req: Request): unknown {
   const v = req.query.expectedVersion;
   if (v === undefined) return {};
-  return { expectedVersion: typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : v };
+  return { expectedVersion: typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v };
 }
 
 /** The command's input from the request: its JSON body (absent = `{}`), or the query string. */

@@ -149,7 +149,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   if (throttled) return throttled;
   // Slow work outside the transaction.
   if (!row.passwordHash || !(await verifyPassword(row.passwordHash, currentPassword))) {
-    return validationFailed([{ path: 'currentPassword', message: 'is not the current password' }]);
+    return validationFailed([{ path: 'currentPassword', message: 'is not the current password', code: 'incorrect', params: {} }]);
   }
   const hash = await hashPassword(newPassword);
   const now = deps.clock();

@@ -35,7 +35,7 @@ const typesSchema = z.preprocess(
     return b;
   },
   z
-    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }))
+    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }).meta({ enum: [...KNOWN_EVENT_TYPES] }))
     .max(KNOWN_EVENT_TYPES.length * 2)
     .optional(),
 );
@@ -112,7 +112,7 @@ export async function resolveAfter(deps: Deps, after: string | undefined): Promi
   if (after === undefined) return ok(FEED_START);
   if (after === 'now') return ok(await feedHead(reader(deps.orm)));
   const key = decodeCursor(deps, 'events', after, feedCursorKey);
-  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or now)' }], 'The cursor is not one this feed issued; start again without it, or with now.');
+  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or now)', code: 'invalid_format', params: { format: 'cursor' } }], 'The cursor is not one this feed issued; start again without it, or with now.');
   return ok({ transactionId: key.value.t, position: key.value.p });
 }
 

@@ -1,7 +1,7 @@
 // Role use cases (SPEC §2 Role, §5): hierarchical RBAC with no escalation and a protected last admin.
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isKnownGrant, PERMISSION_CATALOGUE } from '../../domain/permissions.js';
+import { isKnownGrant, KNOWN_GRANTS, PERMISSION_CATALOGUE } from '../../domain/permissions.js';
 import { ok, refuse, validationFailed, type Result } from '../../domain/errors.js';
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
@@ -18,7 +18,7 @@ import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
 /** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
-export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' });
+export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' }).meta({ enum: [...KNOWN_GRANTS] });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 const codeSchema = z
   .string()
@@ -73,7 +73,7 @@ export async function listPermissions(_deps: Deps, ctx: Ctx): Promise<Result<str
 /** Unknown inherited roles are a 400 on the `inherits` field (the body names them; they are not the resource). */
 async function unknownInherits(tx: EntityManager, inherits: string[]) {
   const missing = await roles.unknownRoleIds(tx, inherits);
-  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
+  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }]) : null;
 }
 
 const codeTaken = () => refuse('code_taken', 'Another role already has this code.');

@@ -50,8 +50,11 @@ export const apiKeyOutput = z.object({
   rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
 }).describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
 export const createdApiKeyOutput = apiKeyOutput.extend({
-  key: z.string().describe('the plaintext key, returned this once only'),
-}).describe('A new API key: its metadata and, this once only, the key.') satisfies z.ZodType<CreatedApiKey>;
+  key: z
+    .string()
+    .optional()
+    .describe('The plaintext key, in the first answer only: store it now. Absent on an idempotent replay (`Idempotent-Replayed: true`), which never returns the secret (SPEC §12).'),
+}).describe('A new API key: its metadata and, in the first answer only, the key.') satisfies z.ZodType<ApiKeyMetadata & { key?: string }>;
 
 export const createApiKeyInput = z.strictObject({
   name: nameSchema.describe('What the key is for, 1-200 characters (trimmed).'),
@@ -116,8 +119,9 @@ function parseKeyInput(deps: Deps, input: unknown): Result<KeySpec> {
   const parsed = parseInput(createApiKeyInput, input);
   if (!parsed.ok) return parsed;
   const { name, expiresAt, permissions } = parsed.value;
-  if (expiresAt && expiresAt.getTime() <= deps.clock().getTime()) {
-    return validationFailed([{ path: 'expiresAt', message: 'must be in the future' }]);
+  const now = deps.clock();
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    return validationFailed([{ path: 'expiresAt', message: 'must be in the future', code: 'too_small', params: { min: now.toISOString() } }]);
   }
   return ok({ name, expiresAt: expiresAt ?? null, permissions: permissions ?? null });
 }

@@ -23,7 +23,7 @@ import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
-export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320));
+export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: 'email', maxLength: 320 });
 export const passwordSchema = z.string().min(PASSWORD_MIN).max(PASSWORD_MAX);
 const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
@@ -76,7 +76,7 @@ async function checkLinkedActor(tx: EntityManager, actorId: string): Promise<Ref
 
 async function checkRoles(tx: EntityManager, roleIds: string[]): Promise<Refusal | null> {
   const missing = await unknownRoleIds(tx, roleIds);
-  return missing.length ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}` }]) : null;
+  return missing.length ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }]) : null;
 }
 
 export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<UserView>> {
@@ -138,7 +138,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   const denied = authorize(ctx, 'users.update');
   if (denied) return denied;
   if (input && typeof input === 'object' && 'type' in input) {
-    return validationFailed([{ path: 'type', message: 'is chosen at creation and cannot change' }]);
+    return validationFailed([{ path: 'type', message: 'is chosen at creation and cannot change', code: 'immutable', params: {} }]);
   }
   const parsed = parseInput(updateUserInput, input);
   if (!parsed.ok) return parsed;
@@ -156,7 +156,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       const stale = staleVersion('user', version, patch.expectedVersion);
       if (stale) return stale;
       if (patch.linkedActorId !== undefined && patch.linkedActorId !== null && current.type !== 'agent') {
-        return validationFailed([{ path: 'linkedActorId', message: 'only agent users can be linked to an actor' }]);
+        return validationFailed([{ path: 'linkedActorId', message: 'only agent users can be linked to an actor', code: 'invalid_value', params: {} }]);
       }
       if (patch.linkedActorId) {
         const bad = await checkLinkedActor(tx, patch.linkedActorId);

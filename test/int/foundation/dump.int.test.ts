@@ -4,12 +4,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, openDatabase, type Database } from '../../../server/persistence/database.js';
+import { migrate, migrationStatus, openDatabase, type Database } from '../../../server/persistence/database.js';
+import { checkDump, importRows, nonEmptyTables } from '../../../server/persistence/dump.js';
 import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, systemCtx, unwrap } from '../../support/clients.js';
 import { rotateUserApiKey } from '../../../server/application/users/api-keys.js';
 import { newActor, newTension } from '../../support/tensions.js';
-import { emptyPostgresDatabase, onPostgres } from '../../support/database.js';
+import { createTestDatabase, emptyPostgresDatabase, onPostgres } from '../../support/database.js';
 import { runCli } from '../../support/process.js';
 
 let dir: string;
@@ -144,5 +145,81 @@ describe('export and import', () => {
         await db.close();
       }
     }
+  }, 300_000);
+  it('refuses an altered dump (an audit row erased, a user granted admin, the counts fixed) before writing anything; an old dump only with --allow-unverified', async () => {
+    const sourceDir = join(dir, 'altered-source');
+    const source = await embeddedApp(sourceDir);
+    const session = client(source, undefined, { cookie: await login(source), 'x-csrf-protection': '1' });
+    const agent = await session.post('/users', { type: 'agent', email: 'altered@test.example', name: 'Altered' });
+    expect(agent.status).toBe(201);
+    await source.close();
+    const dump = join(dir, 'altered.ndjson');
+    const exported = await runCli(['export', '--out', dump], { DATA_DIR: sourceDir });
+    expect(exported.code, exported.stderr).toBe(0);
+    const lines = (await readFile(dump, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const end = lines.at(-1);
+    expect(end).toMatchObject({ kind: 'end', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(exported.stderr).toContain(`sha256 ${end.sha256}`);
+
+    // The reviewer's alterations, each with the end line's counts made to agree.
+    const recount = (edited: any[]) => {
+      const counts: Record<string, number> = Object.fromEntries(Object.keys(end.counts).map((t) => [t, 0]));
+      for (const l of edited) if (l.kind === 'row') counts[l.table]++;
+      return edited.map((l) => (l.kind === 'end' ? { ...l, counts } : l));
+    };
+    const auditRow = lines.findIndex((l) => l.kind === 'row' && l.table === 'audit_log');
+    const adminRole = lines.find((l) => l.kind === 'row' && l.table === 'roles' && l.row.system);
+    const lastUserRole = lines.findLastIndex((l) => l.kind === 'row' && l.table === 'user_roles');
+    expect([auditRow > 0, Boolean(adminRole), lastUserRole > 0]).toEqual([true, true, true]);
+    const granted = recount([...lines.slice(0, lastUserRole + 1), { kind: 'row', table: 'user_roles', row: { user_id: agent.body.id, role_id: adminRole.row.id } }, ...lines.slice(lastUserRole + 1)]);
+    const cases: [string, any[], RegExp][] = [
+      ['an audit row erased', recount(lines.filter((_, i) => i !== auditRow)), /digest in the end line does not match/],
+      ['a user granted admin', granted, /digest in the end line does not match/],
+      ['a row edited in place', lines.map((l, i) => (i === auditRow ? { ...l, row: { ...l.row, action: 'tampered' } } : l)), /digest in the end line does not match/],
+      ['the digest removed', lines.map((l) => (l.kind === 'end' ? { kind: 'end', counts: l.counts } : l)), /no digest: the file was altered/],
+      ['the header told it is version 1', lines.map((l) => (l.kind === 'header' ? { ...l, version: 1 } : l)), /before dumps carried a digest.*--allow-unverified/],
+    ];
+    const texts = (edited: any[]) => (async function* () {
+      let n = 0;
+      for (const l of edited) yield { n: ++n, text: JSON.stringify(l) };
+    })();
+
+    const target = await createTestDatabase({ poolMax: 2 });
+    try {
+      const opts = { migrations: (await migrationStatus(target.orm)).applied };
+      for (const [what, edited, message] of cases) {
+        // the check that runs before the first write refuses it…
+        await expect(checkDump(texts(edited), opts), what).rejects.toThrow(message);
+        // …and the import itself refuses it too (the file may change between the two reads): its transaction writes nothing
+        await expect(target.orm.em.fork().transactional((tx) => importRows(tx, texts(edited), opts)), what).rejects.toThrow(message);
+        expect(await nonEmptyTables(target.orm.em.fork()), what).toEqual([]);
+      }
+      // A dump from before the digest (format version 1): read only when the operator accepts it, with a warning.
+      const oldFormat = lines.map((l) => (l.kind === 'header' ? { ...l, version: 1 } : l.kind === 'end' ? { kind: 'end', counts: l.counts } : l));
+      await expect(checkDump(texts(oldFormat), opts)).rejects.toThrow(/--allow-unverified/);
+      let warnings = 0;
+      expect(await checkDump(texts(oldFormat), { ...opts, allowUnverified: true, onUnverified: () => warnings++ })).toEqual({ counts: end.counts, sha256: null });
+      expect(warnings).toBe(1);
+      expect(await checkDump(texts(lines), opts)).toEqual({ counts: end.counts, sha256: end.sha256 });
+      await writeFile(join(dir, 'old-format.ndjson'), `${oldFormat.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    } finally {
+      await target.close();
+    }
+
+    // Through the CLI: a clear message, exit 1, nothing written; the old file with the flag, with its warning.
+    await writeFile(join(dir, 'granted.ndjson'), `${granted.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const refused = await runCli(['import', join(dir, 'granted.ndjson')], { DATA_DIR: join(dir, 'target-granted') });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/Import refused, nothing was written: the digest in the end line does not match the file: it was altered or damaged/);
+    const db = await openDatabase({ dataDir: join(dir, 'target-granted'), poolMax: 2 });
+    try {
+      expect(await nonEmptyTables(db.orm.em.fork())).toEqual([]);
+    } finally {
+      await db.close();
+    }
+    const accepted = await runCli(['import', '--allow-unverified', join(dir, 'old-format.ndjson')], { DATA_DIR: join(dir, 'target-old') });
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stderr).toMatch(/Warning: this dump was written before dumps carried a digest/);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ sha256: null, imported: end.counts });
   }, 300_000);
 });

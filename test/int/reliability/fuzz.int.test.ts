@@ -4,14 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { assertProperty } from '../../support/fuzz.js';
-import { REFUSAL_CODES as ALL_REFUSAL_CODES } from '../../../server/domain/errors.js';
+import { FIELD_ERROR_CODES, REFUSAL_CODES as ALL_REFUSAL_CODES } from '../../../server/domain/errors.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { fillPath, OPERATION_SURFACES, type OperationSurface } from '../../support/operations.js';
 import type { Operation } from '../../../server/application/permission-table.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 9);
-const figures = { requests: 0, inputs: 0, fiveHundreds: 0, refused: 0 };
+const figures = { requests: 0, inputs: 0, fiveHundreds: 0, refused: 0, fieldErrors: 0 };
 
 let app: TestApp;
 let admin: SeededUser;
@@ -111,6 +111,17 @@ async function writesNothingUnlessAccepted(attempt: () => Promise<{ accepted: bo
   if (!accepted) expect(await counts(), `refused but wrote: ${describe}`).toEqual(before);
 }
 
+/** SPEC §7: every item of `errors` has a stable `code` of the vocabulary and an object of `params`. */
+function expectCodedFieldErrors(errors: unknown, what: string) {
+  if (errors === undefined) return;
+  expect(Array.isArray(errors), `${what}: errors is not a list`).toBe(true);
+  for (const item of errors as { code?: unknown; params?: unknown }[]) {
+    figures.fieldErrors++;
+    expect(FIELD_ERROR_CODES, `${what}: ${JSON.stringify(item)}`).toContain(item.code);
+    expect(item.params !== null && typeof item.params === 'object' && !Array.isArray(item.params), `${what}: params of ${JSON.stringify(item)}`).toBe(true);
+  }
+}
+
 function expectProblem(res: { status: number; contentType: string; json: any; text: string }, what: string) {
   expect(res.status, `${what} → ${res.text.slice(0, 300)}`).toBeLessThan(500);
   // 431: Node's HTTP parser refuses a request line and headers over 16 KiB before the app sees them.
@@ -118,6 +129,7 @@ function expectProblem(res: { status: number; contentType: string; json: any; te
     expect(res.contentType, what).toMatch(/application\/problem\+json/);
     expect(res.json?.code, what).toEqual(expect.any(String));
     expect(res.json?.status).toBe(res.status);
+    expectCodedFieldErrors(res.json?.errors, what);
   }
 }
 
@@ -139,7 +151,7 @@ beforeAll(async () => {
   expect(Object.values(ids).every(Boolean)).toBe(true);
 });
 afterAll(async () => {
-  console.log(`fuzz: ${figures.inputs} inputs tried, ${figures.requests} requests sent, ${figures.refused} refused, 5xx seen: ${figures.fiveHundreds}`);
+  console.log(`fuzz: ${figures.inputs} inputs tried, ${figures.requests} requests sent, ${figures.refused} refused, 5xx seen: ${figures.fiveHundreds}, field errors checked for code and params: ${figures.fieldErrors}`);
   await app?.close();
 });
 
@@ -273,6 +285,7 @@ describe('GraphQL', () => {
     for (const e of res.json.errors ?? []) {
       expect(e.extensions?.code, `${what}: ${e.message}`).toEqual(expect.any(String));
       expect(e.extensions.code).not.toBe('INTERNAL');
+      expectCodedFieldErrors(e.extensions.errors, what);
     }
   }
 
@@ -353,7 +366,10 @@ describe('MCP', () => {
     expect(res.json?.error, what).toBeUndefined();
     const result = res.json?.result;
     expect(result, what).toBeDefined();
-    if (result.isError) expect(REFUSAL_CODES, what).toContain(result.structuredContent?.code);
+    if (result.isError) {
+      expect(REFUSAL_CODES, what).toContain(result.structuredContent?.code);
+      expectCodedFieldErrors(result.structuredContent?.errors, what);
+    }
     return { accepted: !result.isError };
   }
 
@@ -383,6 +399,7 @@ describe('MCP', () => {
       expect(res.status, what).toBeLessThan(500);
       expect(res.json.error.code, what).toBe(-32602);
       expect(res.json.error.message, what).not.toMatch(/invalid_type|"path"|\[\s*\{/);
+      expectCodedFieldErrors(res.json.error.data?.errors, what);
     }
   });
 

@@ -61,6 +61,33 @@ describe('rate limits', () => {
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
   });
 
+  it('tell a key its quota and what is left: RateLimit-Policy and RateLimit on every keyed answer, retryAfterSeconds in the 429', async () => {
+    const agent = await seedUserWithKey(app, { grants: ['tensions:read'] });
+    const api = client(app, agent.key);
+    const seen: { policy: string | null; left: number; reset: number; status: number }[] = [];
+    for (let i = 0; i < LIMIT + 1; i++) {
+      const res = i % 2 ? await api.gql('{ health }') : await api.get('/tensions');
+      const field = /^"default";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
+      expect(field, `answer ${i}: ${res.headers.get('ratelimit')}`).not.toBeNull();
+      seen.push({ policy: res.headers.get('ratelimit-policy'), left: Number(field![1]), reset: Number(field![2]), status: res.status });
+    }
+    expect(seen.map((s) => s.policy)).toEqual(Array(LIMIT + 1).fill(`"default";q=${LIMIT};w=60`));
+    expect(seen.map((s) => s.left)).toEqual([4, 3, 2, 1, 0, 0]);
+    expect(seen.map((s) => s.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    for (const s of seen) {
+      expect(s.reset).toBeGreaterThanOrEqual(1);
+      expect(s.reset).toBeLessThanOrEqual(60);
+    }
+    // the per-key 429 says how long to wait in its body too, as the login throttle's does
+    const refused = await api.get('/tensions');
+    expect(refused.status).toBe(429);
+    expect(refused.body.retryAfterSeconds).toBe(Number(refused.headers.get('retry-after')));
+    // anonymous callers are limited per client, without a quota of their own to show
+    const anonymous = await fetch(`${app.url}/api/v1/tensions`);
+    expect([401, 429]).toContain(anonymous.status);
+    expect([anonymous.headers.get('ratelimit'), anonymous.headers.get('ratelimit-policy')]).toEqual([null, null]);
+  });
+
   it('are off with 0', async () => {
     const agent = await seedUserWithKey(unlimited, { grants: ['tensions:read'] });
     const api = client(unlimited, agent.key);

@@ -325,3 +325,94 @@ describe('GET /api/v1/docs/reference', () => {
     expect(tension.slice(0, tension.indexOf('</section>'))).toContain('version: integer  // Its version');
   });
 });
+
+describe('the document states what is served (issue 30)', () => {
+  const param = (path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name);
+
+  it('CreatedApiKey: `key` is optional, said to be absent on a replay, and a replayed creation validates', async () => {
+    const created = doc.components.schemas.CreatedApiKey;
+    expect(created.required).not.toContain('key');
+    expect(created.properties.key.description).toMatch(/Absent on an idempotent replay/);
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const agent = await client(app, admin.key).post('/users', { type: 'agent', email: 'replayed-key@test.example', name: 'Replayed' });
+    const rest = client(app, admin.key, { 'idempotency-key': `replayed-key-${admin.keyId}` });
+    const first = await rest.post(`/users/${agent.body.id}/api-keys`, { name: 'once' });
+    const again = await rest.post(`/users/${agent.body.id}/api-keys`, { name: 'once' });
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+    expect(first.body.key).toMatch(/^mk_/);
+    expect(again.body).not.toHaveProperty('key');
+    const schema = doc.paths['/users/{id}/api-keys'].post.responses['201'].content['application/json'].schema;
+    expect(validate(schema, first.body)).toMatchObject({ valid: true });
+    expect(validate(schema, again.body)).toMatchObject({ valid: true });
+  });
+
+  it('a limit given as text: the documented pattern accepts exactly what the route serves', async () => {
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const schema = param('/tensions', 'get', 'limit').schema;
+    const text = schema.anyOf.find((s: any) => s.type === 'string');
+    expect(text.pattern).not.toBe('^\\d+$');
+    for (const value of ['0', '1', '01', '9', '10', '99', '100', '0100', '0000000100', '101', '200', '999', '1000', '9999999999', '00', '-1', '1e2', ' 5']) {
+      const served = (await fetch(`${app.url}/api/v1/tensions?limit=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${admin.key}` } })).status;
+      expect([value, validate(schema, value).valid], `served ${served}`).toEqual([value, served === 200]);
+    }
+  });
+
+  it('expectedVersion on DELETE is an integer, never null (a query string cannot say null), and its bounds are served', async () => {
+    const schema = param('/tensions/{id}', 'delete', 'expectedVersion').schema;
+    expect(schema).toEqual({ type: 'integer', minimum: 0, maximum: 2147483647 });
+    expect(JSON.stringify(operations().flatMap(({ op }) => op.parameters.filter((p: any) => p.in === 'query')))).not.toContain('"null"');
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const rest = client(app, admin.key);
+    const actor = await rest.post('/actors', { name: 'Deletable org', type: 'organization' });
+    const tension = (await rest.post('/tensions', { name: 'To discard', actorId: actor.body.id })).body.tension;
+    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483647`)).body).toMatchObject({ code: 'version_conflict', expectedVersion: 2147483647 });
+    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483648`)).body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'expectedVersion', code: 'too_big' }] });
+    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=${tension.version}`)).status).toBe(204);
+  });
+
+  it('email inputs have format email; permissions and event types are enums of exactly what the routes accept', async () => {
+    expect(doc.paths['/users'].post.requestBody.content['application/json'].schema.properties.email).toMatchObject({ type: 'string', format: 'email' });
+    expect(doc.paths['/users/{id}'].patch.requestBody.content['application/json'].schema.properties.email).toMatchObject({ format: 'email' });
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const rest = client(app, admin.key);
+    const grants: string[] = doc.paths['/roles'].post.requestBody.content['application/json'].schema.properties.permissions.items.enum;
+    const keyScopes: string[] = doc.paths['/users/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.permissions.anyOf
+      .find((s: any) => s.type === 'array').items.enum;
+    expect(keyScopes).toEqual(grants);
+    const catalogue: string[] = (await rest.get('/permissions')).body.data;
+    expect(grants).toEqual(expect.arrayContaining([...catalogue, '*', 'tensions:*']));
+    const everything = await rest.post('/roles', { code: 'every-grant', name: 'Every grant', permissions: grants });
+    expect(everything.status, JSON.stringify(everything.body)).toBe(201);
+    expect((await rest.post('/roles', { code: 'odd-grant', name: 'Odd', permissions: ['tensions:fly'] })).status).toBe(400);
+
+    const types: string[] = param('/events', 'get', 'types').schema.items.enum;
+    expect(types.length).toBeGreaterThan(10);
+    expect((await rest.get(`/events?types=${types.join(',')}`)).status).toBe(200);
+    expect((await rest.get('/events?types=TensionExploded')).status).toBe(400);
+  });
+
+  it('says that NUL characters are refused, and the route refuses them as documented', async () => {
+    expect(doc.info.description).toMatch(/NUL character \(U\+0000\)/);
+    expect(doc.components.schemas.FieldError.properties.code.description).toMatch(/NUL/);
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const res = await client(app, admin.key).post('/actors', { name: 'a\u0000b', type: 'organization' });
+    expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'name', code: 'invalid_format', params: { format: 'text' } }] });
+  });
+
+  it('RateLimit and RateLimit-Policy: documented on every keyed answer, and sent as documented', async () => {
+    for (const name of ['RateLimit', 'RateLimit-Policy']) expect(doc.components.headers[name].description, name).toMatch(/IETF|quota/);
+    for (const { path, method, op } of operations()) {
+      const keyedOp = op.security.some((s: any) => s.bearer);
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        const expected = keyedOp && status !== '401' ? { $ref: '#/components/headers/RateLimit' } : undefined;
+        expect(response.headers?.RateLimit, `${method} ${path} ${status}`).toEqual(expected);
+      }
+    }
+    expect(doc.components.schemas.Problem.properties.retryAfterSeconds.description).toMatch(/per-key/);
+    const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const res = await fetch(`${app.url}/api/v1/tensions`, { headers: { authorization: `Bearer ${admin.key}` } });
+    for (const name of ['RateLimit', 'RateLimit-Policy']) {
+      expect(new RegExp(doc.components.headers[name].schema.pattern).test(res.headers.get(name) ?? ''), `${name}: ${res.headers.get(name)}`).toBe(true);
+    }
+  });
+});
