@@ -49,7 +49,7 @@ function canonical(value: unknown): unknown {
 }
 
 /** Keyed with the server secret: a body that held a password is not kept in a form anyone could test guesses against. */
-function requestHash(deps: Pick<Deps, 'sessionSecret'>, req: IdempotentRequest): string {
+export function requestHash(deps: Pick<Deps, 'sessionSecret'>, req: IdempotentRequest): string {
   return createHmac('sha256', deps.sessionSecret)
     .update(JSON.stringify([req.method, req.path, canonical(req.body ?? null)]))
     .digest('base64url');
