@@ -29,9 +29,10 @@ const MESSAGES = [
 export function isTransientDatabaseError(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 5) return false;
   const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
-  if (typeof e.code === 'string') {
-    if (TRANSIENT_CODES.has(e.code) || NETWORK_CODES.has(e.code)) return true;
-    if (/^[0-9A-Z]{5}$/.test(e.code) && TRANSIENT_CLASSES.some((c) => e.code!.toString().startsWith(c))) return true;
+  const code = e.code;
+  if (typeof code === 'string') {
+    if (TRANSIENT_CODES.has(code) || NETWORK_CODES.has(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_CLASSES.some((c) => code.startsWith(c))) return true;
   }
   if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException') return true;
   if (typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string))) return true;
