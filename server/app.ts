@@ -80,7 +80,11 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.get('/readyz', async (req, res) => {
     if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });
     try {
-      await (deps.orm.em.fork()).execute('select 1');
+      // Write-capable, not merely up: a standby or a database set read-only would refuse every write.
+      const [probe] = await (deps.orm.em.fork()).execute<{ recovery: boolean; read_only: string }[]>(
+        `select pg_is_in_recovery() as recovery, current_setting('transaction_read_only') as read_only`,
+      );
+      if (probe.recovery || probe.read_only === 'on') return void res.status(503).json({ status: 'read_only' });
       if (opts.health && !(await opts.health.schemaCurrent())) return void res.status(503).json({ status: 'migrations_pending' });
       res.json({ status: 'ready' });
     } catch (err) {

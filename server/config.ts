@@ -77,6 +77,7 @@ const schema = z
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     CORS_ORIGINS: corsOrigins.optional(),
     TRUST_PROXY: trustProxy.optional(),
@@ -116,6 +117,8 @@ export interface Config {
   /** the server's per-connection limits (the CLI's long commands run without them); 0 = none */
   dbStatementTimeoutMs: number;
   dbLockTimeoutMs: number;
+  /** how long a request waits for a pool connection before it is answered 503 `unavailable` (SPEC §7: 5 s) */
+  dbAcquireTimeoutMs: number;
   /** GET /metrics served (METRICS=false turns it off), behind this bearer token when set */
   metrics: boolean;
   metricsToken: string | undefined;
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
+    dbAcquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
     // A load balancer needs a few probes to see the 503; on a laptop Ctrl-C should stop at once.
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
     corsOrigins: e.CORS_ORIGINS ?? [],

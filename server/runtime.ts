@@ -49,6 +49,7 @@ export async function openServiceDatabase(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : resolve(config.dataDir),
     poolMax: config.dbPoolMax,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
     preparedStatements: config.dbPreparedStatements,
     logger,
     embedded,
@@ -62,7 +63,7 @@ export async function openServiceDatabase(
         lockMs: config.dbLockTimeoutMs,
         // a transaction left open by a stuck client holds its row locks; end it well after any statement could
         idleInTransactionMs: config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
-      });
+      }, config.dbAcquireTimeoutMs);
     }
     return db;
   } catch (err) {

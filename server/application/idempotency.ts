@@ -3,9 +3,9 @@
 import { createHmac } from 'node:crypto';
 import { ok, refuse, validationFailed, type Result } from '../domain/errors.js';
 import {
-  claimIdempotencyKey, findIdempotencyKey, keepIdempotentAnswer, releaseIdempotencyKey, type IdempotencyScope,
+  findIdempotencyKey, forgetIdempotencyKey, keepIdempotentAnswer, lockIdempotencyKey, type IdempotencyScope,
 } from '../persistence/idempotency.js';
-import { reader, transact } from '../persistence/transaction.js';
+import { withinTransaction } from '../persistence/transaction.js';
 import type { Ctx, Deps } from './context.js';
 
 /** How long a kept answer is replayed. */
@@ -49,7 +49,7 @@ function canonical(value: unknown): unknown {
 }
 
 /** Keyed with the server secret: a body that held a password is not kept in a form anyone could test guesses against. */
-function requestHash(deps: Pick<Deps, 'sessionSecret'>, req: IdempotentRequest): string {
+export function requestHash(deps: Pick<Deps, 'sessionSecret'>, req: IdempotentRequest): string {
   return createHmac('sha256', deps.sessionSecret)
     .update(JSON.stringify([req.method, req.path, canonical(req.body ?? null)]))
     .digest('base64url');
@@ -74,11 +74,26 @@ export interface IdempotentOutcome {
 }
 
 /**
- * Runs `run` once per caller and key. The claim is its own short transaction, committed before `run`
- * starts, so a concurrent duplicate (on any instance) sees it and is answered 409 `idempotency_in_progress`.
- * A first attempt that throws or answers 5xx gives the key back, so a retry runs it again; any other answer
- * is kept for 24 hours. A process that dies mid-request leaves its claim until it expires: whether its work
- * committed is unknown, so the safe answer stays 409 rather than running it twice.
+ * How long a claim committed by an earlier version of the service (which claimed in a transaction of
+ * its own, before the work) counts as a request still running. This version never commits a claim
+ * without its answer, so such rows exist only across an upgrade, or after that version lost a commit's
+ * answer: they must not refuse retries for 24 hours.
+ */
+export const IN_PROGRESS_LEASE_MS = 2 * 60 * 1000;
+
+const inProgress = () => refuse('idempotency_in_progress', 'A request with this idempotency key is still running; retry once it has answered.');
+
+/** Why a first attempt's transaction is rolled back though `run` answered: another writer took the key. */
+class KeyTaken extends Error {}
+
+/**
+ * Runs `run` once per caller and key, in ONE transaction with the kept answer: the key's row is written
+ * by the commit that writes the work, so a committed write is always found by its retry (a replay), and
+ * a write that did not commit leaves no row (the retry runs it). Whatever `run` does through `reader` and
+ * `transact` joins that transaction. A concurrent duplicate (any instance) finds the key locked and is
+ * answered 409 `idempotency_in_progress`; the lock ends with the transaction, so it never outlives its
+ * request. A first attempt that throws or answers 5xx rolls back: nothing of it is kept. A COMMIT whose
+ * answer is lost throws as any database failure does; the retry then finds out which way it went.
  */
 export async function idempotently(
   deps: Deps,
@@ -89,42 +104,33 @@ export async function idempotently(
   const scope = scopeOf(ctx);
   if (!req || !scope) return ok({ answer: await run(), replayed: false });
   const hash = requestHash(deps, req);
-  // A few rounds: a row seen as taken may be released (a failed first attempt) before it can be read.
-  for (let round = 0; round < 3; round++) {
-    const now = deps.clock();
-    const claimed = await transact(deps.orm, async (tx) =>
-      ok(await claimIdempotencyKey(tx, {
-        scope, key: req.key, method: req.method, path: req.path, requestHash: hash, now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      })),
-    );
-    if (claimed.ok && claimed.value) return ok({ answer: await firstAttempt(deps, scope, req.key, run), replayed: false });
-
-    const kept = await findIdempotencyKey(reader(deps.orm), scope, req.key, now);
-    if (!kept) continue;
-    if (kept.method !== req.method || kept.path !== req.path || kept.request_hash !== hash) {
-      return refuse('idempotency_key_reused', 'This idempotency key was already used for a different request; use a new key for a new request.');
-    }
-    if (kept.state === 'in_progress') {
-      return refuse('idempotency_in_progress', 'A request with this idempotency key is still running; retry once it has answered.');
-    }
-    return ok({ answer: { status: kept.status ?? 200, body: kept.response }, replayed: true });
-  }
-  return refuse('idempotency_in_progress', 'A request with this idempotency key is still running; retry once it has answered.');
-}
-
-async function firstAttempt(deps: Deps, scope: IdempotencyScope, key: string, run: () => Promise<Answer>): Promise<Answer> {
-  let answer: Answer;
   try {
-    answer = await run();
+    return await withinTransaction<Result<IdempotentOutcome>>(deps.orm, async (tx) => {
+      if (!(await lockIdempotencyKey(tx, scope, req.key))) return { commit: false, value: inProgress() };
+      const now = deps.clock();
+      const kept = await findIdempotencyKey(tx, scope, req.key);
+      const stale = kept && (new Date(kept.expires_at) <= now || (kept.state === 'in_progress' && new Date(kept.created_at).getTime() + IN_PROGRESS_LEASE_MS <= now.getTime()));
+      if (kept && !stale) {
+        if (kept.method !== req.method || kept.path !== req.path || kept.request_hash !== hash) {
+          return { commit: false, value: refuse('idempotency_key_reused', 'This idempotency key was already used for a different request; use a new key for a new request.') };
+        }
+        if (kept.state === 'in_progress') return { commit: false, value: inProgress() };
+        return { commit: false, value: ok({ answer: { status: kept.status ?? 200, body: kept.response }, replayed: true }) };
+      }
+      if (kept) await forgetIdempotencyKey(tx, scope, req.key);
+
+      const answer = await run();
+      // A failure on our side is not an answer to keep: roll back, so the retry runs it again.
+      if (answer.status >= 500) return { commit: false, value: ok({ answer, replayed: false }) };
+      const stored = await keepIdempotentAnswer(tx, {
+        scope, key: req.key, method: req.method, path: req.path, requestHash: hash,
+        status: answer.status, response: withoutSecret(answer.body), now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      });
+      if (!stored) throw new KeyTaken();
+      return { commit: true, value: ok({ answer, replayed: false }) };
+    });
   } catch (err) {
-    await releaseIdempotencyKey(reader(deps.orm), scope, key).catch((e: unknown) => deps.logger.warn({ err: e }, 'idempotency: releasing a key failed'));
+    if (err instanceof KeyTaken) return inProgress();
     throw err;
   }
-  // The work is done (or refused) whatever happens here: a failure to keep the answer leaves the claim,
-  // so retries are answered 409 until it expires, never run twice.
-  const keep = answer.status >= 500
-    ? releaseIdempotencyKey(reader(deps.orm), scope, key)
-    : keepIdempotentAnswer(reader(deps.orm), scope, key, answer.status, withoutSecret(answer.body));
-  await keep.catch((e: unknown) => deps.logger.warn({ err: e }, 'idempotency: keeping an answer failed'));
-  return answer;
 }

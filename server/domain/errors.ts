@@ -30,6 +30,7 @@ export const REFUSAL_CODES = [
   'idempotency_key_reused',
   'rate_limited',
   'internal',
+  'unavailable',
 ] as const;
 
 export type ErrorCode = (typeof REFUSAL_CODES)[number];

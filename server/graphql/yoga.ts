@@ -11,6 +11,9 @@ import { needsCsrfHeader, requestLog } from '../http/request-context.js';
 import { inSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
+import { isTransientDatabaseError } from '../persistence/transient.js';
+import { unavailable } from '../http/unavailable.js';
+import { toGraphQLError } from '../../schema/errors.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
 function isGraphQLError(e: unknown): e is GraphQLError {
@@ -32,7 +35,7 @@ const YOGA_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_
 function codeRequestErrors(result: unknown, requestId: string | undefined): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
-      if (e.extensions?.code === 'INTERNAL') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
+      if (e.extensions?.code === 'INTERNAL' || e.extensions?.code === 'UNAVAILABLE') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
       // yoga's own codes for a document that does not parse (the token limit trips there) or validate.
       if (typeof e.extensions?.code === 'string' && YOGA_REQUEST_CODES.has(e.extensions.code)) {
         (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code: 'VALIDATION_FAILED' };
@@ -75,6 +78,11 @@ export function graphqlHandler(deps: Deps) {
     maskedErrors: {
       maskError(error, message, isDev) {
         const original = isGraphQLError(error) ? error.originalError : error;
+        if (original && !isGraphQLError(original) && isTransientDatabaseError(original)) {
+          // Not a bug: the database cannot serve for now (SPEC §7: 503 unavailable, here its code).
+          (requestLog.getStore() ?? deps.logger).warn({ err: original }, 'graphql resolver: database unavailable');
+          return toGraphQLError(unavailable());
+        }
         if (original && !isGraphQLError(original)) {
           // A bug, not a refusal: log it whole, answer with nothing internal.
           (requestLog.getStore() ?? deps.logger).error({ err: original }, 'graphql resolver failed');
@@ -120,6 +128,12 @@ export function graphqlHandler(deps: Deps) {
   const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refusal = bodyRefusal(err);
     if (refusal) return graphqlRefusal(res, REFUSAL_STATUS[refusal.code], refusal.code.toUpperCase(), refusal.detail);
+    if (isTransientDatabaseError(err) && !res.headersSent) {
+      req.log.warn({ err }, 'graphql request: database unavailable');
+      const down = unavailable();
+      res.setHeader('Retry-After', String(down.extensions!.retryAfterSeconds));
+      return void res.status(503).json({ errors: [{ message: down.detail, extensions: { code: 'UNAVAILABLE', ...down.extensions, requestId: req.requestId } }] });
+    }
     req.log.error({ err }, 'graphql request failed');
     res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });
   };

@@ -31,6 +31,7 @@ export const REFUSAL_STATUS: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 export const REFUSAL_TITLE: Record<ErrorCode, string> = {
@@ -62,4 +63,5 @@ export const REFUSAL_TITLE: Record<ErrorCode, string> = {
   idempotency_key_reused: 'Idempotency key reused',
   rate_limited: 'Too many requests',
   internal: 'Internal error',
+  unavailable: 'Service unavailable',
 };

@@ -5,6 +5,8 @@ import { ok, type ErrorCode } from '../domain/errors.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isForeignOrigin } from '../http/cors.js';
+import { isTransientDatabaseError } from '../persistence/transient.js';
+import { unavailable } from '../http/unavailable.js';
 import { clientAddress } from '../http/session-cookie.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
@@ -62,8 +64,17 @@ export function mcpHandler(deps: Deps) {
   const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refused = bodyRefusal(err);
     if (refused) return refusal(res, refused.code, refused.detail);
+    if (res.headersSent) {
+      req.log.error({ err }, 'mcp request failed');
+      return res.end();
+    }
+    if (isTransientDatabaseError(err)) {
+      req.log.warn({ err }, 'mcp request: database unavailable');
+      const down = unavailable();
+      res.setHeader('Retry-After', String(down.extensions!.retryAfterSeconds));
+      return refusal(res, 'unavailable', down.detail, { ...down.extensions, requestId: req.requestId });
+    }
     req.log.error({ err }, 'mcp request failed');
-    if (res.headersSent) return res.end();
     jsonRpcError(res, 500, -32603, 'Internal error', { code: 'internal_error', requestId: req.requestId });
   };
   const readBody = express.json({ limit: BODY_LIMIT_BYTES });

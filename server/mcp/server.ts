@@ -8,6 +8,8 @@ import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
 import { idempotently, parseIdempotencyKey } from '../application/idempotency.js';
+import { isTransientDatabaseError } from '../persistence/transient.js';
+import { unavailable } from '../http/unavailable.js';
 import { ok, REFUSAL_CODES, refuse, type ErrorCode as RefusalCode, type FieldError, type Refusal, type Result } from '../domain/errors.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { TOOLS } from './tools.js';
@@ -149,6 +151,12 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
 
   /** A bug logged whole; the client learns only that it happened and the id to report. */
   const internal = (err: unknown, requestId: string) => {
+    if (isTransientDatabaseError(err)) {
+      // Not a bug: the database cannot serve for now (SPEC §7); the client may retry.
+      deps.logger.warn({ err, requestId }, 'mcp handler: database unavailable');
+      const down = unavailable();
+      return { code: down.code, detail: down.detail, ...down.extensions, requestId };
+    }
     deps.logger.error({ err, requestId }, 'mcp handler failed');
     return { code: INTERNAL_ERROR, detail: 'Internal error: the request failed on the server. Report the requestId.', requestId };
   };

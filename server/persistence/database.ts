@@ -17,6 +17,8 @@ export interface DatabaseOptions {
   /** embedded only: a database already booting (started before the app's imports, to overlap them) */
   embedded?: Promise<EmbeddedDatabase>;
   poolMax: number;
+  /** how long a query waits for a pool connection before it fails (then 503 `unavailable`); default 5000 */
+  acquireTimeoutMs?: number;
   logger?: Logger;
   /** per-connection limits, so one stuck statement or lock cannot stall every writer; 0 = none */
   timeouts?: DatabaseTimeouts;
@@ -66,14 +68,17 @@ export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
   };
 }
 
-const basePool = (max: number) => ({ min: 0, max, idleTimeoutMillis: 30_000 });
+/** SPEC §7: a request that waits more than 5 s for a connection is answered 503, never held for knex's 60 s. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
+
+const basePool = (max: number, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS) => ({ min: 0, max, idleTimeoutMillis: 30_000, acquireTimeoutMillis: acquireTimeoutMs });
 
 /**
  * From now on every new connection carries the limits: the pool is replaced, so no connection opened
  * before (by a migration, which must run without them) stays in use.
  */
-export async function applyTimeouts(db: Database, poolMax: number, timeouts: DatabaseTimeouts): Promise<void> {
-  db.orm.config.set('pool', poolWithTimeouts(basePool(poolMax), timeouts));
+export async function applyTimeouts(db: Database, poolMax: number, timeouts: DatabaseTimeouts, acquireTimeoutMs?: number): Promise<void> {
+  db.orm.config.set('pool', poolWithTimeouts(basePool(poolMax, acquireTimeoutMs), timeouts));
   await db.orm.close(true);
   await db.orm.connect();
 }
@@ -98,7 +103,7 @@ export function preparesStatements(config: object): boolean {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  const pool = poolWithTimeouts(basePool(opts.poolMax), opts.timeouts);
+  const pool = poolWithTimeouts(basePool(opts.poolMax, opts.acquireTimeoutMs), opts.timeouts);
   if (opts.databaseUrl) {
     const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
     traits.set(orm.config, { kind: 'postgres', preparedStatements: opts.preparedStatements ?? true });

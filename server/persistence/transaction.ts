@@ -1,6 +1,9 @@
 // The one way the application opens the database: `transact` for a unit of work (a returned refusal rolls
 // everything back and is returned), `reader` for reads outside a transaction. Inside `transact`, use ONLY
 // the `tx` it hands you: PGlite serialises everything, so a second connection inside would wait for ever.
+// `withinTransaction` wraps a whole request in one transaction (idempotent retries keep their answer in
+// the same commit as the write): inside it, `reader` and `transact` join that transaction.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Refusal, Result } from '../domain/errors.js';
 
@@ -12,12 +15,30 @@ class Rollback extends Error {
   }
 }
 
-/** A fresh EntityManager for reads that need no transaction. */
-export function reader(orm: MikroORM): EntityManager {
-  return orm.em.fork();
+/** The request-wide transaction `withinTransaction` opened, while it is open. */
+interface Ambient {
+  orm: MikroORM;
+  tx: EntityManager;
+  open: boolean;
+  afterCommit: (() => void)[];
 }
 
-/** Runs `work` in one transaction; a returned refusal rolls back and is returned, a thrown error rolls back and propagates. */
+const ambient = new AsyncLocalStorage<Ambient>();
+
+function openAmbient(orm: MikroORM): Ambient | undefined {
+  const a = ambient.getStore();
+  return a && a.open && a.orm === orm ? a : undefined;
+}
+
+/** A fresh EntityManager for reads that need no transaction; inside `withinTransaction`, its transaction. */
+export function reader(orm: MikroORM): EntityManager {
+  return openAmbient(orm)?.tx ?? orm.em.fork();
+}
+
+/**
+ * Runs `work` in one transaction; a returned refusal rolls back and is returned, a thrown error rolls back
+ * and propagates. Inside `withinTransaction` it is a savepoint of the request's transaction.
+ */
 export async function transact<T>(orm: MikroORM, work: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
   try {
     return await reader(orm).transactional(async (tx) => {
@@ -29,6 +50,48 @@ export async function transact<T>(orm: MikroORM, work: (tx: Tx) => Promise<Resul
     if (err instanceof Rollback) return err.refusal;
     throw err;
   }
+}
+
+/** What `withinTransaction`'s work decides: commit (with its value), or roll back (and still answer the value). */
+export type Settled<T> = { commit: true; value: T } | { commit: false; value: T };
+
+/**
+ * Runs `work` and everything it calls (through `reader` and `transact`) in one transaction, committed
+ * or rolled back as `work` decides. Effects registered with `afterCommit` run once it has committed,
+ * outside it (never on a rollback). Work that throws rolls back and the error propagates; a COMMIT
+ * that fails propagates too (then whether it committed is unknown to us).
+ */
+export async function withinTransaction<T>(orm: MikroORM, work: (tx: Tx) => Promise<Settled<T>>): Promise<T> {
+  const em = orm.em.fork();
+  const tx = em; // begin() binds the transaction to this fork
+  const state: Ambient = { orm, tx, open: true, afterCommit: [] };
+  await em.begin();
+  let settled: Settled<T>;
+  try {
+    // Before anything gives the transaction an id: a command inside may append events, and an append
+    // must come from a transaction that took the feed lock first (see takeFeedLock in event-store.ts).
+    await tx.execute('select market_feed_lock()');
+    settled = await ambient.run(state, () => work(tx));
+  } catch (err) {
+    state.open = false;
+    await em.rollback().catch(() => undefined);
+    throw err;
+  }
+  state.open = false;
+  if (!settled.commit) {
+    await em.rollback();
+    return settled.value;
+  }
+  await em.commit();
+  for (const effect of state.afterCommit) ambient.exit(effect);
+  return settled.value;
+}
+
+/** Runs `effect` once the work in progress has committed: at once outside `withinTransaction`, after its commit inside. */
+export function afterCommit(orm: MikroORM, effect: () => void): void {
+  const a = openAmbient(orm);
+  if (a) a.afterCommit.push(effect);
+  else effect();
 }
 
 export function isUniqueViolation(err: unknown): boolean {

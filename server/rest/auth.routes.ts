@@ -25,7 +25,7 @@ export function authRoutes(deps: Deps, requireCaller: RequestHandler): Router {
       const result = await logout(d, ctx);
       if (result.ok) clearSessionCookie(d, req, req.res!);
       return result;
-    }, { status: 204 }),
+    }, { status: 204, idempotent: false }),
   );
   router.get('/auth/me', requireCaller, handle(deps, (d, ctx) => getMe(d, ctx)));
   return router;

@@ -23,6 +23,11 @@ export function restCtx(req: Request): Ctx {
 export interface HandleOptions {
   /** success status; 204 sends no body */
   status?: number;
+  /**
+   * false: a POST that ignores `Idempotency-Key` (logout: it must end the session it is called with,
+   * and a replay of an earlier session's logout would leave the new one open)
+   */
+  idempotent?: boolean;
 }
 
 function send(res: Response, answer: Answer): void {
@@ -32,8 +37,8 @@ function send(res: Response, answer: Answer): void {
 }
 
 /** The request an `Idempotency-Key` names (POST only; login never reaches `handle`), or a refusal of a malformed key. */
-function idempotentRequest(req: Request): Result<IdempotentRequest | undefined> {
-  if (req.method !== 'POST') return { ok: true, value: undefined };
+function idempotentRequest(req: Request, opts: HandleOptions): Result<IdempotentRequest | undefined> {
+  if (req.method !== 'POST' || opts.idempotent === false) return { ok: true, value: undefined };
   const key = parseIdempotencyKey(req.headers['idempotency-key'], 'Idempotency-Key');
   if (!key.ok || key.value === undefined) return key.ok ? { ok: true, value: undefined } : key;
   return { ok: true, value: { key: key.value, method: req.method, path: `${req.baseUrl}${req.path}`, body: req.body ?? null } };
@@ -46,7 +51,7 @@ export function handle<T>(
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const idempotent = idempotentRequest(req);
+      const idempotent = idempotentRequest(req, opts);
       if (!idempotent.ok) return sendProblem(res, idempotent, req.requestId);
       const ctx = restCtx(req);
       let first: Result<T> | undefined;

@@ -35,6 +35,8 @@ export interface RouteDoc {
   operationId?: string;
   status: number;
   errors?: ErrorCode[];
+  /** false: a POST that ignores `Idempotency-Key` (logout) */
+  idempotencyKey?: false;
 }
 
 export function openApiPath(path: string): string {
@@ -102,7 +104,7 @@ const IDEMPOTENCY_KEY = {
 };
 
 /** Every POST but the public one (login) takes an Idempotency-Key (SPEC §12). */
-const idempotent = (r: RouteDoc) => r.method === 'post' && r.auth !== 'public';
+const idempotent = (r: RouteDoc) => r.method === 'post' && r.auth !== 'public' && r.idempotencyKey !== false;
 
 /** The refusals an operation can answer: its own, and those every route of its kind shares. */
 function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
@@ -117,6 +119,8 @@ function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
   if (r.path.includes(':')) codes.add('not_found');
   if (idempotent(r)) for (const c of ['validation_failed', 'idempotency_in_progress', 'idempotency_key_reused'] as const) codes.add(c);
   codes.add('rate_limited');
+  // the database cannot serve for now, or no connection within DB_ACQUIRE_TIMEOUT_MS (SPEC §7)
+  codes.add('unavailable');
   return codes;
 }
 
@@ -152,7 +156,7 @@ function errorResponses(codes: Set<ErrorCode>, problem: unknown, withQuota: bool
           'X-Request-Id': headerRef('X-Request-Id'),
           // a 401 is an anonymous caller's: no key, so no quota of its own
           ...(withQuota && status !== 401 ? RATE_LIMIT_HEADERS : {}),
-          ...(status === 429 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+          ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
           ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
         },
         content: { 'application/problem+json': { schema: problem } },

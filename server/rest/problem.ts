@@ -18,7 +18,7 @@ export function problemBody(refusal: Refusal, requestId: string) {
 export function sendProblem(res: Response, refusal: Refusal, requestId: string): void {
   const status = REFUSAL_STATUS[refusal.code];
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-  if (refusal.code === 'rate_limited' && typeof refusal.extensions?.retryAfterSeconds === 'number') {
+  if ((refusal.code === 'rate_limited' || refusal.code === 'unavailable') && typeof refusal.extensions?.retryAfterSeconds === 'number') {
     res.setHeader('Retry-After', String(refusal.extensions.retryAfterSeconds));
   }
   res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(refusal, requestId)));

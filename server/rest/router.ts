@@ -14,6 +14,8 @@ import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
+import { isTransientDatabaseError } from '../persistence/transient.js';
+import { unavailable } from '../http/unavailable.js';
 
 function hasBody(req: Request): boolean {
   const length = req.get('content-length');
@@ -56,11 +58,22 @@ export function restRouter(deps: Deps): Router {
   return router;
 }
 
-/** Maps body-parser failures to their codes; anything else is a 500 that carries only the request id. */
+/**
+ * Maps body-parser failures to their codes, a database that cannot serve for now to 503 `unavailable`
+ * with Retry-After; anything else is a 500 that carries only the request id.
+ */
 export function restErrors(_deps: Deps) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refusal = bodyRefusal(err);
     if (refusal) return sendProblem(res, refusal, req.requestId);
+    if (res.headersSent) {
+      req.log.error({ err }, 'failed after the answer began');
+      return void res.end();
+    }
+    if (isTransientDatabaseError(err)) {
+      req.log.warn({ err }, 'database unavailable');
+      return sendProblem(res, unavailable(), req.requestId);
+    }
     req.log.error({ err }, 'unhandled error');
     res.status(500).type('application/problem+json').send(
       JSON.stringify({ type: 'urn:market-service:problem:internal', title: 'Internal error', status: 500, code: 'internal', requestId: req.requestId }),

@@ -2,7 +2,7 @@
 // in-memory embedded one. Files therefore never see each other's data.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrate, openDatabase, type Database } from '../../server/persistence/database.js';
+import { migrate, openDatabase, type Database, type DatabaseTimeouts } from '../../server/persistence/database.js';
 
 export interface TestDatabase extends Database {
   /** the URL of the fresh PostgreSQL database, when on PostgreSQL */
@@ -43,15 +43,18 @@ export async function emptyPostgresDatabase(): Promise<{ url: string; query: (sq
   };
 }
 
-export async function createTestDatabase(opts: { poolMax?: number; preparedStatements?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  opts: { poolMax?: number; preparedStatements?: boolean; timeouts?: DatabaseTimeouts; acquireTimeoutMs?: number } = {},
+): Promise<TestDatabase> {
   const poolMax = opts.poolMax ?? 10;
+  const limits = { timeouts: opts.timeouts, acquireTimeoutMs: opts.acquireTimeoutMs };
   if (!onPostgres) {
-    const db = await openDatabase({ poolMax });
+    const db = await openDatabase({ poolMax, ...limits });
     await migrate(db.orm);
     return db;
   }
   const { name, url } = await newPostgresDatabase('t');
-  const db = await openDatabase({ databaseUrl: url, poolMax, preparedStatements: opts.preparedStatements });
+  const db = await openDatabase({ databaseUrl: url, poolMax, preparedStatements: opts.preparedStatements, ...limits });
   await migrate(db.orm);
   return {
     ...db,

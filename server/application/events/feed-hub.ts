@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
 import { announceCommits, listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
-import { reader } from '../../persistence/transaction.js';
+import { afterCommit, reader } from '../../persistence/transaction.js';
 
 export type FeedEvent = StoredEvent & { transactionId: string };
 
@@ -294,8 +294,11 @@ export function feedHub(deps: Pick<Deps, 'orm' | 'logger' | 'metrics'>): FeedHub
  * commit to other instances and relays (coalesced, after the commit, never inside it).
  */
 export function feedCommitted(deps: Pick<Deps, 'orm' | 'logger'>): void {
-  hubs.get(deps.orm)?.notified();
-  announceCommits(deps.orm, deps.logger);
+  // Inside a request-wide transaction (an idempotent retry's), the events are not committed yet.
+  afterCommit(deps.orm, () => {
+    hubs.get(deps.orm)?.notified();
+    announceCommits(deps.orm, deps.logger);
+  });
 }
 
 /** Shutdown: ends open streams and the LISTEN connection (before the database closes). */

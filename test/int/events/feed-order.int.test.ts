@@ -12,7 +12,7 @@ import { client, seedUserWithKey, type SeededUser } from '../../support/clients.
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { feedPage, openSse, type FeedEventJson } from '../../support/feed.js';
 import { deleteStream, NATS_URL, natsOrNull, streamMessages, testStream } from '../../support/nats.js';
-import { privatePostgres, type PrivatePostgres } from '../../support/private-postgres.js';
+import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../../support/private-postgres.js';
 import { rpc } from '../../support/raw-http.js';
 import { newActor, newTension } from '../../support/tensions.js';
 import { migrate, openDatabase } from '../../../server/persistence/database.js';
@@ -31,12 +31,12 @@ let boundary = 0n;
 
 async function openDb(): Promise<TestDatabase | undefined> {
   if (!onPostgres) return createTestDatabase();
-  const started = await privatePostgres({ nextXid: PRIVATE_NEXT_XID });
-  if ('reason' in started) {
-    console.warn(`feed-order tests skipped: ${started.reason}`);
+  const unavailable = privatePostgresUnavailable();
+  if (unavailable) {
+    console.warn(`feed-order tests skipped: ${unavailable}`);
     return undefined;
   }
-  cluster = started;
+  cluster = await startPrivatePostgres({ max_connections: '40' }, { nextXid: PRIVATE_NEXT_XID });
   const admin = new pg.Client({ connectionString: cluster.url() });
   await admin.connect();
   await admin.query('create database market');
@@ -71,7 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await cluster?.stop();
+  await cluster?.destroy();
 });
 
 interface Ref {

@@ -265,9 +265,11 @@ describe.skipIf(!onPostgres)('statement and lock timeouts', () => {
       await stuck.query('lock table tensions in access exclusive mode');
       // Without a lock timeout this read waits for the stuck transaction for ever (the test would time out).
       const res = await fetch(`${server.url}/api/v1/tensions`, { headers: { cookie } });
-      expect(res.status).toBe(500);
+      // Not a bug: the database cannot serve this now (SPEC §7), so 503 unavailable with Retry-After.
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       const text = await res.text();
-      expect(JSON.parse(text)).toMatchObject({ code: 'internal', requestId: expect.any(String) });
+      expect(JSON.parse(text)).toMatchObject({ code: 'unavailable', requestId: expect.any(String) });
       expect(text).not.toMatch(/lock|select|tensions|timeout/i);
       await stuck.query('rollback');
       expect((await fetch(`${server.url}/api/v1/tensions`, { headers: { cookie } })).status).toBe(200);
@@ -339,6 +341,18 @@ describe('market-service mcp never creates or migrates a database (SPEC §8)', (
     const { existsSync } = await import('node:fs');
     expect(existsSync(missingDir)).toBe(false);
   }, 120_000);
+});
+
+describe('DB_ACQUIRE_TIMEOUT_MS', () => {
+  it('defaults to the 5 s of SPEC §7, takes 1 ms to 10 minutes, and is reported with the other problems', async () => {
+    const { loadConfig } = await import('../../../server/config.js');
+    expect(loadConfig({}).dbAcquireTimeoutMs).toBe(5_000);
+    expect(loadConfig({ DB_ACQUIRE_TIMEOUT_MS: '1' }).dbAcquireTimeoutMs).toBe(1);
+    expect(loadConfig({ DB_ACQUIRE_TIMEOUT_MS: '600000' }).dbAcquireTimeoutMs).toBe(600_000);
+    for (const bad of ['0', '-5', '600001', '1.5', 'soon']) {
+      expect(() => loadConfig({ DB_ACQUIRE_TIMEOUT_MS: bad }), bad).toThrow(/DB_ACQUIRE_TIMEOUT_MS/);
+    }
+  });
 });
 
 describe('the operations settings', () => {

@@ -139,17 +139,18 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('413/415 on operations with a body, 429 with Retry-After and X-Request-Id on all, Idempotency-Key on every POST but login', () => {
+  it('413/415 on operations with a body, 429 and 503 with Retry-After and X-Request-Id on all, Idempotency-Key on every POST but login and logout', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
       const statuses = Object.keys(op.responses);
       if (op.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
       else expect(statuses.filter((s) => s === '413' || s === '415'), where).toEqual([]);
       expect(op.responses['429']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
+      expect(op.responses['503']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
       for (const status of statuses) expect(op.responses[status].headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
       const idempotencyKey = op.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
       const success = op.responses[statuses.find((s) => s.startsWith('2'))!];
-      if (method === 'post' && op.security.length) {
+      if (method === 'post' && op.security.length && op.operationId !== 'logout') {
         expect(idempotencyKey, where).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
         expect(success.headers['Idempotent-Replayed'], where).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
         expect(op.responses['409'].description, where).toContain('idempotency_in_progress');
