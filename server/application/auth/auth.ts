@@ -43,6 +43,9 @@ export interface LoginResult {
   maxAgeMs: number;
 }
 
+/** The audit context of a sign-in attempt: nobody is signed in yet. */
+const anonymous = (actx: AnonCtx) => ({ caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client });
+
 const INVALID = () => refuse('invalid_credentials', 'The email or password is wrong, or the account cannot sign in.');
 
 export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult>> {
@@ -52,6 +55,9 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const throttled = await reservePasswordAttempt(deps, email, actx.client);
   if (throttled) {
     deps.metrics.rateLimited('login');
+    // Recorded apart from auth.login_failed (no password was checked), on the email as typed, by nobody: the
+    // throttle answers the same for unknown emails, so the entry tells nothing about the account (docs/audit.md).
+    await recordAudit(deps, reader(deps.orm), anonymous(actx), { action: 'auth.login_throttled', target: userTarget(null, email) });
     return throttled;
   }
 
@@ -65,8 +71,8 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
     deps.metrics.loginFailure();
     // One entry for every reason (unknown email, wrong password, agent, deactivated): by nobody, on the email as
     // typed, no user id, so the trail cannot tell an outsider whether the account exists. Throttled attempts
-    // (429 above) were never evaluated and are not recorded.
-    await recordAudit(deps, em, { caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login_failed', target: userTarget(null, email) });
+    // (429 above) are auth.login_throttled.
+    await recordAudit(deps, em, anonymous(actx), { action: 'auth.login_failed', target: userTarget(null, email) });
     return INVALID();
   }
 
@@ -149,6 +155,8 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   if (throttled) return throttled;
   // Slow work outside the transaction.
   if (!row.passwordHash || !(await verifyPassword(row.passwordHash, currentPassword))) {
+    // Recorded (SPEC §11: failed attempts at a password are identity actions): a stolen session guessing shows here.
+    await recordAudit(deps, reader(deps.orm), ctx, { action: 'auth.password_change_failed', target: userTarget(userId, row.email) });
     return validationFailed([{ path: 'currentPassword', message: 'is not the current password' }]);
   }
   const hash = await hashPassword(newPassword);

@@ -42,6 +42,9 @@ export const updateRoleInput = z
   })
   .strict();
 
+/** The fields a role patch changes: `expectedVersion` is a precondition, not a change (never in the audit trail). */
+const roleFields = ({ expectedVersion: _precondition, ...fields }: z.infer<typeof updateRoleInput>) => fields;
+
 const notFound = (id: string) => refuse('not_found', `No role ${id}.`);
 
 export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<RoleView>>> {
@@ -150,7 +153,7 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
         if (patch.inherits) await roles.replaceInherits(tx, roleId, inherits);
       });
       if (lastAdmin) return lastAdmin;
-      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, patch), ifChanged: true });
+      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, roleFields(patch)), ifChanged: true });
       return ok((await loadRole(tx, roleId))!);
     });
   } catch (err) {

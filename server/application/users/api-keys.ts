@@ -199,16 +199,16 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
 }
 
 /**
- * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
- * (listing included: a key list is the map to a stronger account; docs/identity.md). Provisioning also
- * needs an active agent.
+ * The user whose keys an administrator reads or acts on: it exists and, when acting (provisioning, rotating,
+ * revoking), the caller holds every permission it holds. Listing is reading, which SPEC §2 leaves open to
+ * `users:read` whoever the user is. Provisioning also needs an active agent.
  */
-async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
+async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean, acting = true): Promise<string | Refusal> {
   const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const user = await userSummary(em, userId);
   if (!user) return userNotFound(id);
-  const escalation = await mayActOnUser(em, ctx.caller, userId);
+  const escalation = acting ? await mayActOnUser(em, ctx.caller, userId) : null;
   if (escalation) return escalation;
   if (mustBeAgent && user.type !== 'agent') return refuse('not_an_agent', 'Keys are provisioned for agent users only; humans create their own.');
   if (mustBeAgent && user.status !== 'active') return refuse('not_applicable', 'The user is deactivated.');
@@ -236,7 +236,8 @@ export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, inpu
   const denied = authorize(ctx, 'users.listApiKeys');
   if (denied) return denied;
   const em = reader(deps.orm);
-  const owner = await keyOwner(em, ctx, userId, false);
+  // Reading: not limited by the escalation rule (SPEC §2), so no mayActOnUser here.
+  const owner = await keyOwner(em, ctx, userId, false, false);
   if (typeof owner !== 'string') return owner;
   return listFor(deps, em, owner, input);
 }

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { mcpHttpClient } from '../../support/mcp.js';
 import {
-  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_TARGET_OPERATIONS,
+  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_READS_NOT_LIMITED, USER_TARGET_OPERATIONS,
   userTargetType, type OperationSurface,
 } from '../../support/operations.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../../../server/application/permission-table.js';
@@ -251,7 +251,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
-      'users.deactivate', 'users.listApiKeys', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
+      'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
       'users.rotateApiKey', 'users.setRoles', 'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
@@ -277,6 +277,19 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
       expect(res.body.errors?.[0]?.extensions, surface.field).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
       expect(res.body.data?.[surface.field] ?? null).toBeNull();
       expect(await snapshot(target.userId)).toEqual(before);
+    });
+  });
+
+  // Reading is not limited by the rule (SPEC §2): the user and its key list (metadata) are served whoever holds more.
+  describe.each(STRONGER)('reading a target holding $label', ({ grants }) => {
+    it.each(USER_READS_NOT_LIMITED)('%s: REST → 200, GraphQL → data', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
+      expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBe(200);
+      const surface = OPERATION_SURFACES[op].graphql!;
+      const gqlRes = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
+      expect(gqlRes.body.errors, surface.field).toBeUndefined();
+      expect(gqlRes.body.data?.[surface.field]).toBeTruthy();
     });
   });
 
