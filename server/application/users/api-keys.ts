@@ -16,7 +16,7 @@ import { reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
 import { expireKeyBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
-import { userSummary } from '../../persistence/users.js';
+import { shareCredentialOwner, userSummary } from '../../persistence/users.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
@@ -215,6 +215,18 @@ async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: bo
   return userId;
 }
 
+/**
+ * Locks the key owner's row against deactivation until the transaction commits (SPEC §5: no key comes back
+ * on reactivation); a refusal when the user is no longer active, or `sessionId` (the caller's own session,
+ * for self-service) has ended meanwhile.
+ */
+async function ownerStillActive(tx: EntityManager, userId: string, sessionId?: string | null): Promise<Refusal | null> {
+  if (await shareCredentialOwner(tx, userId, sessionId)) return null;
+  return sessionId
+    ? refuse('unauthenticated', 'The session has ended (signed out, or the user was deactivated or changed its password).')
+    : refuse('not_applicable', 'The user is deactivated.');
+}
+
 export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
   const denied = authorize(ctx, 'users.provisionApiKey');
   if (denied) return denied;
@@ -224,6 +236,8 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const inactive = await ownerStillActive(tx, owner);
+    if (inactive) return inactive;
     const unheld = unheldPermissions(parsed.value, await userGrants(tx, owner));
     if (unheld) return unheld;
     const created = await mint(deps, tx, owner, parsed.value);
@@ -263,6 +277,8 @@ export async function rotateUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
     // As for provisioning: an active agent the caller may act on.
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const inactive = await ownerStillActive(tx, owner);
+    if (inactive) return inactive;
     return rotateFor(deps, tx, ctx, owner, keyId, parsed.value.overlapSeconds);
   });
 }
@@ -289,6 +305,9 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   const unheld = unheldPermissions(parsed.value, callerGrants(ctx.caller));
   if (unheld) return unheld;
   return transact(deps.orm, async (tx) => {
+    // The session was checked when the request began; a deactivation may have committed since.
+    const ended = await ownerStillActive(tx, ctx.caller.userId!, ctx.caller.sessionId);
+    if (ended) return ended;
     const created = await mint(deps, tx, ctx.caller.userId!, parsed.value);
     await recordAudit(deps, tx, ctx, keyCreated('key.created', ctx.caller.userId!, created));
     return ok(created);
@@ -306,5 +325,9 @@ export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input:
   if (denied) return denied;
   const parsed = parseInput(rotateApiKeyInput, input);
   if (!parsed.ok) return parsed;
-  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
+  return transact(deps.orm, async (tx) => {
+    const ended = await ownerStillActive(tx, ctx.caller.userId!, ctx.caller.sessionId);
+    if (ended) return ended;
+    return rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds);
+  });
 }
