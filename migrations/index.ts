@@ -8,6 +8,7 @@ import { Migration20261124110000_identity_versions_and_key_scopes } from './Migr
 import { Migration20261124120000_idempotency_keys } from './Migration20261124120000_idempotency_keys.js';
 import { Migration20261124200000_feed_wakeups_after_commit } from './Migration20261124200000_feed_wakeups_after_commit.js';
 import { Migration20261125000000_user_grants_function } from './Migration20261125000000_user_grants_function.js';
+import { Migration20261125120000_api_key_overlap_end } from './Migration20261125120000_api_key_overlap_end.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261124120000_idempotency_keys', class: Migration20261124120000_idempotency_keys },
   { name: 'Migration20261124200000_feed_wakeups_after_commit', class: Migration20261124200000_feed_wakeups_after_commit },
   { name: 'Migration20261125000000_user_grants_function', class: Migration20261125000000_user_grants_function },
+  { name: 'Migration20261125120000_api_key_overlap_end', class: Migration20261125120000_api_key_overlap_end },
 ];

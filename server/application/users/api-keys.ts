@@ -15,7 +15,7 @@ import { mayActOnUser } from './act-on-user.js';
 import { reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
-import { expireKeyBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
+import { endOverlapBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
 import { shareCredentialOwner, userSummary } from '../../persistence/users.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
@@ -186,10 +186,11 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
   if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
   const now = deps.clock();
   if (old.revokedAt) return refuse('not_applicable', 'The key is revoked; create a new key instead.');
-  if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
-  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.expiresAt, permissions: old.permissions, rotatedFromId: old.id });
+  if (old.endsAt && old.endsAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
+  // The new key copies the old one's OWN expiry, not the end of an overlap a previous rotation gave it.
+  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.ownExpiresAt, permissions: old.permissions, rotatedFromId: old.id });
   const oldStops = new Date(now.getTime() + overlapSeconds * 1000);
-  await expireKeyBy(tx, old.id, oldStops);
+  await endOverlapBy(tx, old.id, oldStops);
   await recordAudit(deps, tx, ctx, {
     action: 'key.rotated',
     target: keyTarget(old.id, old.name),
