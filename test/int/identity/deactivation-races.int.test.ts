@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { login, PASSWORD, seedHuman, sessionClient } from '../../support/sessions.js';
+import { onPostgres } from '../../support/database.js';
+import pg from 'pg';
 
 let app: TestApp;
 let boss: ReturnType<typeof sessionClient>;
@@ -20,6 +22,37 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
 });
+
+/**
+ * Holds `lock table audit_log in share mode` on a connection of its own: every audited change then stops at
+ * its audit entry, inside its transaction, with its other writes and locks in place. PostgreSQL only.
+ */
+async function holdAuditLog(databaseUrl: string) {
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query('begin');
+  await holder.query('lock table audit_log in share mode');
+  return {
+    /** resolves once at least `n` backends of this database wait on a lock */
+    async waitForWaiters(n: number, timeoutMs = 15_000) {
+      const watcher = new pg.Client({ connectionString: databaseUrl });
+      await watcher.connect();
+      try {
+        for (const deadline = Date.now() + timeoutMs; ; await sleep(20)) {
+          const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          if (rows[0].n >= n) return;
+          if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${n} transactions queued within ${timeoutMs} ms`);
+        }
+      } finally {
+        await watcher.end();
+      }
+    },
+    async release() {
+      await holder.query('commit');
+      await holder.end();
+    },
+  };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -109,5 +142,33 @@ describe('no key or session created during a deactivation comes back on reactiva
     for (const key of [agent.key, ...minted]) expect((await client(app, key).get('/auth/me')).status).toBe(401);
     // After the deactivation: 422 not_applicable (a deactivated agent gets no key), or 404 for a rotation of a key that is gone.
     expect(statuses.filter((s) => ![201, 422].includes(s))).toEqual([]);
+  });
+
+  // The exact interleaving, held still: the deactivation has locked the user and revoked everything, and waits
+  // (at its audit entry); a key creation and a login authenticated before it then reach their inserts. Without
+  // the lock and status check they wait only on the row's foreign-key lock, then insert for a deactivated user.
+  it.skipIf(!onPostgres)('PostgreSQL, held at the moment: a key creation and a login arriving while DELETE /users/:id is mid-transaction are refused, and nothing works after reactivation', async () => {
+    const victim = await seedHuman(app, ['tensions:read']);
+    const held = await holdAuditLog(app.db.url!);
+    let results: { deactivate: number; key: { status: number; body: any }; login: { status: number; token: string | null } };
+    try {
+      const deactivate = boss.del(`/users/${victim.userId}`);
+      await held.waitForWaiters(1);
+      const key = sessionClient(app, victim.token).post('/me/api-keys', { name: 'mid-deactivation' });
+      const signIn = login(app, victim.email, PASSWORD);
+      await held.waitForWaiters(3);
+      await held.release();
+      const [d, k, l] = await Promise.all([deactivate, key, signIn]);
+      results = { deactivate: d.status, key: { status: k.status, body: k.body }, login: { status: l.status, token: l.token } };
+    } finally {
+      await held.release().catch(() => undefined);
+    }
+    expect(results.deactivate).toBe(204);
+    expect(results.key.status, JSON.stringify(results.key.body)).toBe(401);
+    expect(results.key.body.code).toBe('unauthenticated');
+    expect(results.login.status).toBe(401);
+    expect((await boss.post(`/users/${victim.userId}/reactivate`, {})).status).toBe(200);
+    expect(await liveCredentials(victim.userId)).toEqual({ keys: 0, sessions: 0 });
+    expect((await sessionClient(app, victim.token).get('/auth/me')).status).toBe(401);
   });
 });
