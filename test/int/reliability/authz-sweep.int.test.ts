@@ -346,9 +346,14 @@ describe('editing or deleting a role held by a stronger user (SPEC §2: a role e
     it.each(ROLE_OPERATIONS)('%s: REST → 403 escalation_denied, the role unchanged', async (op) => {
       const holder = await seedUserWithKey(app, { grants });
       const before = await roleSnapshot(holder.roleId);
-      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: holder.roleId, keyId: holder.keyId });
-      expect(res.status, op).toBe(403);
-      expect(res.body).toMatchObject({ code: 'escalation_denied', status: 403, missingPermissions: missing });
+      const surface = OPERATION_SURFACES[op].rest!;
+      // An edit is tried as the operation map's rename and as the reviewer's demotion (emptying the role).
+      const variants = op === 'roles.update' ? [surface, { ...surface, body: { permissions: [] } }] : [surface];
+      for (const variant of variants) {
+        const res = await rest(variant, { authorization: `Bearer ${caller.key}` }, { id: holder.roleId, keyId: holder.keyId });
+        expect(res.status, `${op} ${JSON.stringify(variant.body)}`).toBe(403);
+        expect(res.body).toMatchObject({ code: 'escalation_denied', status: 403, missingPermissions: missing });
+      }
       expect(await roleSnapshot(holder.roleId)).toEqual(before);
     });
 
@@ -356,9 +361,12 @@ describe('editing or deleting a role held by a stronger user (SPEC §2: a role e
       const holder = await seedUserWithKey(app, { grants });
       const before = await roleSnapshot(holder.roleId);
       const surface = OPERATION_SURFACES[op].graphql!;
-      const res = await gql(surface, caller.key, { id: holder.roleId, keyId: holder.keyId });
-      expect(res.body.errors?.[0]?.extensions, surface.field).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
-      expect(res.body.data?.[surface.field] ?? null).toBeNull();
+      const variants = op === 'roles.update' ? [surface, { ...surface, variables: { ...surface.variables, input: { permissions: [] } } }] : [surface];
+      for (const variant of variants) {
+        const res = await gql(variant, caller.key, { id: holder.roleId, keyId: holder.keyId });
+        expect(res.body.errors?.[0]?.extensions, `${surface.field} ${JSON.stringify(variant.variables)}`).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
+        expect(res.body.data?.[surface.field] ?? null).toBeNull();
+      }
       expect(await roleSnapshot(holder.roleId)).toEqual(before);
     });
   });
