@@ -33,13 +33,17 @@ async function holdAuditLog(databaseUrl: string) {
   await holder.query('begin');
   await holder.query('lock table audit_log in share mode');
   return {
-    /** resolves once at least `n` backends of this database wait on a lock */
-    async waitForWaiters(n: number, timeoutMs = 15_000) {
+    /** resolves once at least `n` backends of this database wait on a lock (on audit_log itself with `onAuditLog`) */
+    async waitForWaiters(n: number, { onAuditLog = false, timeoutMs = 30_000 } = {}) {
       const watcher = new pg.Client({ connectionString: databaseUrl });
       await watcher.connect();
+      const sql = onAuditLog
+        ? `select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+           where not l.granted and c.relname = 'audit_log' and l.database = (select oid from pg_database where datname = current_database())`
+        : `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
       try {
         for (const deadline = Date.now() + timeoutMs; ; await sleep(20)) {
-          const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          const { rows } = await watcher.query(sql);
           if (rows[0].n >= n) return;
           if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${n} transactions queued within ${timeoutMs} ms`);
         }
@@ -115,7 +119,7 @@ describe('no key or session created during a deactivation comes back on reactiva
     }
     // Every answer is a success or 401 (the credential ended): never a 5xx, never another refusal.
     expect(raced.statuses.filter((s) => ![200, 201, 401].includes(s))).toEqual([]);
-  });
+  }, 300_000); // about 150 argon2 verifies on two shared cores
 
   it('provisioned agent keys and their rotations racing a deactivation stay revoked after reactivation', async () => {
     const writer = client(app, (await seedUserWithKey(app, { grants: ['users:write', 'users:read', 'tensions:read'] })).key);
@@ -142,7 +146,7 @@ describe('no key or session created during a deactivation comes back on reactiva
     for (const key of [agent.key, ...minted]) expect((await client(app, key).get('/auth/me')).status).toBe(401);
     // After the deactivation: 422 not_applicable (a deactivated agent gets no key), or 404 for a rotation of a key that is gone.
     expect(statuses.filter((s) => ![201, 422].includes(s))).toEqual([]);
-  });
+  }, 120_000);
 
   // The exact interleaving, held still: the deactivation has locked the user and revoked everything, and waits
   // (at its audit entry); a key creation and a login authenticated before it then reach their inserts. Without
@@ -153,7 +157,8 @@ describe('no key or session created during a deactivation comes back on reactiva
     let results: { deactivate: number; key: { status: number; body: any }; login: { status: number; token: string | null } };
     try {
       const deactivate = boss.del(`/users/${victim.userId}`);
-      await held.waitForWaiters(1);
+      // The deactivation reaches its audit entry only after locking the user and revoking everything.
+      await held.waitForWaiters(1, { onAuditLog: true });
       const key = sessionClient(app, victim.token).post('/me/api-keys', { name: 'mid-deactivation' });
       const signIn = login(app, victim.email, PASSWORD);
       await held.waitForWaiters(3);
@@ -170,5 +175,5 @@ describe('no key or session created during a deactivation comes back on reactiva
     expect((await boss.post(`/users/${victim.userId}/reactivate`, {})).status).toBe(200);
     expect(await liveCredentials(victim.userId)).toEqual({ keys: 0, sessions: 0 });
     expect((await sessionClient(app, victim.token).get('/auth/me')).status).toBe(401);
-  });
+  }, 120_000);
 });
