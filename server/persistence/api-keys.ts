@@ -3,28 +3,39 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray, userGrantsSql } from './role-graph.js';
 import { prepared } from './statements.js';
 
+// A key has its own expiry (`expires_at`, chosen at creation, copied by rotation) and, once rotated, the end
+// of its overlap (`overlap_ends_at`). It works until the sooner of the two: `least` skips nulls, so the SQL
+// below is the one definition of when a key ends, and the metadata's `expiresAt` shows that instant.
+const ENDS_AT = 'least(expires_at, overlap_ends_at)';
+
 export interface RotatableKey {
   id: string;
   name: string;
   permissions: string[] | null;
-  expiresAt: Date | null;
+  /** the key's own expiry, before any overlap: what a rotation copies */
+  ownExpiresAt: Date | null;
+  /** when it stops working: the sooner of its own expiry and the end of an overlap */
+  endsAt: Date | null;
   revokedAt: Date | null;
 }
 
 /** The key `keyId` of `userId`, locked until the transaction ends (two rotations of one key run in turn); null when absent. */
 export async function lockUserKey(tx: EntityManager, userId: string, keyId: string): Promise<RotatableKey | null> {
-  const [row] = await tx.execute<{ id: string; name: string; permissions: string[] | null; expires_at: Date | string | null; revoked_at: Date | string | null }[]>(
-    'select id, name, permissions, expires_at, revoked_at from api_keys where id = ? and user_id = ? for update',
+  const [row] = await tx.execute<{ id: string; name: string; permissions: string[] | null; expires_at: Date | string | null; ends_at: Date | string | null; revoked_at: Date | string | null }[]>(
+    `select id, name, permissions, expires_at, ${ENDS_AT} as ends_at, revoked_at from api_keys where id = ? and user_id = ? for update`,
     [keyId, userId],
   );
   if (!row) return null;
   const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-  return { id: row.id, name: row.name, permissions: row.permissions, expiresAt: date(row.expires_at), revokedAt: date(row.revoked_at) };
+  return { id: row.id, name: row.name, permissions: row.permissions, ownExpiresAt: date(row.expires_at), endsAt: date(row.ends_at), revokedAt: date(row.revoked_at) };
 }
 
-/** The key stops working at `at`, or at its own expiry if that comes sooner. */
-export async function expireKeyBy(tx: EntityManager, keyId: string, at: Date): Promise<void> {
-  await tx.execute('update api_keys set expires_at = least(coalesce(expires_at, ?), ?) where id = ?', [at, at, keyId]);
+/**
+ * The key's overlap ends at `at`, or stays at an earlier end already set (a second rotation never lengthens
+ * the first one's overlap); its own expiry is left as it is (the key stops at whichever comes first).
+ */
+export async function endOverlapBy(tx: EntityManager, keyId: string, at: Date): Promise<void> {
+  await tx.execute('update api_keys set overlap_ends_at = least(overlap_ends_at, ?) where id = ?', [at, keyId]);
 }
 
 export interface KeyRow {
@@ -39,7 +50,7 @@ export interface KeyRow {
   rotated_from_id: string | null;
 }
 
-const KEY_COLUMNS = 'id, name, prefix, created_at, last_used_at, expires_at, revoked_at, permissions, rotated_from_id';
+const KEY_COLUMNS = `id, name, prefix, created_at, last_used_at, ${ENDS_AT} as expires_at, revoked_at, permissions, rotated_from_id`;
 
 export async function keyRowById(em: EntityManager, keyId: string): Promise<KeyRow | null> {
   const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);
@@ -113,7 +124,7 @@ export interface KeyHolder {
 /** The key lookup of every bearer request: parameters (key hash, now). */
 export const keyHolderSql = `select k.id, k.name, k.user_id, k.last_used_at, k.permissions, u.type, u.name as user_name, ${userGrantsSql('u.id')} as grants
      from api_keys k join users u on u.id = k.user_id
-     where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?)
+     where k.key_hash = ? and k.revoked_at is null and coalesce(least(k.expires_at, k.overlap_ends_at) > ?, true)
        and u.status = 'active'`;
 
 /** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */

@@ -49,6 +49,23 @@ export async function userGrants(em: EntityManager, userId: string): Promise<str
   return row?.grants ?? [];
 }
 
+/**
+ * The role and every role that inherits it, transitively: the roles whose effective grants an edit of
+ * `roleId` changes (editing a role acts on everyone holding it or a role above it, SPEC §2).
+ */
+export async function roleAndInheritors(em: EntityManager, roleId: string): Promise<string[]> {
+  const rows = await em.execute<{ role_id: string }[]>(
+    `with recursive up(role_id) as (
+       select ?::uuid
+       union
+       select ri.role_id from role_inherits ri join up on ri.inherited_role_id = up.role_id
+     )
+     select role_id from up`,
+    [roleId],
+  );
+  return rows.map((r) => r.role_id);
+}
+
 /** Would `roleId` inheriting `inherits` close a cycle? True when `roleId` is reachable from any of them. */
 export async function wouldCycle(em: EntityManager, roleId: string, inherits: readonly string[]): Promise<boolean> {
   if (inherits.includes(roleId)) return true;

@@ -133,6 +133,31 @@ export async function lockUserStatus(tx: EntityManager, userId: string): Promise
   return user ?? null;
 }
 
+/**
+ * Locks the user row in share mode until the transaction ends, for a use case about to mint a credential (a
+ * key or a session) for it, and answers whether it may: the user is active and, when `sessionId` is given, that
+ * session (the caller's) is still live. Deactivation locks the row `for update` and a password change updates
+ * it, so a credential minted here either commits first (and they revoke it) or waits for them and sees their
+ * result: none outlives a deactivation to come back on reactivation (SPEC §5). Two statements on purpose: the
+ * session is read after the lock is granted, with a snapshot that sees what the waited-for change committed.
+ */
+export async function shareCredentialOwner(
+  tx: EntityManager,
+  userId: string,
+  sessionId?: string | null,
+): Promise<{ type: 'human' | 'agent'; email: string } | null> {
+  const [user] = await tx.execute<{ type: 'human' | 'agent'; status: string; email: string }[]>(
+    'select type, status, email from users where id = ? for share',
+    [userId],
+  );
+  if (!user || user.status !== 'active') return null;
+  if (sessionId) {
+    const [live] = await tx.execute('select 1 as live from sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()', [sessionId, userId]);
+    if (!live) return null;
+  }
+  return { type: user.type, email: user.email };
+}
+
 /** An active user becomes deactivated (a deactivated one stays as it is). */
 export async function markDeactivated(tx: EntityManager, userId: string, at: Date): Promise<void> {
   await tx.execute(`update users set status = 'deactivated', updated_at = ?, version = version + 1 where id = ? and status = 'active'`, [at, userId]);

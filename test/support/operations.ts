@@ -233,8 +233,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   },
 };
 
-/** Operations on one user that SPEC §2 leaves open to any caller with the permission ("Reading is not limited"). */
-export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get'];
+/**
+ * Operations on one user that SPEC §2 leaves open to any caller with the permission ("Reading is not limited";
+ * "Listing a user's keys (metadata only) is reading").
+ */
+export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get', 'users.listApiKeys'];
 
 /**
  * Every operation that acts on one existing user or its keys: those whose REST path starts `/users/:id`,

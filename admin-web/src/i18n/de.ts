@@ -339,6 +339,8 @@ export const de: Record<MessageKey, string> = {
   'audit.action.key.revoked': "API-Schlüssel widerrufen",
   'audit.action.auth.login': "Angemeldet",
   'audit.action.auth.login_failed': "Anmeldung fehlgeschlagen",
+  'audit.action.auth.login_throttled': "Anmeldung gedrosselt",
+  'audit.action.auth.password_change_failed': "Passwortänderung fehlgeschlagen",
   'audit.action.auth.logout': "Abgemeldet",
   'audit.action.actor.created': "Akteur angelegt",
   'audit.action.actor.updated': "Akteur geändert",

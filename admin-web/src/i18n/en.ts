@@ -337,6 +337,8 @@ export const en = {
   'audit.action.key.revoked': "API key revoked",
   'audit.action.auth.login': "Signed in",
   'audit.action.auth.login_failed': "Sign-in failed",
+  'audit.action.auth.login_throttled': "Sign-in throttled",
+  'audit.action.auth.password_change_failed': "Password change failed",
   'audit.action.auth.logout': "Signed out",
   'audit.action.actor.created': "Actor created",
   'audit.action.actor.updated': "Actor updated",

@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   'key.revoked',
   'auth.login',
   'auth.login_failed',
+  'auth.login_throttled',
+  'auth.password_change_failed',
   'auth.logout',
   'actor.created',
   'actor.updated',

@@ -13,7 +13,7 @@ import { passwordSchema } from '../users/users.js';
 import { apiKeyOutput, loadKeyMetadata, requirePasswordSession, type ApiKeyMetadata } from '../users/api-keys.js';
 import { roleOutput, type RoleView } from '../roles/role.read.js';
 import { reader, transact } from '../../persistence/transaction.js';
-import { credentialsByEmail, credentialsById, setPasswordHash } from '../../persistence/users.js';
+import { credentialsByEmail, credentialsById, setPasswordHash, shareCredentialOwner } from '../../persistence/users.js';
 import { insertSession, revokeSession, revokeSessionsOf } from '../../persistence/sessions.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 import { recordAudit, userTarget } from '../audit/audit.js';
@@ -43,6 +43,9 @@ export interface LoginResult {
   maxAgeMs: number;
 }
 
+/** The audit context of a sign-in attempt: nobody is signed in yet. */
+const anonymous = (actx: AnonCtx) => ({ caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client });
+
 const INVALID = () => refuse('invalid_credentials', 'The email or password is wrong, or the account cannot sign in.');
 
 export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult>> {
@@ -52,6 +55,9 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const throttled = await reservePasswordAttempt(deps, email, actx.client);
   if (throttled) {
     deps.metrics.rateLimited('login');
+    // Recorded apart from auth.login_failed (no password was checked), on the email as typed, by nobody: the
+    // throttle answers the same for unknown emails, so the entry tells nothing about the account (docs/audit.md).
+    await recordAudit(deps, reader(deps.orm), anonymous(actx), { action: 'auth.login_throttled', target: userTarget(null, email) });
     return throttled;
   }
 
@@ -61,19 +67,24 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   // Verify against a real hash either way, outside any transaction, so every refusal costs the same.
   const verified = await verifyPassword(eligible ? user.passwordHash! : await dummyHash(), password);
   // A refusal keeps the reserved attempt as the failure it was.
-  if (!eligible || !verified) {
+  const refused = async () => {
     deps.metrics.loginFailure();
     // One entry for every reason (unknown email, wrong password, agent, deactivated): by nobody, on the email as
     // typed, no user id, so the trail cannot tell an outsider whether the account exists. Throttled attempts
-    // (429 above) were never evaluated and are not recorded.
-    await recordAudit(deps, em, { caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login_failed', target: userTarget(null, email) });
+    // (429 above) are auth.login_throttled.
+    await recordAudit(deps, em, anonymous(actx), { action: 'auth.login_failed', target: userTarget(null, email) });
     return INVALID();
-  }
+  };
+  if (!eligible || !verified) return refused();
 
   const now = deps.clock();
   const sessionId = deps.newId();
   const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
-  return transact(deps.orm, async (tx) => {
+  const signedIn = await transact(deps.orm, async (tx) => {
+    // The user was read before the slow verify; a deactivation may have committed since. The share lock keeps
+    // one from committing until this session is in, so it revokes it (SPEC §5: none comes back on reactivation).
+    const owner = await shareCredentialOwner(tx, user.id);
+    if (owner?.type !== 'human') return INVALID();
     await clearPasswordAttempts(tx, email);
     await insertSession(tx, { id: sessionId, userId: user.id, createdAt: now, expiresAt });
     const view = (await loadUser(tx, user.id))!;
@@ -81,6 +92,8 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
     const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
     return ok({ user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs });
   });
+  // Refused under the lock (deactivated meanwhile): the same answer and record as any other refusal.
+  return signedIn.ok ? signedIn : refused();
 }
 
 /** Revokes the caller's session server-side; the old cookie is refused from the next request on. */
@@ -149,6 +162,8 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
   if (throttled) return throttled;
   // Slow work outside the transaction.
   if (!row.passwordHash || !(await verifyPassword(row.passwordHash, currentPassword))) {
+    // Recorded (SPEC §11: failed attempts at a password are identity actions): a stolen session guessing shows here.
+    await recordAudit(deps, reader(deps.orm), ctx, { action: 'auth.password_change_failed', target: userTarget(userId, row.email) });
     return validationFailed([{ path: 'currentPassword', message: 'is not the current password', code: 'incorrect', params: {} }]);
   }
   const hash = await hashPassword(newPassword);

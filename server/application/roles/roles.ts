@@ -8,9 +8,9 @@ import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, type Page } from '../paging.js';
 import { idOf, nameSchema, uuidSchema } from '../schemas.js';
-import { escalationRefusal, guardLastAdmin } from '../users/transact.js';
+import { escalationRefusal, guardLastAdmin, roleEditRefusal } from '../users/transact.js';
 import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
-import { lockIdentityChanges, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
+import { lockIdentityChanges, roleAndInheritors, unionGrants, wouldCycle } from '../../persistence/role-graph.js';
 import * as roles from '../../persistence/roles.js';
 import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
@@ -41,6 +41,9 @@ export const updateRoleInput = z
     expectedVersion: expectedVersionOf('role'),
   })
   .strict();
+
+/** The fields a role patch changes: `expectedVersion` is a precondition, not a change (never in the audit trail). */
+const roleFields = ({ expectedVersion: _precondition, ...fields }: z.infer<typeof updateRoleInput>) => fields;
 
 const notFound = (id: string) => refuse('not_found', `No role ${id}.`);
 
@@ -121,6 +124,11 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
       const version = await lockRowVersion(tx, 'roles', roleId);
       const current = version === null ? null : await loadRole(tx, roleId);
       if (version === null || !current) return notFound(id);
+      // SPEC §2: the edit acts on the holders of this role and of every role inheriting it, so the caller must
+      // hold all they carry now (a rename too) and, checked after the write below, all they will carry.
+      const reached = await roleAndInheritors(tx, roleId);
+      const before = roleEditRefusal(ctx.caller, await unionGrants(tx, reached));
+      if (before) return before;
       const stale = staleVersion('role', version, patch.expectedVersion);
       if (stale) return stale;
       const permissions = patch.permissions ?? current.permissions;
@@ -145,12 +153,17 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
       // An edit that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
       const renamed = patch.name !== undefined && patch.name !== current.name;
       if (!recoded && !renamed && sameSet(permissions, current.permissions) && sameSet(inherits, current.inherits)) return ok(current);
+      let after: ReturnType<typeof roleEditRefusal> = null;
       const lastAdmin = await guardLastAdmin(tx, async () => {
         await roles.updateRoleRow(tx, roleId, { code: patch.code ?? current.code, name: patch.name ?? current.name, permissions }, deps.clock());
         if (patch.inherits) await roles.replaceInherits(tx, roleId, inherits);
+        // Who inherits the role cannot change with its own edit (a cycle is refused above), so `reached` stands.
+        after = roleEditRefusal(ctx.caller, await unionGrants(tx, reached));
       });
+      // Either refusal rolls the write back.
+      if (after) return after;
       if (lastAdmin) return lastAdmin;
-      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, patch), ifChanged: true });
+      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, roleFields(patch)), ifChanged: true });
       return ok((await loadRole(tx, roleId))!);
     });
   } catch (err) {
@@ -168,6 +181,10 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
     await lockIdentityChanges(tx);
     const role = await roles.roleFields(tx, roleId);
     if (!role) return notFound(id);
+    // Deleting acts on the role's holders as editing does (SPEC §2): 403 before the 409s, so a weaker caller
+    // learns nothing about who holds it.
+    const escalation = roleEditRefusal(ctx.caller, await unionGrants(tx, await roleAndInheritors(tx, roleId)));
+    if (escalation) return escalation;
     if (role.system) return refuse('system_role', `The system role ${role.code} cannot be deleted.`);
     const use = await roles.roleUse(tx, roleId);
     if (use.users > 0 || use.roles > 0) {

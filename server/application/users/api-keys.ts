@@ -15,8 +15,8 @@ import { mayActOnUser } from './act-on-user.js';
 import { reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
-import { expireKeyBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
-import { userSummary } from '../../persistence/users.js';
+import { endOverlapBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
+import { shareCredentialOwner, userSummary } from '../../persistence/users.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
 export interface ApiKeyMetadata {
@@ -190,10 +190,11 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
   if (!old) return refuse('not_found', `No API key ${keyId} for this user.`);
   const now = deps.clock();
   if (old.revokedAt) return refuse('not_applicable', 'The key is revoked; create a new key instead.');
-  if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
-  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.expiresAt, permissions: old.permissions, rotatedFromId: old.id });
+  if (old.endsAt && old.endsAt.getTime() <= now.getTime()) return refuse('not_applicable', 'The key has expired; create a new key instead.');
+  // The new key copies the old one's OWN expiry, not the end of an overlap a previous rotation gave it.
+  const created = await mint(deps, tx, userId, { name: old.name, expiresAt: old.ownExpiresAt, permissions: old.permissions, rotatedFromId: old.id });
   const oldStops = new Date(now.getTime() + overlapSeconds * 1000);
-  await expireKeyBy(tx, old.id, oldStops);
+  await endOverlapBy(tx, old.id, oldStops);
   await recordAudit(deps, tx, ctx, {
     action: 'key.rotated',
     target: keyTarget(old.id, old.name),
@@ -203,20 +204,32 @@ async function rotateFor(deps: Deps, tx: EntityManager, ctx: Ctx, userId: string
 }
 
 /**
- * The user whose keys an administrator acts on: it exists, and the caller holds every permission it holds
- * (listing included: a key list is the map to a stronger account; docs/identity.md). Provisioning also
- * needs an active agent.
+ * The user whose keys an administrator reads or acts on: it exists and, when acting (provisioning, rotating,
+ * revoking), the caller holds every permission it holds. Listing is reading, which SPEC §2 leaves open to
+ * `users:read` whoever the user is. Provisioning also needs an active agent.
  */
-async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean): Promise<string | Refusal> {
+async function keyOwner(em: EntityManager, ctx: Ctx, id: string, mustBeAgent: boolean, acting = true): Promise<string | Refusal> {
   const userId = idOf(id);
   if (!userId) return userNotFound(id);
   const user = await userSummary(em, userId);
   if (!user) return userNotFound(id);
-  const escalation = await mayActOnUser(em, ctx.caller, userId);
+  const escalation = acting ? await mayActOnUser(em, ctx.caller, userId) : null;
   if (escalation) return escalation;
   if (mustBeAgent && user.type !== 'agent') return refuse('not_an_agent', 'Keys are provisioned for agent users only; humans create their own.');
   if (mustBeAgent && user.status !== 'active') return refuse('not_applicable', 'The user is deactivated.');
   return userId;
+}
+
+/**
+ * Locks the key owner's row against deactivation until the transaction commits (SPEC §5: no key comes back
+ * on reactivation); a refusal when the user is no longer active, or `sessionId` (the caller's own session,
+ * for self-service) has ended meanwhile.
+ */
+async function ownerStillActive(tx: EntityManager, userId: string, sessionId?: string | null): Promise<Refusal | null> {
+  if (await shareCredentialOwner(tx, userId, sessionId)) return null;
+  return sessionId
+    ? refuse('unauthenticated', 'The session has ended (signed out, or the user was deactivated or changed its password).')
+    : refuse('not_applicable', 'The user is deactivated.');
 }
 
 export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, input: unknown): Promise<Result<CreatedApiKey>> {
@@ -228,6 +241,8 @@ export async function provisionApiKey(deps: Deps, ctx: Ctx, userId: string, inpu
     await lockIdentityChanges(tx);
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const inactive = await ownerStillActive(tx, owner);
+    if (inactive) return inactive;
     const unheld = unheldPermissions(parsed.value, await userGrants(tx, owner));
     if (unheld) return unheld;
     const created = await mint(deps, tx, owner, parsed.value);
@@ -240,7 +255,8 @@ export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, inpu
   const denied = authorize(ctx, 'users.listApiKeys');
   if (denied) return denied;
   const em = reader(deps.orm);
-  const owner = await keyOwner(em, ctx, userId, false);
+  // Reading: not limited by the escalation rule (SPEC §2), so no mayActOnUser here.
+  const owner = await keyOwner(em, ctx, userId, false, false);
   if (typeof owner !== 'string') return owner;
   return listFor(deps, em, owner, input);
 }
@@ -266,6 +282,8 @@ export async function rotateUserApiKey(deps: Deps, ctx: Ctx, userId: string, key
     // As for provisioning: an active agent the caller may act on.
     const owner = await keyOwner(tx, ctx, userId, true);
     if (typeof owner !== 'string') return owner;
+    const inactive = await ownerStillActive(tx, owner);
+    if (inactive) return inactive;
     return rotateFor(deps, tx, ctx, owner, keyId, parsed.value.overlapSeconds);
   });
 }
@@ -292,6 +310,9 @@ export async function createMyApiKey(deps: Deps, ctx: Ctx, input: unknown): Prom
   const unheld = unheldPermissions(parsed.value, callerGrants(ctx.caller));
   if (unheld) return unheld;
   return transact(deps.orm, async (tx) => {
+    // The session was checked when the request began; a deactivation may have committed since.
+    const ended = await ownerStillActive(tx, ctx.caller.userId!, ctx.caller.sessionId);
+    if (ended) return ended;
     const created = await mint(deps, tx, ctx.caller.userId!, parsed.value);
     await recordAudit(deps, tx, ctx, keyCreated('key.created', ctx.caller.userId!, created));
     return ok(created);
@@ -309,5 +330,9 @@ export async function rotateMyApiKey(deps: Deps, ctx: Ctx, keyId: string, input:
   if (denied) return denied;
   const parsed = parseInput(rotateApiKeyInput, input);
   if (!parsed.ok) return parsed;
-  return transact(deps.orm, (tx) => rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds));
+  return transact(deps.orm, async (tx) => {
+    const ended = await ownerStillActive(tx, ctx.caller.userId!, ctx.caller.sessionId);
+    if (ended) return ended;
+    return rotateFor(deps, tx, ctx, ctx.caller.userId!, keyId, parsed.value.overlapSeconds);
+  });
 }

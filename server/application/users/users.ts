@@ -64,6 +64,9 @@ export const setUserRolesInput = z.strictObject({
 });
 export const resetPasswordInput = z.strictObject({ password: passwordSchema.describe('The new password.') });
 
+/** The fields a user patch changes: `expectedVersion` is a precondition, not a change (never in the audit trail). */
+const profileFields = ({ expectedVersion: _precondition, ...fields }: z.infer<typeof updateUserInput>) => fields;
+
 export const userNotFound = (id: string) => refuse('user_not_found', `No user ${id}.`);
 const emailTaken = (email: string) => refuse('email_taken', `A user with the email ${email} exists already.`);
 
@@ -173,7 +176,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       // A patch that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
       if (next.name === current.name && next.email === current.email && next.linkedActorId === current.linkedActorId) return ok(current);
       await users.updateUserProfile(tx, userId, next, deps.clock());
-      await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, patch), ifChanged: true });
+      await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, profileFields(patch)), ifChanged: true });
       return ok((await loadUser(tx, userId))!);
     });
   } catch (err) {

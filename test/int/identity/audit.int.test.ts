@@ -16,7 +16,7 @@ let robot: SeededUser;
 let adminToken: string;
 let adminId: string;
 
-const SECRETS = { first: 'first-secret-password-1', reset: 'reset-secret-password-2', changed: 'changed-secret-password-3' };
+const SECRETS = { first: 'first-secret-password-1', reset: 'reset-secret-password-2', changed: 'changed-secret-password-3', guess: 'a-wrong-guess-password-4' };
 /** every plaintext key minted here, to prove none reaches the trail */
 const minted: string[] = [];
 
@@ -333,6 +333,86 @@ describe('audit trail', () => {
       expect([res.status, res.body.code], code).toEqual([status, code]);
     }
     expect(await count()).toBe(before);
+  });
+
+  // Issue 30, item 5: a precondition is not a change; failed password changes and throttled logins are recorded.
+  it('user.updated and role.updated never record expectedVersion as a changed field (REST and GraphQL)', async () => {
+    const user = await asRobot(randomUUID()).post('/users', { type: 'agent', email: 'versioned@test.example', name: 'Versioned' });
+    let rid = randomUUID();
+    expect((await asRobot(rid).patch(`/users/${user.body.id}`, { name: 'Versioned twice', expectedVersion: 1 })).status).toBe(200);
+    expect((await onlyEntryOf(rid)).changes).toEqual({ name: { from: 'Versioned', to: 'Versioned twice' } });
+    // Edge: a patch of nothing but expectedVersion changes nothing, so it records nothing.
+    rid = randomUUID();
+    expect((await asRobot(rid).patch(`/users/${user.body.id}`, { expectedVersion: 2 })).status).toBe(200);
+    expect(await entriesOf(rid)).toEqual([]);
+    rid = randomUUID();
+    const gqlUser = await asRobot(rid).gql('mutation($id: ID!) { updateUser(id: $id, input: { name: "Versioned thrice", expectedVersion: 2 }) { version } }', { id: user.body.id });
+    expect(gqlUser.body.errors).toBeUndefined();
+    expect((await onlyEntryOf(rid)).changes).toEqual({ name: { from: 'Versioned twice', to: 'Versioned thrice' } });
+
+    const role = await asRobot(randomUUID()).post('/roles', { code: 'versioned', name: 'Versioned', permissions: ['audit:read'] });
+    rid = randomUUID();
+    expect((await asRobot(rid).patch(`/roles/${role.body.id}`, { permissions: ['users:read'], expectedVersion: 1 })).status).toBe(200);
+    expect((await onlyEntryOf(rid)).changes).toEqual({ permissions: { from: ['audit:read'], to: ['users:read'] } });
+    rid = randomUUID();
+    expect((await asRobot(rid).patch(`/roles/${role.body.id}`, { expectedVersion: 2 })).status).toBe(200);
+    expect(await entriesOf(rid)).toEqual([]);
+    rid = randomUUID();
+    const gqlRole = await asRobot(rid).gql('mutation($id: ID!) { updateRole(id: $id, input: { name: "Versioned role", expectedVersion: 2 }) { version } }', { id: role.body.id });
+    expect(gqlRole.body.errors).toBeUndefined();
+    expect((await onlyEntryOf(rid)).changes).toEqual({ name: { from: 'Versioned', to: 'Versioned role' } });
+  });
+
+  it('records a wrong current password on /me/password (REST and GraphQL) as auth.password_change_failed, without the guess', async () => {
+    const human = await asRobot(randomUUID()).post('/users', { email: 'changer@test.example', name: 'Changer', password: SECRETS.first });
+    const token = (await login(app, 'changer@test.example', SECRETS.first)).token!;
+    let rid = randomUUID();
+    const res = await asSession(token, rid).post('/me/password', { currentPassword: SECRETS.guess, newPassword: SECRETS.changed });
+    expect(res.status).toBe(400);
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'auth.password_change_failed',
+      by: { kind: 'human', userId: human.body.id, userName: 'Changer', apiKeyId: null, via: 'rest' },
+      target: { type: 'user', id: human.body.id, label: 'changer@test.example' },
+      changes: {},
+      clientAddress: expect.stringMatching(/127\.0\.0\.1/),
+    });
+    rid = randomUUID();
+    const gql = await asSession(token, rid).gql('mutation($i: ChangePasswordInput!) { changePassword(input: $i) }', { i: { currentPassword: SECRETS.guess, newPassword: SECRETS.changed } });
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'auth.password_change_failed', by: { userId: human.body.id, via: 'graphql' } });
+    // Control: a right current password is user.password_changed, not a failure.
+    rid = randomUUID();
+    expect((await asSession(token, rid).post('/me/password', { currentPassword: SECRETS.first, newPassword: SECRETS.changed })).status).toBe(204);
+    expect((await onlyEntryOf(rid)).action).toBe('user.password_changed');
+  });
+
+  it('records throttled (429) logins as auth.login_throttled on the email as typed, by nobody, on REST and GraphQL', async () => {
+    const email = 'throttled@test.example';
+    const attempt = (rid: string) => fetch(`${app.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': rid },
+      body: JSON.stringify({ email: ' Throttled@Test.example ', password: SECRETS.guess }),
+    });
+    // The first 10 are evaluated (auth.login_failed); the 11th is refused unevaluated.
+    for (let i = 0; i < 10; i++) expect((await attempt(randomUUID())).status).toBe(401);
+    let rid = randomUUID();
+    const res = await attempt(rid);
+    expect(res.status).toBe(429);
+    const { id: _id, at: _at, requestId: _rid, ...entry } = await onlyEntryOf(rid);
+    expect(entry).toEqual({
+      action: 'auth.login_throttled',
+      by: { kind: 'anonymous', userId: null, userName: null, apiKeyId: null, apiKeyName: null, via: 'rest' },
+      target: { type: 'user', id: null, label: email },
+      changes: {},
+      clientAddress: expect.stringMatching(/127\.0\.0\.1/),
+    });
+    rid = randomUUID();
+    const gql = await client(app, undefined, { 'x-request-id': rid }).gql('mutation($e: String!, $p: String!) { login(input: { email: $e, password: $p }) { authenticatedBy } }', { e: email, p: SECRETS.guess });
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'auth.login_throttled', by: { kind: 'anonymous', via: 'graphql' }, target: { id: null, label: email } });
+    // Filterable on its own.
+    const listed = await client(app, robot.key).get('/audit?action=auth.login_throttled');
+    expect(listed.body.data.length).toBeGreaterThanOrEqual(2);
   });
 
   it('never holds a password, a password hash, a key or a key hash', async () => {

@@ -84,7 +84,7 @@ describe('item 2: keys for a more privileged agent', () => {
 });
 
 describe('item 3: acting on more privileged users in general', () => {
-  it('cannot change the admin’s email or name, remove its roles, deactivate it, or list or revoke its keys', async () => {
+  it('cannot change the admin’s email or name, remove its roles, deactivate it, or revoke its keys', async () => {
     const adminKey = await seedUserWithKey(app, { type: 'human', grants: ['*'] });
     const before = await userRow(adminId);
     const beforeKeyHolder = await userRow(adminKey.userId);
@@ -117,20 +117,25 @@ describe('item 3: acting on more privileged users in general', () => {
     expect((await userRow(reader.userId)).roles).toEqual([{ role_id: reader.roleId }]);
   });
 
-  it('listing a more privileged user’s keys is refused (users:read is not enough); a peer’s keys are listed', async () => {
+  it('listing a more privileged user’s keys is reading: users:read suffices on REST and GraphQL (SPEC §2), metadata only', async () => {
     const lister = client(app, (await seedUserWithKey(app, { grants: ['users:read'] })).key);
-    const strong = await seedUserWithKey(app, { type: 'agent', grants: ['users:read', 'tensions:read'] });
-    const denied = await lister.get(`/users/${strong.userId}/api-keys`);
-    expect(denied.status).toBe(403);
-    expect(denied.body.code).toBe('escalation_denied');
-    const gql = await lister.gql('query($id: ID!) { userApiKeys(userId: $id) { data { id } } }', { id: strong.userId });
-    expect(gql.body.errors?.[0]?.extensions?.code).toBe('ESCALATION_DENIED');
-    // Reading the user itself is not limited (SPEC §2).
+    const strong = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
+    const listed = await lister.get(`/users/${strong.userId}/api-keys`);
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual([strong.keyId]);
+    expect(listed.body.data[0]).not.toHaveProperty('key');
+    expect(JSON.stringify(listed.body)).not.toContain(strong.key);
+    const gql = await lister.gql('query($id: ID!) { userApiKeys(userId: $id) { data { id prefix } } }', { id: strong.userId });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.userApiKeys.data).toEqual([{ id: strong.keyId, prefix: strong.key.slice(0, 12) }]);
+    // Reading the user itself is not limited either; acting on its keys still is.
     expect((await lister.get(`/users/${strong.userId}`)).status).toBe(200);
-    const peer = await seedUserWithKey(app, { type: 'agent', grants: ['users:read'] });
-    const listed = await lister.get(`/users/${peer.userId}/api-keys`);
-    expect(listed.status).toBe(200);
-    expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual([peer.keyId]);
+    // Edges: users:read is still needed, and an unknown user is still 404.
+    const none = client(app, (await seedUserWithKey(app, { grants: ['tensions:read'] })).key);
+    expect((await none.get(`/users/${strong.userId}/api-keys`)).body.code).toBe('forbidden');
+    expect((await lister.get(`/users/00000000-0000-4000-8000-000000000000/api-keys`)).body.code).toBe('user_not_found');
+    const writerRevoke = await writer.del(`/users/${strong.userId}/api-keys/${strong.keyId}`);
+    expect(writerRevoke.body.code).toBe('escalation_denied');
   });
 
   it('control: the same caller updates, re-roles, deactivates and revokes keys of users holding no more than it does', async () => {

@@ -173,3 +173,66 @@ describe('rotating my own key (password session)', () => {
     expect(await works(gql.body.data.rotateMyApiKey.key)).toBe(200);
   });
 });
+
+// Issue 30, item 4: rotating a key again during its overlap minted a key whose expiry was the overlap's end
+// (it died seconds later). A rotation copies the key's OWN expiry; the overlap only ends the old key sooner.
+describe('rotating again during an overlap', () => {
+  it('the old key rotated again mints keys with its original expiry; its own end only ever comes sooner', async () => {
+    const { agent, key: a } = await agentWithScopedKey();
+    const original = a.expiresAt as string;
+    const rotate = (id: string, overlapSeconds: number) => admin.post(`/users/${agent.userId}/api-keys/${id}/rotate`, { overlapSeconds });
+    const b = await rotate(a.id, 3600);
+    expect(b.body.expiresAt).toBe(original);
+    advance(10);
+    // A is in its overlap: not revoked, not expired, so it may be rotated again (SPEC §2 refuses only those).
+    const c = await rotate(a.id, 3);
+    expect(c.status).toBe(201);
+    expect(c.body).toMatchObject({ expiresAt: original, rotatedFromId: a.id, permissions: ['tensions:read'] });
+    // A longer overlap on a third rotation does not lengthen A's life: it ends at the sooner end (now + 3 s).
+    const d = await rotate(a.id, 86_400);
+    expect(d.body.expiresAt).toBe(original);
+    const aEnds = new Date(now.getTime() + 3000).toISOString();
+    const listed = new Map((await admin.get(`/users/${agent.userId}/api-keys`)).body.data.map((k: any) => [k.id, k]));
+    expect((listed.get(a.id) as any).expiresAt).toBe(aEnds);
+    advance(3);
+    expect(await works(a.key)).toBe(401);
+    // The keys minted during the overlap live to the original expiry, not 3 seconds.
+    for (const k of [b, c, d]) expect(await works(k.body.key)).toBe(200);
+    advance((new Date(original).getTime() - now.getTime()) / 1000 - 1);
+    for (const k of [b, c, d]) expect(await works(k.body.key)).toBe(200);
+    advance(1);
+    for (const k of [b, c, d]) expect(await works(k.body.key)).toBe(401);
+    // A itself, ended: 422 as any expired key.
+    expect((await rotate(a.id, 0)).body.code).toBe('not_applicable');
+  });
+
+  it('rotating the new key during the old one’s overlap copies the original expiry too, and leaves the old key’s overlap alone', async () => {
+    const { agent, key: a } = await agentWithScopedKey();
+    const b = await admin.post(`/users/${agent.userId}/api-keys/${a.id}/rotate`, { overlapSeconds: 600 });
+    advance(5);
+    const c = await admin.post(`/users/${agent.userId}/api-keys/${b.body.id}/rotate`, { overlapSeconds: 60 });
+    expect(c.body).toMatchObject({ expiresAt: a.expiresAt, rotatedFromId: b.body.id });
+    const listed = new Map((await admin.get(`/users/${agent.userId}/api-keys`)).body.data.map((k: any) => [k.id, k]));
+    expect((listed.get(a.id) as any).expiresAt).toBe(new Date(now.getTime() + 595_000).toISOString());
+    expect((listed.get(b.body.id) as any).expiresAt).toBe(new Date(now.getTime() + 60_000).toISOString());
+    advance(60);
+    expect([await works(a.key), await works(b.body.key), await works(c.body.key)]).toEqual([200, 401, 200]);
+  });
+
+  it('edge: a key that never expires stays never-expiring through repeated rotations (REST and GraphQL, self-service)', async () => {
+    const human = await seedHuman(app, ['tensions:read']);
+    const me = sessionClient(app, human.token);
+    const mine = (await me.post('/me/api-keys', { name: 'forever' })).body;
+    expect(mine.expiresAt).toBeNull();
+    const first = await me.post(`/me/api-keys/${mine.id}/rotate`, { overlapSeconds: 120 });
+    expect(first.body.expiresAt).toBeNull();
+    const again = await me.gql(`mutation($k: ID!) { rotateMyApiKey(keyId: $k, input: { overlapSeconds: 1 }) { key expiresAt } }`, { k: mine.id });
+    expect(again.body.errors).toBeUndefined();
+    expect(again.body.data.rotateMyApiKey.expiresAt).toBeNull();
+    advance(1);
+    expect(await works(mine.key)).toBe(401);
+    advance(365 * 86_400);
+    expect(await works(again.body.data.rotateMyApiKey.key)).toBe(200);
+    expect(await works(first.body.key)).toBe(200);
+  });
+});

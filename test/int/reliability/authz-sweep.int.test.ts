@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isObjectType } from 'graphql';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { client, seedUserWithKey, systemCtx, unwrap, type SeededUser } from '../../support/clients.js';
+import { createRole } from '../../../server/application/roles/roles.js';
 import { mcpHttpClient } from '../../support/mcp.js';
 import {
-  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_TARGET_OPERATIONS,
+  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_READS_NOT_LIMITED, USER_TARGET_OPERATIONS,
   userTargetType, type OperationSurface,
 } from '../../support/operations.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../../../server/application/permission-table.js';
@@ -251,7 +252,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
-      'users.deactivate', 'users.listApiKeys', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
+      'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
       'users.rotateApiKey', 'users.setRoles', 'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
@@ -280,6 +281,19 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
     });
   });
 
+  // Reading is not limited by the rule (SPEC §2): the user and its key list (metadata) are served whoever holds more.
+  describe.each(STRONGER)('reading a target holding $label', ({ grants }) => {
+    it.each(USER_READS_NOT_LIMITED)('%s: REST → 200, GraphQL → data', async (op) => {
+      const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
+      expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBe(200);
+      const surface = OPERATION_SURFACES[op].graphql!;
+      const gqlRes = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
+      expect(gqlRes.body.errors, surface.field).toBeUndefined();
+      expect(gqlRes.body.data?.[surface.field]).toBeTruthy();
+    });
+  });
+
   // Positive controls: the check is not vacuous, the same caller and request succeed on a peer.
   describe.each(PEERS)('a target holding $label', ({ grants }) => {
     it.each(USER_TARGET_OPERATIONS)('%s: REST → done', async (op) => {
@@ -296,5 +310,81 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
       expect(res.body.errors, surface.field).toBeUndefined();
       expect(res.body.data?.[surface.field]).toBeTruthy();
     });
+  });
+});
+
+describe('editing or deleting a role held by a stronger user (SPEC §2: a role edit acts on its holders)', () => {
+  // The caller holds what role edits need; the role's holder holds one permission more, or `*`.
+  const CALLER_GRANTS: Permission[] = ['roles:read', 'roles:write'];
+  const STRONGER = [
+    { label: 'one permission more', grants: [...CALLER_GRANTS, 'tensions:read'], missing: ['tensions:read'] },
+    { label: '*', grants: ['*'], missing: ['*'] },
+  ];
+  const ROLE_OPERATIONS: Operation[] = ['roles.update', 'roles.delete'];
+  let caller: SeededUser;
+  beforeAll(async () => {
+    caller = await seedUserWithKey(app, { grants: CALLER_GRANTS });
+  });
+
+  async function roleSnapshot(roleId: string) {
+    const em = app.em();
+    const [row] = await em.execute('select code, name, permissions, version, updated_at from roles where id = ?', [roleId]);
+    const inherits = await em.execute('select inherited_role_id from role_inherits where role_id = ? order by 1', [roleId]);
+    const holders = await em.execute('select user_id from user_roles where role_id = ? order by 1', [roleId]);
+    return { row, inherits, holders };
+  }
+
+  it('covers every operation that edits or deletes a role, on REST and GraphQL, none on MCP', () => {
+    expect(OPERATIONS.filter((op) => /^\/roles\/:id$/.test(OPERATION_SURFACES[op].rest?.path ?? '') && OPERATION_SURFACES[op].rest?.method !== 'GET').sort()).toEqual([...ROLE_OPERATIONS].sort());
+    for (const op of ROLE_OPERATIONS) {
+      expect(OPERATION_SURFACES[op].graphql, op).toBeTruthy();
+      expect(OPERATION_SURFACES[op].mcp, op).toBeNull();
+    }
+  });
+
+  describe.each(STRONGER)('a role whose holder holds $label', ({ grants, missing }) => {
+    it.each(ROLE_OPERATIONS)('%s: REST → 403 escalation_denied, the role unchanged', async (op) => {
+      const holder = await seedUserWithKey(app, { grants });
+      const before = await roleSnapshot(holder.roleId);
+      const surface = OPERATION_SURFACES[op].rest!;
+      // An edit is tried as the operation map's rename and as the reviewer's demotion (emptying the role).
+      const variants = op === 'roles.update' ? [surface, { ...surface, body: { permissions: [] } }] : [surface];
+      for (const variant of variants) {
+        const res = await rest(variant, { authorization: `Bearer ${caller.key}` }, { id: holder.roleId, keyId: holder.keyId });
+        expect(res.status, `${op} ${JSON.stringify(variant.body)}`).toBe(403);
+        expect(res.body).toMatchObject({ code: 'escalation_denied', status: 403, missingPermissions: missing });
+      }
+      expect(await roleSnapshot(holder.roleId)).toEqual(before);
+    });
+
+    it.each(ROLE_OPERATIONS)('%s: GraphQL → ESCALATION_DENIED, the role unchanged', async (op) => {
+      const holder = await seedUserWithKey(app, { grants });
+      const before = await roleSnapshot(holder.roleId);
+      const surface = OPERATION_SURFACES[op].graphql!;
+      const variants = op === 'roles.update' ? [surface, { ...surface, variables: { ...surface.variables, input: { permissions: [] } } }] : [surface];
+      for (const variant of variants) {
+        const res = await gql(variant, caller.key, { id: holder.roleId, keyId: holder.keyId });
+        expect(res.body.errors?.[0]?.extensions, `${surface.field} ${JSON.stringify(variant.variables)}`).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
+        expect(res.body.data?.[surface.field] ?? null).toBeNull();
+      }
+      expect(await roleSnapshot(holder.roleId)).toEqual(before);
+    });
+  });
+
+  // Positive controls: a role carrying no more than the caller holds (and held by no one, so delete can succeed).
+  it.each(ROLE_OPERATIONS)('%s: a role within the caller’s permissions → done on REST and GraphQL', async (op) => {
+    for (const face of ['rest', 'graphql'] as const) {
+      const r = unwrap(await createRole(app.deps, systemCtx(), { code: `peer-${face}-${op.replace('.', '-')}-${Math.random().toString(36).slice(2, 8)}`, name: 'Peer role', permissions: ['roles:read'] }), 'role');
+      if (face === 'rest') {
+        const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: r.id, keyId: r.id });
+        expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeGreaterThanOrEqual(200);
+        expect(res.status).toBeLessThan(300);
+      } else {
+        const surface = OPERATION_SURFACES[op].graphql!;
+        const res = await gql(surface, caller.key, { id: r.id, keyId: r.id });
+        expect(res.body.errors, surface.field).toBeUndefined();
+        expect(res.body.data?.[surface.field]).toBeTruthy();
+      }
+    }
   });
 });
