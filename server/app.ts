@@ -9,6 +9,7 @@ import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
 import { restErrors, restRouter } from './rest/router.js';
 import { cors } from './http/cors.js';
+import { allowedHosts } from './http/allowed-hosts.js';
 import { securityHeaders } from './http/security-headers.js';
 import { adminWeb } from './http/admin-web.js';
 import { graphqlHandler } from './graphql/yoga.js';
@@ -65,6 +66,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.use(requestContext(deps));
   app.use(httpTracing(routeLabel));
   app.use(httpMetrics(deps.metrics));
+  app.use(allowedHosts(deps));
   // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
   app.use((_req, res, next) => {
     if (opts.health?.draining()) res.setHeader('Connection', 'close');
