@@ -14,6 +14,8 @@ import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
+import { validationFailed } from '../domain/errors.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 
 function hasBody(req: Request): boolean {
   const length = req.get('content-length');
@@ -23,6 +25,20 @@ function hasBody(req: Request): boolean {
 function requireJsonBody(req: Request, res: Response, next: NextFunction) {
   if (!hasBody(req) || req.is(['application/json', 'application/*+json'])) return next();
   sendCode(res, 'unsupported_media_type', 'Send the body as application/json.', req.requestId);
+}
+
+/** SPEC §5: a PATCH body is a JSON object on every resource; `null`, an array or a scalar is not a change. */
+function requirePatchObject(req: Request, res: Response, next: NextFunction) {
+  const body: unknown = req.body;
+  if (req.method !== 'PATCH' || body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return next();
+  sendProblem(
+    res,
+    validationFailed(
+      [{ path: '(root)', message: 'must be a JSON object', code: 'invalid_type', params: { expected: 'object' } }],
+      'The body of a change must be a JSON object of the fields to change.',
+    ),
+    req.requestId,
+  );
 }
 
 function requireCaller(req: Request, res: Response, next: NextFunction) {
@@ -36,19 +52,18 @@ function requireCaller(req: Request, res: Response, next: NextFunction) {
 
 export function restRouter(deps: Deps): Router {
   const router = Router();
+  const [publicRoutes, guarded] = [
+    [openapiRoutes(deps), authRoutes(deps, requireCaller)],
+    [meRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)],
+  ];
+  router.use(methodNotAllowed([...publicRoutes, ...guarded]));
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));
-  router.use(openapiRoutes(deps));
-  // Public: login answers anonymous callers; everything after needs a caller.
-  router.use(authRoutes(deps, requireCaller));
+  router.use(requirePatchObject);
+  // Public: the API documents and login answer anonymous callers; everything after needs a caller.
+  for (const r of publicRoutes) router.use(r);
   router.use(requireCaller);
-  router.use(meRoutes(deps));
-  router.use(usersRoutes(deps));
-  router.use(rolesRoutes(deps));
-  router.use(actorsRoutes(deps));
-  router.use(tensionsRoutes(deps));
-  router.use(eventsRoutes(deps));
-  router.use(auditRoutes(deps));
+  for (const r of guarded) router.use(r);
   router.use((req: Request, res: Response) => {
     sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId);
   });
