@@ -34,11 +34,11 @@ describe('compressed bodies that are not what they say', () => {
       const label = `${encoding} ${what}`;
       const headers = { 'content-type': 'application/json', 'content-encoding': encoding };
       for (const [path, extra] of [['/api/v1/auth/login', {}], ['/api/v1/actors', { authorization: `Bearer ${admin.key}` }]] as const) {
-        const res = await raw(app, 'POST', path, { ...headers, ...extra }, body);
+        const res = await raw(app, 'POST', path, { ...headers, ...extra }, new Uint8Array(body));
         expect(res.status, `${label} ${path}`).toBe(400);
         expect(res.json, `${label} ${path}`).toMatchObject({ code: 'invalid_json', requestId: res.headers.get('x-request-id') });
       }
-      const mcp = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, 'content-encoding': encoding }, body);
+      const mcp = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, 'content-encoding': encoding }, new Uint8Array(body));
       expect(mcp.status, `${label} /mcp`).toBe(400);
       expect(mcp.json, `${label} /mcp`).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { code: 'invalid_json' } } });
     }
@@ -70,7 +70,7 @@ describe('405 with Allow on a known path', () => {
 
   it('answers a method the path does not serve with 405 method_not_allowed and the methods it does, keyed or anonymous', async () => {
     for (const [method, path, allow] of cases) {
-      for (const headers of [{ authorization: `Bearer ${admin.key}` }, {}]) {
+      for (const headers of [{ authorization: `Bearer ${admin.key}` }, {}] as Record<string, string>[]) {
         const res = await raw(app, method, path, headers);
         const label = `${method} ${path} ${Object.keys(headers).length ? 'keyed' : 'anonymous'}`;
         expect(res.status, label).toBe(405);
