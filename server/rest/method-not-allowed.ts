@@ -41,11 +41,11 @@ function refuse(req: Request, res: Response, allow: Set<string>) {
 }
 
 /**
- * A router to mount before the routes (and before authentication: which methods a path serves is in the
- * public OpenAPI document): a request whose path some route matches, with a method none of them serves,
- * is refused here; every other request goes on.
+ * A handler asked where a request is about to be refused or found by no route: when some route matches
+ * its path but none serves its method, it answers 405; otherwise it calls `next`. Not mounted in front of
+ * the routes, so a served request never pays for the matching.
  */
-export function methodNotAllowed(routers: Router[]): Router {
+export function methodNotAllowed(routers: Router[]): RequestHandler {
   const probe = Router();
   const allowed = new WeakMap<Request, Set<string>>();
   for (const [path, methods] of routeMethods(routers)) {
@@ -58,8 +58,9 @@ export function methodNotAllowed(routers: Router[]): Router {
   }
   probe.use((req: Request, res: Response, next: NextFunction) => {
     const allow = allowed.get(req);
+    allowed.delete(req);
     if (!allow || allow.has(req.method)) return next();
     refuse(req, res, allow);
   });
-  return probe;
+  return (req, res, next) => probe(req, res, next);
 }

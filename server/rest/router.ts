@@ -1,5 +1,5 @@
 // The REST facade at /api/v1: body rules and errors of SPEC §7, then one router per area.
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendProblem } from './problem.js';
@@ -14,7 +14,7 @@ import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
-import { validationFailed } from '../domain/errors.js';
+import { refuse, validationFailed, type Refusal } from '../domain/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
 function hasBody(req: Request): boolean {
@@ -41,22 +41,33 @@ function requirePatchObject(req: Request, res: Response, next: NextFunction) {
   );
 }
 
-function requireCaller(req: Request, res: Response, next: NextFunction) {
-  if (req.authRefusal) return sendProblem(res, req.authRefusal, req.requestId);
-  if (!req.caller) return sendProblem(res, UNAUTHENTICATED(), req.requestId);
-  if (needsCsrfHeader(req)) {
-    return sendCode(res, 'csrf_required', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.', req.requestId);
-  }
-  next();
+/**
+ * Refuses a request without a caller (or a cookie request without the CSRF header); `wrongMethod` is asked
+ * first, so a method the path does not serve is 405 whoever calls (SPEC §5). Asked only on the way to a
+ * refusal, it costs a served request nothing.
+ */
+function callerRefusal(req: Request): Refusal | null {
+  if (req.authRefusal) return req.authRefusal;
+  if (!req.caller) return UNAUTHENTICATED();
+  if (needsCsrfHeader(req)) return refuse('csrf_required', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.');
+  return null;
+}
+
+function callerRequired(wrongMethod: () => RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const refusal = callerRefusal(req);
+    if (!refusal) return next();
+    wrongMethod()(req, res, () => sendProblem(res, refusal, req.requestId));
+  };
 }
 
 export function restRouter(deps: Deps): Router {
   const router = Router();
-  const [publicRoutes, guarded] = [
-    [openapiRoutes(deps), authRoutes(deps, requireCaller)],
-    [meRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)],
-  ];
-  router.use(methodNotAllowed([...publicRoutes, ...guarded]));
+  // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
+  const requireCaller = callerRequired(() => probe);
+  const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
+  const guarded = [meRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
+  const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));
   router.use(requirePatchObject);
@@ -64,8 +75,9 @@ export function restRouter(deps: Deps): Router {
   for (const r of publicRoutes) router.use(r);
   router.use(requireCaller);
   for (const r of guarded) router.use(r);
+  // No route answered: a known path asked with another method is 405, anything else 404.
   router.use((req: Request, res: Response) => {
-    sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId);
+    probe(req, res, () => sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId));
   });
   router.use(restErrors(deps));
   return router;
