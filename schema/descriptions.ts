@@ -78,6 +78,15 @@ function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
   return {};
 }
 
+/**
+ * The zod schema of one argument of a field (`Query.events`, `limit`), as the use case parses it: the
+ * GraphQL list budget (server/graphql/list-budget.ts) reads each list's default and maximum `limit` here.
+ */
+export function argumentSchema(coordinate: string, argument: string): z.ZodType | undefined {
+  const by = DESCRIBED_BY[coordinate];
+  return by ? shapeOf(by)[argument] : undefined;
+}
+
 function fill(members: readonly (GraphQLField<unknown, unknown> | GraphQLInputField | GraphQLArgument)[], by: z.ZodType | undefined) {
   if (!by) return;
   const shape = shapeOf(by);

@@ -8,7 +8,10 @@ import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
 import { restErrors, restRouter } from './rest/router.js';
+import { onlyMethods } from './rest/method-not-allowed.js';
 import { cors } from './http/cors.js';
+import { allowedHosts } from './http/allowed-hosts.js';
+import { limitRequestLine } from './http/client-error.js';
 import { securityHeaders } from './http/security-headers.js';
 import { adminWeb } from './http/admin-web.js';
 import { graphqlHandler } from './graphql/yoga.js';
@@ -63,8 +66,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   // Which proxies may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): SPEC §6.
   app.set('trust proxy', deps.config.trustProxy);
   app.use(requestContext(deps));
+  app.use(limitRequestLine);
   app.use(httpTracing(routeLabel));
   app.use(httpMetrics(deps.metrics));
+  app.use(allowedHosts(deps));
   // While draining, every answer asks the client to reconnect elsewhere, so keep-alive sockets end.
   app.use((_req, res, next) => {
     if (opts.health?.draining()) res.setHeader('Connection', 'close');
@@ -95,6 +100,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
 
   // Before authentication: its bearer token is METRICS_TOKEN, not an API key.
   if (deps.config.metrics) app.get('/metrics', metricsEndpoint(deps.metrics, deps.config.metricsToken));
+  // SPEC §5: these paths serve GET only; another method is 405 with Allow, not the admin app's 404.
+  app.all(['/healthz', '/readyz', ...(deps.config.metrics ? ['/metrics'] : [])], onlyMethods(['GET']));
 
   app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));

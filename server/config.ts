@@ -35,6 +35,37 @@ const corsOrigins = z.string().transform((v, c) => {
   return origins;
 });
 
+/** A host name or IP address as a Host header names it (IPv6 in brackets), lower-cased; null if it is not one. */
+function asHostName(entry: string): string | null {
+  const bare = entry.trim().toLowerCase().replace(/\.$/, '');
+  const inner = bare.startsWith('[') && bare.endsWith(']') ? bare.slice(1, -1) : bare;
+  if (isIP(inner) === 6) return `[${inner}]`;
+  if (bare !== inner) return null;
+  if (isIP(bare) === 4) return bare;
+  return /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(bare) ? bare : null;
+}
+
+const allowedHosts = z.string().transform((v, c) => {
+  const hosts: string[] = [];
+  for (const entry of list(v)) {
+    const host = asHostName(entry);
+    if (host) hosts.push(host);
+    else c.addIssue({ code: 'custom', message: `"${entry}" is not a host name or IP address like market.example.com (no scheme, port or wildcard)` });
+  }
+  return hosts;
+});
+
+const publicUrl = z.string().transform((v, c) => {
+  try {
+    const u = new URL(v);
+    if (['http:', 'https:'].includes(u.protocol) && !u.username && !u.password && !u.search && !u.hash) return v.replace(/\/+$/, '');
+  } catch {
+    // reported below
+  }
+  c.addIssue({ code: 'custom', message: `"${v}" is not an http(s) URL like https://market.example.com (no query, fragment or credentials)` });
+  return z.NEVER;
+});
+
 /** A hop count (0 = trust no proxy), `false`, or a comma list of addresses/CIDRs (Express `trust proxy`). */
 const trustProxy = z.string().transform((v, c): number | string[] => {
   const t = v.trim();
@@ -81,6 +112,8 @@ const schema = z
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     CORS_ORIGINS: corsOrigins.optional(),
     TRUST_PROXY: trustProxy.optional(),
+    PUBLIC_URL: publicUrl.optional(),
+    ALLOWED_HOSTS: allowedHosts.optional(),
     FEED_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
     NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a nats://, tls:// or ws(s):// URL (comma-separate several)').optional(),
     NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
@@ -134,6 +167,10 @@ export interface Config {
   corsOrigins: string[];
   /** Express `trust proxy`: hops to trust, or the proxies' addresses/CIDRs */
   trustProxy: number | string[];
+  /** where clients reach the service (PUBLIC_URL; default http://HOST:PORT, localhost for a wildcard HOST) */
+  publicUrl: string;
+  /** SPEC §6: the host names (lower-case, IPv6 in brackets) the service answers to, any port */
+  allowedHosts: string[];
   /** how often an open event stream (SSE) sends a comment line, so proxies keep it open */
   feedHeartbeatMs: number;
   /** the in-process relay to NATS JetStream runs when set (SPEC §10) */
@@ -142,6 +179,23 @@ export interface Config {
   natsStream: string;
   /** how long a relay's lease lasts without renewal; a standby takes over after it expires */
   relayLeaseMs: number;
+}
+
+/** HOST as a URL names it: IPv6 in brackets; a wildcard address (all interfaces) is reached as localhost. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+/**
+ * SPEC §6: the host of PUBLIC_URL and those in ALLOWED_HOSTS; when neither is set, loopback and HOST, so a
+ * rebound DNS name (a page's own name resolving to this address) is refused whatever its Origin says.
+ */
+function answeredHosts(publicUrl: string | undefined, listed: string[] | undefined, host: string): string[] {
+  const ofUrl = publicUrl ? new URL(publicUrl).hostname : undefined;
+  const named = [...(ofUrl ? [asHostName(ofUrl) ?? ofUrl] : []), ...(listed ?? [])];
+  const hosts = named.length ? named : ['localhost', '127.0.0.1', '[::1]', asHostName(host) ?? host];
+  return [...new Set(hosts.map((h) => h.toLowerCase()))];
 }
 
 export class ConfigError extends Error {
@@ -188,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS ?? (prod ? 10_000 : 0),
     corsOrigins: e.CORS_ORIGINS ?? [],
     trustProxy: e.TRUST_PROXY ?? ['loopback'],
+    publicUrl: e.PUBLIC_URL ?? `http://${urlHost(e.HOST)}:${e.PORT}`,
+    allowedHosts: answeredHosts(e.PUBLIC_URL, e.ALLOWED_HOSTS, e.HOST),
     feedHeartbeatMs: e.FEED_HEARTBEAT_MS,
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,

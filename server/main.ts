@@ -13,6 +13,7 @@ import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 import { closeFeedHub } from './application/events/feed-hub.js';
+import { serveClientErrors } from './http/client-error.js';
 
 export interface RunningService {
   url: string;
@@ -98,6 +99,7 @@ export async function startService(
     const s = app.listen(config.port, config.host, () => resolveListen(s));
     s.once('error', reject);
   });
+  serveClientErrors(server, logger);
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   const address = server.address();

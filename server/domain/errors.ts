@@ -29,6 +29,11 @@ export const REFUSAL_CODES = [
   'not_applicable',
   'idempotency_key_reused',
   'rate_limited',
+  'too_costly',
+  'method_not_allowed',
+  'host_not_allowed',
+  'uri_too_long',
+  'headers_too_large',
   'internal',
   'unavailable',
 ] as const;

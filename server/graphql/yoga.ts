@@ -14,6 +14,7 @@ import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
 import { toGraphQLError } from '../../schema/errors.js';
+import { useListBudget } from './list-budget.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
 function isGraphQLError(e: unknown): e is GraphQLError {
@@ -39,6 +40,10 @@ function codeRequestErrors(result: unknown, requestId: string | undefined): void
       // yoga's own codes for a document that does not parse (the token limit trips there) or validate.
       if (typeof e.extensions?.code === 'string' && YOGA_REQUEST_CODES.has(e.extensions.code)) {
         (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code: 'VALIDATION_FAILED' };
+      }
+      // yoga's answer to a method other than GET and POST (405 with Allow): the contract's code for it.
+      if (e.extensions?.code === 'BAD_REQUEST' && /only supports GET and POST/.test(e.message)) {
+        (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code: 'METHOD_NOT_ALLOWED' };
       }
       if (e.extensions?.code) continue;
       // yoga's CSRF prevention (a request without a preflight-forcing header) is the contract's csrf_required.
@@ -95,6 +100,8 @@ export function graphqlHandler(deps: Deps) {
     },
     plugins: [
       ...armor.protect().plugins,
+      // SPEC §7: at most LIST_ITEMS_PER_REQUEST list items per operation, refused before it runs.
+      useListBudget(schema),
       // One span per operation, active while it executes, so use-case and SQL spans nest under it.
       {
         onExecute: ({ executeFn, setExecuteFn }: { executeFn: (a: ExecutionArgs) => unknown; setExecuteFn: (fn: (a: ExecutionArgs) => unknown) => void }) =>

@@ -4,10 +4,18 @@ import { refuse, type Refusal } from '../domain/errors.js';
 /** The largest body any face accepts (REST, /graphql, /mcp), counted as received, chunked or not. */
 export const BODY_LIMIT_BYTES = 102_400;
 
+/** zlib's failures (gzip, deflate: Z_DATA_ERROR, Z_BUF_ERROR…; brotli: ERR__ERROR_FORMAT_…), which body-parser passes on untyped. */
+const DECOMPRESSION_FAILURE = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
+
 /** The refusal a body-parser failure stands for, or null when the error is not about the body (a bug). */
 export function bodyRefusal(err: unknown): Refusal | null {
   // A path segment that is not valid percent-encoded UTF-8 cannot name anything (SPEC §3: 404).
   if (err instanceof URIError) return refuse('not_found', 'No such resource.');
+  // SPEC §7: a body that is not what its Content-Encoding says is the client's mistake (400), as a body that is not JSON is.
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && DECOMPRESSION_FAILURE.test(code)) {
+    return refuse('invalid_json', 'The body could not be decompressed as its Content-Encoding says (gzip, deflate or br).');
+  }
   switch ((err as { type?: unknown } | null)?.type) {
     case 'entity.parse.failed':
       return refuse('invalid_json', 'The body is not valid JSON.');

@@ -30,6 +30,11 @@ export const REFUSAL_STATUS: Record<ErrorCode, number> = {
   not_applicable: 422,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  too_costly: 400,
+  method_not_allowed: 405,
+  host_not_allowed: 403,
+  uri_too_long: 414,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
 };
@@ -62,6 +67,11 @@ export const REFUSAL_TITLE: Record<ErrorCode, string> = {
   not_applicable: 'Not applicable',
   idempotency_key_reused: 'Idempotency key reused',
   rate_limited: 'Too many requests',
+  too_costly: 'Too costly',
+  method_not_allowed: 'Method not allowed',
+  host_not_allowed: 'Host not allowed',
+  uri_too_long: 'URI too long',
+  headers_too_large: 'Request headers too large',
   internal: 'Internal error',
   unavailable: 'Service unavailable',
 };

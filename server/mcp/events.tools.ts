@@ -15,7 +15,7 @@ export const EVENT_TOOLS: ToolDef[] = [
     operation: 'events.list',
     input: z.strictObject({
       after: z.string().max(2048).optional().describe('nextCursor of a previous answer, or "now"; absent = from the beginning'),
-      limit: z.number().int().min(1).max(FEED_LIMIT_MAX).optional().describe('events per answer (default 100)'),
+      limit: z.number().int().min(1).max(FEED_LIMIT_MAX).default(100).describe('events per answer (default 100)'),
       types: z.array(z.enum(KNOWN_EVENT_TYPES as [string, ...string[]])).max(50).optional().describe('only these event types'),
       streamId: z.uuid().optional().describe('only this tension\'s events'),
     }),

@@ -8,6 +8,7 @@ import { isForeignOrigin } from '../http/cors.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
 import { clientAddress } from '../http/session-cookie.js';
+import { batchRefusal } from './batch.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
@@ -18,9 +19,11 @@ function jsonRpcError(res: Response, status: number, rpcCode: number, message: s
   res.status(status).json({ jsonrpc: '2.0', error: { code: rpcCode, message, data }, id: null });
 }
 
+/** JSON-RPC's own codes where one fits: a body that is not JSON, and a body that is not a request the server takes. */
+const RPC_CODES: Partial<Record<ErrorCode, number>> = { invalid_json: -32700, unauthenticated: -32001, validation_failed: -32600, too_costly: -32600 };
+
 function refusal(res: Response, code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
-  const rpcCode = code === 'invalid_json' ? -32700 : code === 'unauthenticated' ? -32001 : -32000;
-  jsonRpcError(res, REFUSAL_STATUS[code], rpcCode, message, { code, ...extra });
+  jsonRpcError(res, REFUSAL_STATUS[code], RPC_CODES[code] ?? -32000, message, { code, ...extra });
 }
 
 function unauthenticated(res: Response, message: string) {
@@ -42,8 +45,11 @@ export function mcpHandler(deps: Deps) {
     }
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      return jsonRpcError(res, 405, -32000, 'Method not allowed: this server is stateless, use POST.', {});
+      return refusal(res, 'method_not_allowed', 'Method not allowed: this server is stateless, use POST.');
     }
+    // Before the SDK sees it: the SDK takes batches of up to 100 on every revision.
+    const batch = batchRefusal(req.body, req.get('mcp-protocol-version'));
+    if (batch) return refusal(res, batch.code, batch.detail, batch.extensions);
     try {
       const [{ createMcpServer, guardToolCalls }, { StreamableHTTPServerTransport }] = await loadSdk();
       const ctx = { caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) };

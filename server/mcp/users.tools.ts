@@ -25,7 +25,7 @@ export const USER_TOOLS: ToolDef[] = [
       q: z.string().max(200).optional().describe('Text to find in the name or email (case-insensitive), at most 200 characters.'),
       type: z.enum(['human', 'agent']).optional().describe('Only users of this type.'),
       status: z.enum(['active', 'deactivated']).optional().describe('Only users with this status; active users can lead tensions.'),
-      limit: z.number().int().min(1).max(100).optional().describe('How many users per page, 1-100 (default 20).'),
+      limit: z.number().int().min(1).max(100).default(20).describe('How many users per page, 1-100 (default 20).'),
       cursor: pageCursor,
     }),
     output: z.object({ data: z.array(userSummary), nextCursor: z.string().nullable() }),

@@ -1,5 +1,5 @@
 // The REST facade at /api/v1: body rules and errors of SPEC §7, then one router per area.
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendProblem } from './problem.js';
@@ -16,6 +16,8 @@ import { auditRoutes } from './audit.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
+import { refuse, validationFailed, type Refusal } from '../domain/errors.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 
 function hasBody(req: Request): boolean {
   const length = req.get('content-length');
@@ -27,32 +29,57 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction) {
   sendCode(res, 'unsupported_media_type', 'Send the body as application/json.', req.requestId);
 }
 
-function requireCaller(req: Request, res: Response, next: NextFunction) {
-  if (req.authRefusal) return sendProblem(res, req.authRefusal, req.requestId);
-  if (!req.caller) return sendProblem(res, UNAUTHENTICATED(), req.requestId);
-  if (needsCsrfHeader(req)) {
-    return sendCode(res, 'csrf_required', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.', req.requestId);
-  }
-  next();
+/** SPEC §5: a PATCH body is a JSON object on every resource; `null`, an array or a scalar is not a change. */
+function requirePatchObject(req: Request, res: Response, next: NextFunction) {
+  const body: unknown = req.body;
+  if (req.method !== 'PATCH' || body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return next();
+  sendProblem(
+    res,
+    validationFailed(
+      [{ path: '(root)', message: 'must be a JSON object', code: 'invalid_type', params: { expected: 'object' } }],
+      'The body of a change must be a JSON object of the fields to change.',
+    ),
+    req.requestId,
+  );
+}
+
+/**
+ * Refuses a request without a caller (or a cookie request without the CSRF header); `wrongMethod` is asked
+ * first, so a method the path does not serve is 405 whoever calls (SPEC §5). Asked only on the way to a
+ * refusal, it costs a served request nothing.
+ */
+function callerRefusal(req: Request): Refusal | null {
+  if (req.authRefusal) return req.authRefusal;
+  if (!req.caller) return UNAUTHENTICATED();
+  if (needsCsrfHeader(req)) return refuse('csrf_required', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.');
+  return null;
+}
+
+function callerRequired(wrongMethod: () => RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const refusal = callerRefusal(req);
+    if (!refusal) return next();
+    wrongMethod()(req, res, () => sendProblem(res, refusal, req.requestId));
+  };
 }
 
 export function restRouter(deps: Deps): Router {
   const router = Router();
+  // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
+  const requireCaller = callerRequired(() => probe);
+  const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
+  const guarded = [meRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
+  const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));
-  router.use(openapiRoutes(deps));
-  // Public: login answers anonymous callers; everything after needs a caller.
-  router.use(authRoutes(deps, requireCaller));
+  router.use(requirePatchObject);
+  // Public: the API documents and login answer anonymous callers; everything after needs a caller.
+  for (const r of publicRoutes) router.use(r);
   router.use(requireCaller);
-  router.use(meRoutes(deps));
-  router.use(usersRoutes(deps));
-  router.use(rolesRoutes(deps));
-  router.use(actorsRoutes(deps));
-  router.use(tensionsRoutes(deps));
-  router.use(eventsRoutes(deps));
-  router.use(auditRoutes(deps));
+  for (const r of guarded) router.use(r);
+  // No route answered: a known path asked with another method is 405, anything else 404.
   router.use((req: Request, res: Response) => {
-    sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId);
+    probe(req, res, () => sendCode(res, 'not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`, req.requestId));
   });
   router.use(restErrors(deps));
   return router;

@@ -10,6 +10,7 @@ import { bootstrap } from '../../server/persistence/bootstrap.js';
 import { createMetrics } from '../../server/metrics.js';
 import { closeFeedHub } from '../../server/application/events/feed-hub.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { serveClientErrors } from '../../server/http/client-error.js';
 
 export const ADMIN = { email: 'admin@test.example', password: 'admin-password-123' };
 
@@ -41,6 +42,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  serveClientErrors(server, fullDeps.logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
