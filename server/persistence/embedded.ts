@@ -1,6 +1,7 @@
 // The embedded database: PGlite (PostgreSQL compiled to WASM) served on a private unix socket by a
 // worker thread, so the ordinary postgresql driver, pool and migrations work unchanged.
-import { mkdtemp, rm, mkdir } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm, mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -56,12 +57,72 @@ function nextMessage(worker: Worker): Promise<WorkerMessage> {
 /** Where PGlite keeps its files inside the data folder; it exists once a database was created there. */
 export const embeddedDataFolder = (dataDir: string) => join(dataDir, 'pgdata');
 
+const SOCKET_PORT = 5432;
+/** The socket folder's name starts with its owner's process id, so a later start can tell a dead owner's. */
+const socketDirPrefix = (pid: number) => `market-db-${pid}-`;
+/** Folders of versions before the owner's pid was in the name. */
+const LEGACY_SOCKET_DIR = /^market-db-[A-Za-z0-9]{6}$/;
+/** A legacy folder without a socket may belong to an instance still booting; only this old is it stale. */
+const LEGACY_GRACE_MS = 10 * 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/** Whether something accepts connections on the folder's socket (a running instance, whoever started it). */
+function socketAnswers(dir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(join(dir, `.s.PGSQL.${SOCKET_PORT}`));
+    const done = (answers: boolean) => {
+      socket.destroy();
+      resolve(answers);
+    };
+    socket.setTimeout(1_000, () => done(true)); // slow to answer is not dead
+    socket.once('connect', () => done(true));
+    // Refused, or no socket at all: nobody serves it. Anything else (a full backlog) is somebody busy.
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code !== 'ECONNREFUSED' && err.code !== 'ENOENT'));
+  });
+}
+
+/**
+ * Removes the socket folders that killed instances left in the temporary folder (a SIGKILL skips every
+ * cleanup): only this user's, only when the owning process is gone and nothing answers on the socket,
+ * so another running instance (this process's, or another's) is never touched.
+ */
+export async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names) {
+    const owner = /^market-db-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!owner && !LEGACY_SOCKET_DIR.test(name)) continue;
+    const dir = join(root, name);
+    try {
+      const st = await lstat(dir);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      if (owner ? processAlive(Number(owner[1])) : Date.now() - st.mtimeMs < LEGACY_GRACE_MS && !(await hasSocket(dir))) continue;
+      if (await socketAnswers(dir)) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // removed meanwhile by its owner or another start
+    }
+  }
+  return removed;
+}
+
+const hasSocket = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).length > 0;
+
 /** `dataDir` undefined keeps everything in memory (tests). */
 export async function startEmbedded(opts: { dataDir?: string; maxConnections: number }): Promise<EmbeddedDatabase> {
   if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
   // A private folder (0700) for the socket; unix socket paths are short, so never under DATA_DIR.
-  const socketDir = await mkdtemp(join(tmpdir(), 'market-db-'));
-  const port = 5432;
+  const socketDir = await mkdtemp(join(tmpdir(), socketDirPrefix(process.pid)));
+  const port = SOCKET_PORT;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
@@ -72,7 +133,10 @@ export async function startEmbedded(opts: { dataDir?: string; maxConnections: nu
       maxConnections: opts.maxConnections,
     },
   });
+  // While the worker boots: what killed instances left behind.
+  const cleaned = removeStaleSocketFolders().catch(() => []);
   const started = await nextMessage(worker).catch((err: Error) => ({ error: err.message }));
+  await cleaned;
   if (!('ready' in started)) {
     await worker.terminate();
     await rm(socketDir, { recursive: true, force: true });
