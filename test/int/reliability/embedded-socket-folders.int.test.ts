@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,11 +58,21 @@ async function answers(host: string): Promise<number> {
 }
 
 describe('embedded socket folders left by killed instances', () => {
-  it('a start removes a killed instance’s folder and stale legacy ones, and leaves a running instance’s (and a fresh legacy one) alone', async () => {
+  it('a start removes a killed instance’s folder and stale legacy ones, and leaves running instances’ (and a fresh legacy one) alone', async () => {
     const killed = await killedInstanceFolder();
     expect(killed.startsWith(join(root, 'market-db-'))).toBe(true);
     expect(existsSync(join(killed, '.s.PGSQL.5432')), 'SIGKILL left the socket behind').toBe(true);
+    const deadPid = Number(/market-db-(\d+)-/.exec(killed)![1]);
 
+    // Another process's instance, still booting (no socket yet): its owner lives.
+    const owner = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const booting = join(root, `market-db-${owner.pid}-Boot01`);
+    await mkdir(booting, { mode: 0o700 });
+    // A folder whose named owner is gone but whose socket answers (another pid namespace): somebody serves it.
+    const serving = join(root, `market-db-${deadPid}-Serve1`);
+    await mkdir(serving, { mode: 0o700 });
+    const server = createServer((s) => s.end());
+    await new Promise<void>((r) => server.listen(join(serving, '.s.PGSQL.5432'), r));
     // Folders of versions before the owner's pid was in the name: an old one without socket is stale;
     // a fresh one without socket may be an instance still booting.
     const legacyOld = join(root, 'market-db-AbC123');
@@ -74,24 +85,21 @@ describe('embedded socket folders left by killed instances', () => {
     await mkdir(other);
     await writeFile(join(root, 'market-db-1-abcdef'), 'a file, not a folder');
 
-    let running: EmbeddedDatabase | undefined;
     let next: EmbeddedDatabase | undefined;
     try {
-      running = await startEmbedded({ maxConnections: 2 });
-      expect(await answers(running.connection.host)).toBe(42);
       next = await startEmbedded({ maxConnections: 2 });
-
       expect(existsSync(killed), 'the killed instance’s folder is gone').toBe(false);
       expect(existsSync(legacyOld), 'the stale legacy folder is gone').toBe(false);
+      expect(existsSync(booting), 'a live owner’s folder stays').toBe(true);
+      expect(existsSync(join(serving, '.s.PGSQL.5432')), 'a served socket stays').toBe(true);
       expect(existsSync(legacyFresh), 'a fresh legacy folder stays').toBe(true);
       expect(existsSync(other)).toBe(true);
       expect(existsSync(join(root, 'market-db-1-abcdef'))).toBe(true);
-      expect(existsSync(running.connection.host), 'the running instance’s folder stays').toBe(true);
-      expect(await answers(running.connection.host), 'and it still serves').toBe(42);
       expect(await answers(next.connection.host)).toBe(42);
     } finally {
       await next?.close();
-      await running?.close();
+      owner.kill('SIGKILL');
+      await new Promise<void>((r) => server.close(() => r()));
     }
-  }, 120_000);
+  }, 240_000);
 });
