@@ -1,6 +1,8 @@
 // The embedded database: PGlite (PostgreSQL compiled to WASM) served on a private unix socket by a
 // worker thread, so the ordinary postgresql driver, pool and migrations work unchanged.
-import { lstat, mkdtemp, readdir, rm, mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { lstat, mkdtemp, readdir, rename, rm, rmdir, mkdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +25,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   try {
     const { PGlite } = await import(workerData.pgliteUrl);
     const { PGLiteSocketServer } = await import(workerData.socketUrl);
-    const db = await PGlite.create(workerData.pgdata ?? undefined);
+    const db = await PGlite.create(workerData.pgdata ?? undefined, { startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams] });
     const server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
     await server.start();
     parentPort.on('message', async (message) => {
@@ -38,6 +40,54 @@ const { parentPort, workerData } = require('node:worker_threads');
   }
 })();
 `;
+
+/**
+ * PostgreSQL's memory sized for one process serving one service: shared_buffers (128 MB by default, about
+ * 160 MB resident in PGlite's WebAssembly memory, which never shrinks) at 32 MB. PGlite reads its files
+ * through the operating system's page cache, which keeps the hot pages in memory anyway.
+ */
+const MEMORY_PARAMS = ['-c', 'shared_buffers=32MB'];
+
+/**
+ * Creates a new data folder (initdb) in a child process: PGlite runs initdb in a second WebAssembly
+ * instance whose memory (about 450 MB) the process never gives back, so done in-process the first start
+ * stays at about 850 MB for good. Written beside the target and renamed into place once complete, so a
+ * start killed half-way leaves no half-made folder for the next one. False when the child could not do
+ * it (the worker then creates the folder itself, as before).
+ */
+async function provisionDataFolder(pgdata: string, pgliteUrl: string): Promise<boolean> {
+  if (existsSync(join(pgdata, 'PG_VERSION'))) return true;
+  const staging = `${pgdata}.new-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  const code = `const { PGlite } = await import(process.env.PGLITE_URL);
+    const db = await PGlite.create(process.env.PGDATA_NEW, { startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.env.PG_MEMORY_PARAMS)] });
+    await db.close();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    env: { PATH: process.env.PATH ?? '', PGLITE_URL: pgliteUrl, PGDATA_NEW: staging, PG_MEMORY_PARAMS: JSON.stringify(MEMORY_PARAMS) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2_000)));
+  const exit = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('exit', (c) => resolve(c));
+  });
+  if (exit !== 0 || !existsSync(join(staging, 'PG_VERSION'))) {
+    await rm(staging, { recursive: true, force: true });
+    process.emitWarning(`the embedded database's new data folder could not be made in a child process (${exit}): ${stderr.trim()}; making it in-process`);
+    return false;
+  }
+  try {
+    // An empty target folder (made by hand, or by a start that went no further) is replaced; a non-empty
+    // one is left to PGlite, as before.
+    await rmdir(pgdata).catch(() => undefined);
+    await rename(staging, pgdata);
+    return true;
+  } catch {
+    await rm(staging, { recursive: true, force: true });
+    return false;
+  }
+}
 
 type WorkerMessage = { ready: true } | { closed: true } | { error: string };
 
@@ -119,14 +169,19 @@ const hasSocket = async (dir: string) => (await readdir(dir).catch(() => [] as s
 
 /** `dataDir` undefined keeps everything in memory (tests). */
 export async function startEmbedded(opts: { dataDir?: string; maxConnections: number }): Promise<EmbeddedDatabase> {
-  if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
+  const pgliteUrl = import.meta.resolve('@electric-sql/pglite');
+  if (opts.dataDir) {
+    await mkdir(opts.dataDir, { recursive: true });
+    await provisionDataFolder(embeddedDataFolder(opts.dataDir), pgliteUrl);
+  }
   // A private folder (0700) for the socket; unix socket paths are short, so never under DATA_DIR.
   const socketDir = await mkdtemp(join(tmpdir(), socketDirPrefix(process.pid)));
   const port = SOCKET_PORT;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
-      pgliteUrl: import.meta.resolve('@electric-sql/pglite'),
+      pgliteUrl,
+      memoryParams: MEMORY_PARAMS,
       socketUrl: import.meta.resolve('@electric-sql/pglite-socket'),
       pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),
