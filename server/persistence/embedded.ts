@@ -144,7 +144,7 @@ function socketAnswers(dir: string): Promise<boolean> {
  * cleanup): only this user's, only when the owning process is gone and nothing answers on the socket,
  * so another running instance (this process's, or another's) is never touched.
  */
-export async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
+async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
   const removed: string[] = [];
   const names = await readdir(root).catch(() => [] as string[]);
   for (const name of names) {

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
 
-export interface NatsLinkOptions {
+interface NatsLinkOptions {
   /** comma-separated server URLs */
   url: string;
   /** the client name NATS shows in its monitoring */
@@ -18,7 +18,7 @@ export interface NatsLinkOptions {
   onChange(): void;
 }
 
-export interface NatsLink {
+interface NatsLink {
   /** the connection while it is up; undefined while connecting, reconnecting or closed */
   current(): NatsConnection | undefined;
   /** closes the connection and stops connecting */

@@ -54,7 +54,7 @@ export async function deleteStream(nc: NatsConnection, stream: string): Promise<
 }
 
 
-export const NATS_SERVER_BIN = '/usr/sbin/nats-server';
+const NATS_SERVER_BIN = '/usr/sbin/nats-server';
 
 /** A NATS server (JetStream on, a store folder of its own) a test may stop and start again on the same port and store. */
 export interface PrivateNats {
