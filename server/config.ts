@@ -106,8 +106,9 @@ const schema = z
     OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
     METRICS: z.enum(['true', 'false']).default('true'),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
-    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    // No default here: unset leaves a limit set on the role, the database or the server alone (database.ts).
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
     DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     CORS_ORIGINS: corsOrigins.optional(),
@@ -147,9 +148,12 @@ export interface Config {
   introspection: boolean;
   /** requests a minute per API key, and per client address for anonymous requests, on this instance; 0 = off */
   rateLimitPerMinute: number;
-  /** the server's per-connection limits (the CLI's long commands run without them); 0 = none */
-  dbStatementTimeoutMs: number;
-  dbLockTimeoutMs: number;
+  /**
+   * the server's per-connection limits (the CLI's long commands run without them); 0 = none; undefined =
+   * the role's, database's or server's setting when one is made, else 30 s and 10 s
+   */
+  dbStatementTimeoutMs: number | undefined;
+  dbLockTimeoutMs: number | undefined;
   /** how long a request waits for a pool connection before it is answered 503 `unavailable` (SPEC §7: 5 s) */
   dbAcquireTimeoutMs: number;
   /** GET /metrics served (METRICS=false turns it off), behind this bearer token when set */

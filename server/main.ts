@@ -85,10 +85,12 @@ export async function startService(
   const sweeper = setInterval(() => void housekeeping(), HOUSEKEEPING_MS);
   sweeper.unref();
 
-  // The in-process relay (NATS_URL set): one of the instances holds the lease and publishes, the others stand by.
+  // The in-process relay (NATS_URL set): one of the instances holds the lease and publishes, the others stand
+  // by. It connects in the background: the API does not need NATS, so a NATS outage never stops a start.
   const relay = config.natsUrl
     ? await (await import('./relay/nats-relay.js')).startNatsRelay({
         orm: db.orm, logger, natsUrl: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, stream: config.natsStream, leaseMs: config.relayLeaseMs,
+        metrics: deps.metrics,
       })
     : undefined;
 

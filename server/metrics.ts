@@ -18,6 +18,19 @@ export interface Metrics {
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
   /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
   feedRead(reader: 'hub' | 'catchup'): void;
+  /** the relay this instance runs: its state is read at every scrape */
+  watchRelay(relay: RelayState): () => void;
+  /** a round of publishing to the relay's target that failed (refused, unacknowledged, or not connected) */
+  relayPublishFailure(relay: string): void;
+}
+
+/** What a running relay reports of itself to `/metrics`. */
+interface RelayState {
+  readonly name: string;
+  /** its connection to the target is up */
+  connected(): boolean;
+  /** it holds the lease and publishes */
+  active(): boolean;
 }
 
 interface KnexPool {
@@ -108,8 +121,40 @@ export function createMetrics(orm: MikroORM): Metrics {
       for (const r of await relayLag()) this.set({ relay: r.name }, r.seconds);
     },
   });
+  const relays = new Set<RelayState>();
+  new Gauge({
+    name: 'market_feed_relay_connected',
+    help: 'Whether the relay this instance runs is connected to NATS (1) or not (0, reconnecting). By relay.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of relays) this.set({ relay: r.name }, r.connected() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'market_feed_relay_active',
+    help: 'Whether the relay this instance runs holds the lease and publishes (1) or stands by (0). By relay.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of relays) this.set({ relay: r.name }, r.active() ? 1 : 0);
+    },
+  });
+  const relayFailures = new Counter({
+    name: 'market_feed_relay_publish_failures_total',
+    help: 'Rounds of publishing that failed (NATS unreachable, or JetStream refused or did not acknowledge); each hands the lease over. By relay.',
+    labelNames: ['relay'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    watchRelay: (relay) => {
+      relays.add(relay);
+      return () => void relays.delete(relay);
+    },
+    relayPublishFailure: (relay) => relayFailures.inc({ relay }),
     feedRead: (reader) => feedReads.inc({ reader }),
     tensionCommand: (command, outcome, code = '') => commands.inc({ command, outcome, code }),
     eventAppend: (seconds) => append.observe(seconds),

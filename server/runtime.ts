@@ -62,7 +62,9 @@ export async function openServiceDatabase(
         statementMs: config.dbStatementTimeoutMs,
         lockMs: config.dbLockTimeoutMs,
         // a transaction left open by a stuck client holds its row locks; end it well after any statement could
-        idleInTransactionMs: config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
+        // (with the statement limit unset, the role's or database's idle limit stands, else the default's)
+        idleInTransactionMs:
+          config.dbStatementTimeoutMs === undefined ? undefined : config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
       }, config.dbAcquireTimeoutMs);
     }
     return db;

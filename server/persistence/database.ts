@@ -28,16 +28,37 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
 }
 
+/** Each in milliseconds, 0 = none; undefined = the default below unless the role, database or server sets one. */
 export interface DatabaseTimeouts {
-  statementMs: number;
-  lockMs: number;
-  idleInTransactionMs: number;
+  statementMs: number | undefined;
+  lockMs: number | undefined;
+  idleInTransactionMs: number | undefined;
 }
 
-/** Each pooled connection starts with the limits set (`SET` lasts for the connection's session). */
+/** The limits a connection gets when neither the configuration nor PostgreSQL's own settings name one. */
+const DEFAULT_TIMEOUTS = { statementMs: 30_000, lockMs: 10_000, idleInTransactionMs: 60_000 } as const;
+
+const SETTINGS = { statementMs: 'statement_timeout', lockMs: 'lock_timeout', idleInTransactionMs: 'idle_in_transaction_session_timeout' } as const;
+
+/**
+ * One statement setting each limit on the connection's session: a configured one always; a default one only
+ * where PostgreSQL's value is its built-in default (`pg_settings.source = 'default'`), so a limit set with
+ * `alter role … set`, `alter database … set`, postgresql.conf or the connection's options stays in force.
+ */
+function timeoutsStatement(t: DatabaseTimeouts): string {
+  const rows = (Object.keys(SETTINGS) as (keyof DatabaseTimeouts)[]).map((k) => {
+    const configured = t[k];
+    if (configured !== undefined && !(Number.isSafeInteger(configured) && configured >= 0)) throw new Error(`${k} must be a whole number of ms`);
+    return `('${SETTINGS[k]}', '${configured ?? DEFAULT_TIMEOUTS[k]}', ${configured !== undefined})`;
+  });
+  return `select set_config(v.name, v.value, false) from (values ${rows.join(', ')}) as v(name, value, forced)
+    join pg_settings s on s.name = v.name where v.forced or s.source = 'default'`;
+}
+
+/** Each pooled connection starts with the limits set (`set_config(…, false)` lasts for the connection's session). */
 export function poolWithTimeouts(pool: Record<string, unknown>, t: DatabaseTimeouts | undefined) {
   if (!t) return pool;
-  const sql = `set statement_timeout = ${t.statementMs}; set lock_timeout = ${t.lockMs}; set idle_in_transaction_session_timeout = ${t.idleInTransactionMs}`;
+  const sql = timeoutsStatement(t);
   return {
     ...pool,
     afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) =>

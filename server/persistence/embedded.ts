@@ -1,6 +1,9 @@
 // The embedded database: PGlite (PostgreSQL compiled to WASM) served on a private unix socket by a
 // worker thread, so the ordinary postgresql driver, pool and migrations work unchanged.
-import { mkdtemp, rm, mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { lstat, mkdtemp, readdir, rename, rm, rmdir, mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -22,7 +25,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   try {
     const { PGlite } = await import(workerData.pgliteUrl);
     const { PGLiteSocketServer } = await import(workerData.socketUrl);
-    const db = await PGlite.create(workerData.pgdata ?? undefined);
+    const db = await PGlite.create(workerData.pgdata ?? undefined, { startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams] });
     const server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
     await server.start();
     parentPort.on('message', async (message) => {
@@ -37,6 +40,54 @@ const { parentPort, workerData } = require('node:worker_threads');
   }
 })();
 `;
+
+/**
+ * PostgreSQL's memory sized for one process serving one service: shared_buffers (128 MB by default, about
+ * 160 MB resident in PGlite's WebAssembly memory, which never shrinks) at 32 MB. PGlite reads its files
+ * through the operating system's page cache, which keeps the hot pages in memory anyway.
+ */
+const MEMORY_PARAMS = ['-c', 'shared_buffers=32MB'];
+
+/**
+ * Creates a new data folder (initdb) in a child process: PGlite runs initdb in a second WebAssembly
+ * instance whose memory (about 450 MB) the process never gives back, so done in-process the first start
+ * stays at about 850 MB for good. Written beside the target and renamed into place once complete, so a
+ * start killed half-way leaves no half-made folder for the next one. False when the child could not do
+ * it (the worker then creates the folder itself, as before).
+ */
+async function provisionDataFolder(pgdata: string, pgliteUrl: string): Promise<boolean> {
+  if (existsSync(join(pgdata, 'PG_VERSION'))) return true;
+  const staging = `${pgdata}.new-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  const code = `const { PGlite } = await import(process.env.PGLITE_URL);
+    const db = await PGlite.create(process.env.PGDATA_NEW, { startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.env.PG_MEMORY_PARAMS)] });
+    await db.close();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    env: { PATH: process.env.PATH ?? '', PGLITE_URL: pgliteUrl, PGDATA_NEW: staging, PG_MEMORY_PARAMS: JSON.stringify(MEMORY_PARAMS) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2_000)));
+  const exit = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('exit', (c) => resolve(c));
+  });
+  if (exit !== 0 || !existsSync(join(staging, 'PG_VERSION'))) {
+    await rm(staging, { recursive: true, force: true });
+    process.emitWarning(`the embedded database's new data folder could not be made in a child process (${exit}): ${stderr.trim()}; making it in-process`);
+    return false;
+  }
+  try {
+    // An empty target folder (made by hand, or by a start that went no further) is replaced; a non-empty
+    // one is left to PGlite, as before.
+    await rmdir(pgdata).catch(() => undefined);
+    await rename(staging, pgdata);
+    return true;
+  } catch {
+    await rm(staging, { recursive: true, force: true });
+    return false;
+  }
+}
 
 type WorkerMessage = { ready: true } | { closed: true } | { error: string };
 
@@ -56,23 +107,91 @@ function nextMessage(worker: Worker): Promise<WorkerMessage> {
 /** Where PGlite keeps its files inside the data folder; it exists once a database was created there. */
 export const embeddedDataFolder = (dataDir: string) => join(dataDir, 'pgdata');
 
+const SOCKET_PORT = 5432;
+/** The socket folder's name starts with its owner's process id, so a later start can tell a dead owner's. */
+const socketDirPrefix = (pid: number) => `market-db-${pid}-`;
+/** Folders of versions before the owner's pid was in the name. */
+const LEGACY_SOCKET_DIR = /^market-db-[A-Za-z0-9]{6}$/;
+/** A legacy folder without a socket may belong to an instance still booting; only this old is it stale. */
+const LEGACY_GRACE_MS = 10 * 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/** Whether something accepts connections on the folder's socket (a running instance, whoever started it). */
+function socketAnswers(dir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(join(dir, `.s.PGSQL.${SOCKET_PORT}`));
+    const done = (answers: boolean) => {
+      socket.destroy();
+      resolve(answers);
+    };
+    socket.setTimeout(1_000, () => done(true)); // slow to answer is not dead
+    socket.once('connect', () => done(true));
+    // Refused, or no socket at all: nobody serves it. Anything else (a full backlog) is somebody busy.
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code !== 'ECONNREFUSED' && err.code !== 'ENOENT'));
+  });
+}
+
+/**
+ * Removes the socket folders that killed instances left in the temporary folder (a SIGKILL skips every
+ * cleanup): only this user's, only when the owning process is gone and nothing answers on the socket,
+ * so another running instance (this process's, or another's) is never touched.
+ */
+async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names) {
+    const owner = /^market-db-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!owner && !LEGACY_SOCKET_DIR.test(name)) continue;
+    const dir = join(root, name);
+    try {
+      const st = await lstat(dir);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      if (owner ? processAlive(Number(owner[1])) : Date.now() - st.mtimeMs < LEGACY_GRACE_MS && !(await hasSocket(dir))) continue;
+      if (await socketAnswers(dir)) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // removed meanwhile by its owner or another start
+    }
+  }
+  return removed;
+}
+
+const hasSocket = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).length > 0;
+
 /** `dataDir` undefined keeps everything in memory (tests). */
 export async function startEmbedded(opts: { dataDir?: string; maxConnections: number }): Promise<EmbeddedDatabase> {
-  if (opts.dataDir) await mkdir(opts.dataDir, { recursive: true });
+  const pgliteUrl = import.meta.resolve('@electric-sql/pglite');
+  if (opts.dataDir) {
+    await mkdir(opts.dataDir, { recursive: true });
+    await provisionDataFolder(embeddedDataFolder(opts.dataDir), pgliteUrl);
+  }
   // A private folder (0700) for the socket; unix socket paths are short, so never under DATA_DIR.
-  const socketDir = await mkdtemp(join(tmpdir(), 'market-db-'));
-  const port = 5432;
+  const socketDir = await mkdtemp(join(tmpdir(), socketDirPrefix(process.pid)));
+  const port = SOCKET_PORT;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
-      pgliteUrl: import.meta.resolve('@electric-sql/pglite'),
+      pgliteUrl,
+      memoryParams: MEMORY_PARAMS,
       socketUrl: import.meta.resolve('@electric-sql/pglite-socket'),
       pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),
       maxConnections: opts.maxConnections,
     },
   });
+  // While the worker boots: what killed instances left behind.
+  const cleaned = removeStaleSocketFolders().catch(() => []);
   const started = await nextMessage(worker).catch((err: Error) => ({ error: err.message }));
+  await cleaned;
   if (!('ready' in started)) {
     await worker.terminate();
     await rm(socketDir, { recursive: true, force: true });

@@ -32,3 +32,23 @@ export async function advanceCheckpoint(em: EntityManager, name: string, holder:
 export async function releaseLease(em: EntityManager, name: string, holder: string): Promise<void> {
   await em.execute(`update feed_relays set holder = null, lease_until = null where name = ? and holder = ?`, [name, holder]);
 }
+
+/**
+ * When the event `eventId` (the newest message the target holds) lies past `from`, the cursor at it and how
+ * many events lie in between (it included); null when it is at or before `from`, or not an event of this
+ * database. A relay whose acknowledgements were lost (the connection dropped after the target stored the
+ * messages) resumes from there instead of publishing them again, which a duplicate window would absorb only
+ * for as long as it lasts.
+ */
+export async function storedPastCheckpoint(em: EntityManager, eventId: string, from: FeedCursor): Promise<{ cursor: FeedCursor; count: number } | null> {
+  const rows: { transaction_id: string; position: string; count: number }[] = await em.execute(
+    `select s.transaction_id::text as transaction_id, s.position,
+            (select count(*)::int from domain_events e
+              where (e.transaction_id, e.position) > (?::text::xid8, ?::bigint)
+                and (e.transaction_id, e.position) <= (s.transaction_id, s.position)) as count
+     from domain_events s
+     where s.id = ? and (s.transaction_id, s.position) > (?::text::xid8, ?::bigint)`,
+    [from.transactionId, from.position, eventId, from.transactionId, from.position],
+  );
+  return rows.length ? { cursor: { transactionId: rows[0].transaction_id, position: Number(rows[0].position) }, count: rows[0].count } : null;
+}
