@@ -92,7 +92,9 @@ describe('API keys', () => {
     expect(future.body.expiresAt).toBe(new Date(now + 3600_000).toISOString());
     expect((await a.del(`/users/${agent.userId}/api-keys/${other.keyId}`)).status).toBe(404);
     expect((await client(app, other.key).get('/auth/me')).status).toBe(200);
-    expect((await a.get(`/users/${agent.userId}/api-keys/not-a-uuid`)).status).toBe(404);
+    expect((await a.del(`/users/${agent.userId}/api-keys/not-a-uuid`)).status).toBe(404);
+    // no GET on one key: a wrong method on a known path is 405 (SPEC §5), whatever the id
+    expect((await a.get(`/users/${agent.userId}/api-keys/not-a-uuid`)).status).toBe(405);
   });
 
   it('self-service keys need a human password session (session_required with a key or as an agent)', async () => {
