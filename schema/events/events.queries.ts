@@ -38,7 +38,7 @@ builder.subscriptionFields((t) => ({
         closed: closed.signal,
       };
       const result = await followEvents(context.deps, gqlCtx(context), withoutNulls(args), transport);
-      if (!result.ok && result.code === 'rate_limited' && !res.headersSent) res.setHeader('Retry-After', String(result.extensions?.retryAfterSeconds ?? 1));
+      if (!result.ok && result.code === 'rate_limited' && !res.headersSent) res.setHeader('Retry-After', String(Number(result.extensions?.retryAfterSeconds ?? 1)));
       return unwrap(result);
     },
     // a stream that lost its caller's rights ends with the refusal a new request would get (SPEC §10)

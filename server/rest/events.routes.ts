@@ -66,7 +66,8 @@ async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
   if (res.destroyed || req.socket.destroyed) return;
 
   let open = true;
-  let following: Following | undefined;
+  // set once the guard is open; `end` may run before (a refusal never follows)
+  let following: Following | undefined = undefined;
   /** `drop`: the client stopped reading; dropping the connection frees what waits for it */
   const end = (how: 'end' | 'drop' = 'end', why?: string) => {
     if (!open) return;

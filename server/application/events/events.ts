@@ -308,12 +308,12 @@ export async function followEvents(deps: Deps, ctx: Ctx, input: unknown, transpo
     after,
     filter,
     onEvents: (events) => guard.value.push(events),
-    onEnd: () => finish(),
+    onEnd: () => void finish(),
   });
   function finish(): Promise<IteratorResult<FollowedEvent>> {
     ended = true;
-    following?.stop();
-    guard.ok && guard.value.close();
+    following.stop();
+    if (guard.ok) guard.value.close();
     transport?.closed.removeEventListener('abort', gone);
     poke();
     return Promise.resolve({ done: true, value: undefined });
