@@ -93,6 +93,7 @@ async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
       if (res.writableLength > MAX_STREAM_BUFFERED_BYTES) end('drop');
     },
     revoked: (refusal) => end('end', refusal.code),
+    overflow: () => end('drop'),
   });
   if (!guard.ok) return sendProblem(res, guard, req.requestId);
 

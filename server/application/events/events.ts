@@ -176,6 +176,8 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
       revokedBy = refusal;
       stop.abort();
     },
+    // a long poll delivers nothing through the guard: it reads again, and verifies
+    overflow: () => undefined,
   });
   if (!guard.ok) {
     signal?.removeEventListener('abort', onAbort);
@@ -295,6 +297,11 @@ export async function followEvents(deps: Deps, ctx: Ctx, input: unknown, transpo
         void finish();
       }
       poke();
+    },
+    overflow() {
+      queue.length = 0;
+      transport?.destroy();
+      void finish();
     },
     revoked(refusal) {
       // nothing checked and not yet taken is sent after a revocation

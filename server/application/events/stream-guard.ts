@@ -42,7 +42,12 @@ export interface GuardOptions {
   deliver?(batch: FeedEvent[]): void;
   /** the caller lost the right to this stream: end it (runs once; nothing is delivered after it) */
   revoked(refusal: Refusal): void;
+  /** more than MAX_PENDING_BATCHES wait for a check (the checks cannot keep up): drop the stream, as a slow reader */
+  overflow(): void;
 }
+
+/** Batches one stream may hold while its check is under way; past that it is dropped (it resumes from its cursor). */
+const MAX_PENDING_BATCHES = 100;
 
 interface Waiter {
   need: number;
@@ -63,6 +68,11 @@ class Guard implements StreamGuard {
 
   push(batch: FeedEvent[]): void {
     if (this.closed) return;
+    if (this.pending.length >= MAX_PENDING_BATCHES) {
+      this.close();
+      this.opts.overflow();
+      return;
+    }
     this.pending.push(batch);
     const upTo = ++this.pushed;
     void this.verify().then((refusal) => {

@@ -10,7 +10,7 @@ import { newActor, newTension } from '../../support/tensions.js';
 import { feedPage, openSse, type FeedEventJson, type SseConnection } from '../../support/feed.js';
 import { updateRole } from '../../../server/application/roles/roles.js';
 import { deactivateUser } from '../../../server/application/users/users.js';
-import { revokeUserApiKey } from '../../../server/application/users/api-keys.js';
+import { provisionApiKey, revokeUserApiKey } from '../../../server/application/users/api-keys.js';
 
 let app: TestApp;
 let writer: ReturnType<typeof client>;
@@ -186,6 +186,24 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
     try {
       await cut(h, 'key revoked');
       expect(await within(s.ended, END_BOUND_MS, `${face} ending with no traffic`)).toBe('unauthenticated');
+    } finally {
+      s.close();
+    }
+  });
+
+  it.each(['SSE', 'subscription', 'long poll'] as Face[])('%s opened with a key that expires ends when it expires, and delivers nothing written after', async (face) => {
+    const agent = await seedUserWithKey(app, { grants: GRANTS });
+    const expiresAt = new Date(Date.now() + 2_000);
+    const key = unwrap(await provisionApiKey(app.deps, systemCtx(), agent.userId, { name: 'short-lived', expiresAt: expiresAt.toISOString() }), 'short key');
+    const h: Holder = { userId: agent.userId, roleId: agent.roleId, credential: { key: key.key, keyId: key.id } };
+    const t = await newTension(c(), { name: `${face} expiring`, actorId });
+    const now = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
+    const s = await open(face, h, t.id, now);
+    try {
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now())));
+      expect((await c().post(`/tensions/${t.id}/rescore`, { score: 3 })).status).toBe(200);
+      expect(await within(s.ended, END_BOUND_MS, `${face} ending at expiry`)).toBe('unauthenticated');
+      expect(s.seen().filter((e) => e.streamId === t.id)).toEqual([]);
     } finally {
       s.close();
     }
