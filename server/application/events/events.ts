@@ -185,12 +185,15 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
   }
   try {
     let page = await readFeed(reader(deps.orm), after.value, q.limit, filter);
-    if (page.events.length > 0 || stop.signal.aborted) return revokedBy ?? feedPage(deps, page);
-    await waitForEvents(deps, page.next, filter, q.wait * 1000, stop.signal);
+    if (page.events.length === 0 && !stop.signal.aborted) {
+      await waitForEvents(deps, page.next, filter, q.wait * 1000, stop.signal);
+      if (revokedBy) return revokedBy;
+      if (signal?.aborted) return feedPage(deps, page);
+      page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
+    }
     if (revokedBy) return revokedBy;
-    if (signal?.aborted) return feedPage(deps, page);
-    page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
-    // checked after the read: an event written after a revocation is never answered
+    // Checked after the read (the first too: the caller may have lost its rights since it was authenticated),
+    // so an event written after a revocation is never answered.
     if (page.events.length > 0) {
       const refusal = await guard.value.verify();
       if (refusal) return refusal;
