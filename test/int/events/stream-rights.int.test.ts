@@ -135,6 +135,15 @@ async function open(face: Face, h: Holder, streamId: string, after: string): Pro
   return { seen: () => (body?.data ?? []).map((e) => ({ streamId: e.streamId, version: e.version })), ended, close: () => abort.abort() };
 }
 
+/** A new tension, and the cursor right after its first event (visible: the horizon may hold it back a moment). */
+async function freshTension(name: string): Promise<{ id: string; after: string }> {
+  const start = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
+  const t = await newTension(c(), { name, actorId });
+  const page = await feedPage(app, watcher, { after: start, streamId: t.id, wait: 10 });
+  expect(page.data.map((e) => e.version)).toEqual([1]);
+  return { id: t.id, after: page.nextCursor };
+}
+
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
 }
@@ -180,9 +189,8 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
 
   it.each(['SSE', 'subscription', 'long poll'] as Face[])('%s with no traffic at all ends too (the check also runs on a timer)', async (face) => {
     const h = await holder('key');
-    const t = await newTension(c(), { name: `${face} idle`, actorId });
-    const now = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
-    const s = await open(face, h, t.id, now);
+    const t = await freshTension(`${face} idle`);
+    const s = await open(face, h, t.id, t.after);
     try {
       await cut(h, 'key revoked');
       expect(await within(s.ended, END_BOUND_MS, `${face} ending with no traffic`)).toBe('unauthenticated');
@@ -196,9 +204,8 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
     const expiresAt = new Date(Date.now() + 2_000);
     const key = unwrap(await provisionApiKey(app.deps, systemCtx(), agent.userId, { name: 'short-lived', expiresAt: expiresAt.toISOString() }), 'short key');
     const h: Holder = { userId: agent.userId, roleId: agent.roleId, credential: { key: key.key, keyId: key.id } };
-    const t = await newTension(c(), { name: `${face} expiring`, actorId });
-    const now = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
-    const s = await open(face, h, t.id, now);
+    const t = await freshTension(`${face} expiring`);
+    const s = await open(face, h, t.id, t.after);
     try {
       await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now())));
       expect((await c().post(`/tensions/${t.id}/rescore`, { score: 3 })).status).toBe(200);
@@ -212,10 +219,9 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
   it('a stream whose rights hold keeps going through other users\' revocations (control)', async () => {
     const kept = await holder('key');
     const other = await holder('key');
-    const t = await newTension(c(), { name: 'Control', actorId });
-    const now = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
-    const s = await open('SSE', kept, t.id, now);
-    const o = await open('SSE', other, t.id, now);
+    const t = await freshTension('Control');
+    const s = await open('SSE', kept, t.id, t.after);
+    const o = await open('SSE', other, t.id, t.after);
     try {
       await cut(other, 'key revoked');
       expect(await within(o.ended, END_BOUND_MS, 'the revoked one')).toBe('unauthenticated');
