@@ -158,8 +158,8 @@ for (const face of ['SSE', 'subscription', 'long poll'] as Face[]) {
 describe('open streams end with their caller\'s rights, and deliver nothing written after', () => {
   it.each(CASES)('%s opened with a %s: %s', async (face, by, what) => {
     const h = await holder(by);
-    const t = await newTension(c(), { name: `${face} ${by} ${what}`, actorId });
-    const start = (await feedPage(app, watcher, { after: 'now' })).nextCursor;
+    const t = await freshTension(`${face} ${by} ${what}`);
+    const start = t.after;
     // A control for the streams: the stream is live and delivers before the cut (the long poll, which
     // answers with its first event, starts after it instead).
     await c().post(`/tensions/${t.id}/rescore`, { score: 2 });
