@@ -26,7 +26,7 @@ export type RecordedLoad = (onAppended: (event: string, at: number) => void, sec
 class Subscribers {
   private constructor(private readonly child: ChildProcess) {}
 
-  static async start(url: string, key: string, count: number): Promise<Subscribers> {
+  static async start(url: string, keys: string[], count: number): Promise<Subscribers> {
     // Its own process: parsing 100 streams must not delay the load generator's event loop (nor its clock).
     const child = fork(new URL('./sse-subscribers.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     // The subscribers stand in for clients on other machines: their own parsing must not take CPU the
@@ -34,7 +34,7 @@ class Subscribers {
     // (Their lag then includes their own scheduling delay: an upper bound, never flattering.)
     if (child.pid !== undefined) setPriority(child.pid, 19);
     const s = new Subscribers(child);
-    await s.ask({ cmd: 'start', url, key, count }, 'ready');
+    await s.ask({ cmd: 'start', url, keys, count }, 'ready');
     return s;
   }
 
@@ -63,11 +63,11 @@ class Subscribers {
  * machine's throughput drifts by tens of percent over a minute, and the mirrored order puts a steady
  * drift on both sides equally (measured alone-then-followed, the same code gave ratios from 0.7 to 1.5).
  */
-export async function feedRound(url: string, readerKey: string, recordedLoad: RecordedLoad, seconds: number): Promise<FeedRound> {
+export async function feedRound(url: string, readerKeys: string[], recordedLoad: RecordedLoad, seconds: number): Promise<FeedRound> {
   const half = seconds / 2;
   const quiet = () => recordedLoad(() => undefined, half);
   const before = await quiet();
-  const subscribers = await Subscribers.start(url, readerKey, SUBSCRIBERS);
+  const subscribers = await Subscribers.start(url, readerKeys, SUBSCRIBERS);
   let followed: HttpResult;
   let lag: LagSummary;
   try {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pgbench, writeScript, type PgbenchResult } from './ceiling.js';
 import { embeddedBench } from './embedded.js';
-import { feedFigures, feedLoads, feedRound, type FeedRound } from './feed.js';
+import { feedFigures, feedLoads, feedRound, SUBSCRIBERS, type FeedRound } from './feed.js';
 import { load, type HttpResult } from './http-load.js';
 import { createBenchDatabase } from './lib/pg.js';
 import { ROOT, startService, type ServiceEnv } from './lib/service.js';
@@ -16,7 +16,7 @@ import { BACKLOG_BASE, REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js'
 import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
 import { deleteStream, natsOrReason, relayFigures, relayLoads, relayRound, type RelayRound, type RelayTarget } from './relay.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
-import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReader, senseSample } from './setup.js';
+import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReaders, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -199,7 +199,7 @@ async function main() {
     /** REST rescore at 8 connections on the main service, reporting each appended event's 200 (feed and relay). */
     const recordedLoad = async (onAppended: (event: string, at: number) => void, seconds = T) =>
       load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds, onAppended);
-    const readerKey = want('feed') ? await provisionReader(svc.url) : '';
+    const readerKeys = want('feed') ? await provisionReaders(svc.url, Math.ceil(SUBSCRIBERS / 20)) : [];
     let nats: Awaited<ReturnType<typeof natsOrReason>> | undefined;
     if (want('relay')) {
       nats = await natsOrReason(RELAY.natsUrl);
@@ -274,7 +274,7 @@ async function main() {
           `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
       }
       if (want('feed')) {
-        round.feed = await feedRound(svc.url, readerKey, recordedLoad, T);
+        round.feed = await feedRound(svc.url, readerKeys, recordedLoad, T);
         const { lag } = round.feed;
         log(`round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
           `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`);

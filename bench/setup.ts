@@ -27,11 +27,16 @@ export async function provisionAgent(url: string): Promise<Omit<Provisioned, 'sa
 }
 
 /** A key that may only follow the event feed (`events:read`): the SSE subscribers'. */
-export async function provisionReader(url: string): Promise<string> {
+/** Keys of `users` feed readers: a user holds at most 20 open streams (SPEC §7), so 100 subscribers need 5. */
+export async function provisionReaders(url: string, users: number): Promise<string[]> {
   const admin = await Api.loginAdmin(url);
   const role = await admin.call('POST', '/roles', { code: `bench-reader-${Date.now()}`, name: 'Bench feed reader', permissions: ['events:read'] });
-  const user = await admin.call('POST', '/users', { type: 'agent', email: `bench-reader-${Date.now()}@example.com`, name: 'Bench feed reader', roleIds: [role.id] });
-  return (await admin.call('POST', `/users/${user.id}/api-keys`, { name: 'bench-feed' })).key;
+  const keys: string[] = [];
+  for (let i = 0; i < users; i++) {
+    const user = await admin.call('POST', '/users', { type: 'agent', email: `bench-reader-${Date.now()}-${i}@example.com`, name: `Bench feed reader ${i}`, roleIds: [role.id] });
+    keys.push((await admin.call('POST', `/users/${user.id}/api-keys`, { name: 'bench-feed' })).key);
+  }
+  return keys;
 }
 
 /** Senses `count` tensions through REST with the agent's key, and rescores one (the template of a rescore). */

@@ -5,7 +5,7 @@
 import { request, type ClientRequest } from 'node:http';
 
 export type SubscriberCommand =
-  | { cmd: 'start'; url: string; key: string; count: number }
+  | { cmd: 'start'; url: string; keys: string[]; count: number }
   /** responses: [event key, time its 200 arrived]; waits up to graceMs for every subscriber to have every key */
   | { cmd: 'collect'; responses: [string, number][]; graceMs: number };
 
@@ -181,7 +181,7 @@ process.on('message', (m: SubscriberCommand) => {
       if (m.cmd === 'start') {
         // Connected a few at a time, as many clients would; all connected before the load starts.
         for (let i = 0; i < m.count; i += 10) {
-          const batch = await Promise.all(Array.from({ length: Math.min(10, m.count - i) }, () => subscribe(m.url, m.key)));
+          const batch = await Promise.all(Array.from({ length: Math.min(10, m.count - i) }, (_, j) => subscribe(m.url, m.keys[(i + j) % m.keys.length])));
           subscribers.push(...batch);
         }
         cpuFrom = process.cpuUsage();

@@ -13,7 +13,7 @@ export interface Metrics {
   /** seconds the append + projection of one command took, inside its transaction */
   eventAppend(seconds: number): void;
   loginFailure(): void;
-  rateLimited(scope: 'request' | 'login'): void;
+  rateLimited(scope: 'request' | 'login' | 'stream'): void;
   /** one answered HTTP request, by route template */
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
   /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
@@ -57,7 +57,7 @@ export function createMetrics(orm: MikroORM): Metrics {
   const loginFailures = new Counter({ name: 'market_login_failures_total', help: 'Failed password sign-ins.', registers: [registry] });
   const rateLimited = new Counter({
     name: 'market_rate_limited_total',
-    help: 'Requests answered 429: over the per-key/per-client request limit, or the login throttle.',
+    help: 'Requests answered 429: over the per-key/per-client request limit, the login throttle, or the open streams per user.',
     labelNames: ['scope'] as const,
     registers: [registry],
   });

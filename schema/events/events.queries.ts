@@ -2,7 +2,7 @@
 import { builder } from '../builder.js';
 import { TensionEventTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
-import { unwrap } from '../errors.js';
+import { toGraphQLError, unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
 import { withoutNulls } from '../args.js';
 import { followEvents, listEvents } from '../../server/application/events/events.js';
@@ -23,13 +23,28 @@ builder.subscriptionFields((t) => ({
   tensionEvents: t.field({
     type: FollowedEventType,
     authScopes: { operation: 'events.list' },
-    description: 'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE.',
+    description: 'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE. Needs events:read and tensions:read; ends when the caller loses either, or its credential (SPEC §10).',
     args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
       if (!context.caller) throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.'));
-      return unwrap(await followEvents(context.deps, gqlCtx(context), withoutNulls(args)));
+      const { res } = context;
+      const closed = new AbortController();
+      // the response's own close (per request, so a keep-alive socket gathers no listeners)
+      res.once('close', () => closed.abort());
+      const transport = {
+        buffered: () => res.writableLength,
+        destroy: () => res.destroy(),
+        closed: closed.signal,
+      };
+      const result = await followEvents(context.deps, gqlCtx(context), withoutNulls(args), transport);
+      if (!result.ok && result.code === 'rate_limited' && !res.headersSent) res.setHeader('Retry-After', String(Number(result.extensions?.retryAfterSeconds ?? 1)));
+      return unwrap(result);
     },
-    resolve: (item) => item,
+    // a stream that lost its caller's rights ends with the refusal a new request would get (SPEC §10)
+    resolve: (item) => {
+      if ('endedBy' in item) throw toGraphQLError(item.endedBy);
+      return item;
+    },
   }),
 }));

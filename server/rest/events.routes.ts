@@ -1,13 +1,12 @@
 // REST: the event feed (SPEC §10): GET /events (pages, long poll) and GET /events/stream (Server-Sent Events).
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { followedEvent, listEvents, prepareFollow } from '../application/events/events.js';
-import { feedHub, type FeedEvent } from '../application/events/feed-hub.js';
+import { followedEvent, listEvents, MAX_STREAM_BUFFERED_BYTES, prepareFollow } from '../application/events/events.js';
+import { feedHub, type FeedEvent, type Following } from '../application/events/feed-hub.js';
+import { openStreamGuard } from '../application/events/stream-guard.js';
+import { OPERATION_PERMISSIONS } from '../application/permission-table.js';
 import { handle, restCtx } from './handle.js';
 import { sendProblem } from './problem.js';
-
-/** A subscriber this far behind (bytes not yet taken by its socket) is ended; it resumes with Last-Event-ID. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** An event's SSE frame, written once per event and sent to every subscriber it matches. */
 const frames = new WeakMap<FeedEvent, string>();
@@ -39,10 +38,18 @@ export function eventsRoutes(deps: Deps): Router {
   const router = Router();
   router.get(
     '/events',
-    handle(deps, (d, ctx, req) => {
+    handle(deps, async (d, ctx, req) => {
+      // The response's close, not the socket's: a keep-alive socket outlives its requests, and a listener
+      // per request on it piled up (issue 29, 30). `close` fires when the client goes, or when answered.
+      const res = req.res!;
       const aborted = new AbortController();
-      req.socket.once('close', () => aborted.abort());
-      return listEvents(d, ctx, req.query, aborted.signal);
+      const abort = () => aborted.abort();
+      res.once('close', abort);
+      try {
+        return await listEvents(d, ctx, req.query, aborted.signal);
+      } finally {
+        res.removeListener('close', abort);
+      }
     }),
   );
   router.get('/events/stream', (req, res, next) => void stream(deps, req, res).catch(next));
@@ -52,8 +59,43 @@ export function eventsRoutes(deps: Deps): Router {
 async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
   const lastEventId = req.get('last-event-id');
   const input = { ...req.query, ...(lastEventId ? { after: lastEventId } : {}) };
-  const follow = await prepareFollow(deps, restCtx(req), input);
+  const ctx = restCtx(req);
+  const follow = await prepareFollow(deps, ctx, input);
   if (!follow.ok) return sendProblem(res, follow, req.requestId);
+  // the client may have gone while the input was checked: its close has fired already
+  if (res.destroyed || req.socket.destroyed) return;
+
+  let open = true;
+  // set once the guard is open; `end` may run before (a refusal never follows)
+  let following: Following | undefined = undefined;
+  /** `drop`: the client stopped reading; dropping the connection frees what waits for it */
+  const end = (how: 'end' | 'drop' = 'end', why?: string) => {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    following?.stop();
+    if (guard.ok) guard.value.close();
+    res.removeListener('close', closed);
+    if (how === 'drop') res.destroy();
+    else {
+      if (why && !res.writableEnded) res.write(`: closed: ${why}\n\n`);
+      res.end();
+    }
+  };
+  const closed = () => end();
+  // SPEC §10: the stream follows the caller's rights; SPEC §7: it counts against the user's streams.
+  const guard = openStreamGuard(deps, ctx.caller, {
+    needs: [OPERATION_PERMISSIONS['events.list']],
+    deliver(events) {
+      if (!open) return;
+      res.write(sseChunk(deps, events));
+      // SPEC §7: a client that stops reading is dropped once 1 MB waits for it; it resumes with Last-Event-ID
+      if (res.writableLength > MAX_STREAM_BUFFERED_BYTES) end('drop');
+    },
+    revoked: (refusal) => end('end', refusal.code),
+    overflow: () => end('drop'),
+  });
+  if (!guard.ok) return sendProblem(res, guard, req.requestId);
 
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -63,25 +105,16 @@ async function stream(deps: Deps, req: Request, res: Response): Promise<void> {
   res.flushHeaders();
   res.write(': connected\n\n');
 
-  let open = true;
-  const end = () => {
-    if (!open) return;
-    open = false;
-    clearInterval(heartbeat);
-    following.stop();
-    res.end();
-  };
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.config.feedHeartbeatMs);
-  const following = feedHub(deps).follow({
+  const heartbeat = setInterval(() => {
+    res.write(': heartbeat\n\n');
+    if (res.writableLength > MAX_STREAM_BUFFERED_BYTES) end('drop');
+  }, deps.config.feedHeartbeatMs);
+  // the response's close (the client went, or the stream ended), never a listener on the shared socket
+  res.once('close', closed);
+  following = feedHub(deps).follow({
     after: follow.value.after,
     filter: follow.value.filter,
-    onEvents(events) {
-      if (!open) return;
-      res.write(sseChunk(deps, events));
-      if (res.writableLength > MAX_BUFFERED_BYTES) end();
-    },
-    onEnd: end,
+    onEvents: (events) => guard.value.push(events),
+    onEnd: () => end(),
   });
-  req.socket.once('close', end);
-  res.once('close', end);
 }

@@ -18,6 +18,8 @@ export interface TestApp {
   url: string;
   deps: Deps;
   db: TestDatabase;
+  /** the listening HTTP server (its connections are the server's side of the tests' sockets) */
+  server: Server;
   /** a fresh EntityManager for direct SQL checks */
   em(): EntityManager;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     url: `http://127.0.0.1:${port}`,
     deps: fullDeps,
     db,
+    server,
     em: () => db.orm.em.fork(),
     async close() {
       await closeFeedHub(db.orm);

@@ -1,16 +1,18 @@
 // The event feed (SPEC §10): every committed event in feed order, paged by opaque signed cursors, with an
 // optional long poll (`wait`) woken by the instance's feed hub. Permission `events:read`.
 import { z } from 'zod';
-import { ok, validationFailed, type Result } from '../../domain/errors.js';
+import { ok, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
 import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
+import { OPERATION_PERMISSIONS } from '../permission-table.js';
 import type { Ctx, Deps } from '../context.js';
 import { cursorParam, decodeCursor, encodeCursor } from '../paging.js';
 import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { feedHub, type FeedEvent } from './feed-hub.js';
+import { openStreamGuard } from './stream-guard.js';
 
 /** Every event type the service writes: `types` must name some of these. */
 export const KNOWN_EVENT_TYPES: readonly string[] = [...TENSION_EVENT_TYPES];
@@ -133,7 +135,7 @@ export async function prepareFollow(deps: Deps, ctx: Ctx, input: unknown): Promi
 }
 
 /** Waits (without a database connection) until the hub sees an event for this filter after `after`, or the time is up. */
-function waitForEvents(deps: Deps, after: FeedCursor, filter: FeedFilter, ms: number, signal?: AbortSignal): Promise<void> {
+function waitForEvents(deps: Deps, after: FeedCursor, filter: FeedFilter, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let settled = false;
     const done = () => {
@@ -141,13 +143,13 @@ function waitForEvents(deps: Deps, after: FeedCursor, filter: FeedFilter, ms: nu
       settled = true;
       clearTimeout(timer);
       following.stop();
-      signal?.removeEventListener('abort', done);
+      signal.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     const following = feedHub(deps).follow({ after, filter, onEvents: done, onEnd: done });
-    signal?.addEventListener('abort', done);
-    if (signal?.aborted) done();
+    signal.addEventListener('abort', done);
+    if (signal.aborted) done();
   });
 }
 
@@ -160,11 +162,50 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
   const after = await resolveAfter(deps, q.after);
   if (!after.ok) return after;
   const filter: FeedFilter = { types: q.types, streamId: q.streamId };
-  let page = await readFeed(reader(deps.orm), after.value, q.limit, filter);
-  if (page.events.length === 0 && q.wait > 0 && !signal?.aborted) {
-    await waitForEvents(deps, page.next, filter, q.wait * 1000, signal);
-    if (!signal?.aborted) page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
+  if (q.wait === 0) return feedPage(deps, await readFeed(reader(deps.orm), after.value, q.limit, filter));
+
+  // A long poll is a stream (SPEC §7, §10): it counts against the user's open streams, and it ends, and
+  // answers as a new request would, once the caller loses the right to it.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort);
+  let revokedBy: Refusal | undefined;
+  const guard = openStreamGuard(deps, ctx.caller, {
+    needs: [OPERATION_PERMISSIONS['events.list']],
+    revoked(refusal) {
+      revokedBy = refusal;
+      stop.abort();
+    },
+    // a long poll delivers nothing through the guard: it reads again, and verifies
+    overflow: () => undefined,
+  });
+  if (!guard.ok) {
+    signal?.removeEventListener('abort', onAbort);
+    return guard;
   }
+  try {
+    let page = await readFeed(reader(deps.orm), after.value, q.limit, filter);
+    if (page.events.length === 0 && !stop.signal.aborted) {
+      await waitForEvents(deps, page.next, filter, q.wait * 1000, stop.signal);
+      if (revokedBy) return revokedBy;
+      if (signal?.aborted) return feedPage(deps, page);
+      page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
+    }
+    if (revokedBy) return revokedBy;
+    // Checked after the read (the first too: the caller may have lost its rights since it was authenticated),
+    // so an event written after a revocation is never answered.
+    if (page.events.length > 0) {
+      const refusal = await guard.value.verify();
+      if (refusal) return refusal;
+    }
+    return feedPage(deps, page);
+  } finally {
+    guard.value.close();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function feedPage(deps: Deps, page: { events: FeedEvent[]; next: FeedCursor }): Result<FeedPageView> {
   return ok({ data: page.events.map(toFeedEventView), nextCursor: encodeFeedCursor(deps, page.next) });
 }
 
@@ -189,47 +230,122 @@ export function followedEvent(deps: Pick<Deps, 'sessionSecret'>, e: FeedEvent): 
   return f;
 }
 
+/** A subscription's last item when the caller lost the right to it: the refusal a new request would get. */
+export interface StreamEnded {
+  endedBy: Refusal;
+}
+
+/** What a subscription's transport says about the bytes waiting for its client (SPEC §7: cut at 1 MB). */
+export interface SubscriptionTransport {
+  /** bytes written but not yet taken by the client */
+  buffered(): number;
+  /** drops the connection (frees what it buffers) */
+  destroy(): void;
+  /** aborts when the client has gone */
+  closed: AbortSignal;
+}
+
+/** A stream whose client has this many bytes waiting for it is ended (SPEC §7); it resumes from its last cursor. */
+export const MAX_STREAM_BUFFERED_BYTES = 1024 * 1024;
+
+/** The JSON size of an event as a subscription sends it, measured once per event. */
+const sizes = new WeakMap<FeedEvent, number>();
+function sizeOf(deps: Pick<Deps, 'sessionSecret'>, e: FeedEvent): number {
+  let n = sizes.get(e);
+  if (n === undefined) {
+    n = JSON.stringify(followedEvent(deps, e)).length + 64;
+    sizes.set(e, n);
+  }
+  return n;
+}
+
+/** The subscription's permissions (SPEC §10): the feed's, and `tensions:read` for the tension data it carries. */
+const SUBSCRIPTION_NEEDS = [OPERATION_PERMISSIONS['events.list'], OPERATION_PERMISSIONS['tensions.list']] as const;
+
 /**
  * The feed as an async iterator (GraphQL subscriptions): the follower's events in order, until the
- * consumer returns (client gone) or the hub closes (shutdown). Nothing is read per consumer once it
- * is live; a slow consumer's backlog is bounded (it ends, and resumes with its last cursor).
+ * consumer returns (client gone), the hub closes (shutdown), the caller loses the right to it (SPEC §10),
+ * or its client stops reading (1 MB waiting: the connection is dropped). Nothing is read per consumer once
+ * it is live. It counts against the user's open streams from the moment it is opened.
  */
-export async function followEvents(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<AsyncIterable<FollowedEvent>>> {
+export async function followEvents(deps: Deps, ctx: Ctx, input: unknown, transport?: SubscriptionTransport): Promise<Result<AsyncIterable<FollowedEvent | StreamEnded>>> {
+  const denied = authorize(ctx, 'events.list') ?? authorize(ctx, 'tensions.list');
+  if (denied) return denied;
   const prepared = await prepareFollow(deps, ctx, input);
   if (!prepared.ok) return prepared;
   const { after, filter } = prepared.value;
+  const queue: { item: FollowedEvent; bytes: number }[] = [];
+  let queuedBytes = 0;
+  let ended = false;
+  /** the refusal that ended the stream, told to the client as its last item */
+  let endedBy: Refusal | undefined;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const guard = openStreamGuard(deps, ctx.caller, {
+    needs: SUBSCRIPTION_NEEDS,
+    deliver(events) {
+      if (ended) return;
+      for (const e of events) {
+        const bytes = sizeOf(deps, e);
+        queue.push({ item: followedEvent(deps, e), bytes });
+        queuedBytes += bytes;
+      }
+      if (queue.length > MAX_QUEUED || queuedBytes + (transport?.buffered() ?? 0) > MAX_STREAM_BUFFERED_BYTES) {
+        // a client that stops reading: drop it, and what waits for it
+        queue.length = 0;
+        transport?.destroy();
+        void finish();
+      }
+      poke();
+    },
+    overflow() {
+      queue.length = 0;
+      transport?.destroy();
+      void finish();
+    },
+    revoked(refusal) {
+      // nothing checked and not yet taken is sent after a revocation
+      queue.length = 0;
+      endedBy = refusal;
+      void finish();
+    },
+  });
+  if (!guard.ok) return guard;
+  const following = feedHub(deps).follow({
+    after,
+    filter,
+    onEvents: (events) => guard.value.push(events),
+    onEnd: () => void finish(),
+  });
+  function finish(): Promise<IteratorResult<FollowedEvent>> {
+    ended = true;
+    following.stop();
+    if (guard.ok) guard.value.close();
+    transport?.closed.removeEventListener('abort', gone);
+    poke();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+  const gone = () => void finish();
+  transport?.closed.addEventListener('abort', gone);
+  if (transport?.closed.aborted) gone();
   return ok({
     [Symbol.asyncIterator]() {
-      const queue: FollowedEvent[] = [];
-      let ended = false;
-      let wake: (() => void) | undefined;
-      const poke = () => {
-        wake?.();
-        wake = undefined;
-      };
-      const following = feedHub(deps).follow({
-        after,
-        filter,
-        onEvents(events) {
-          for (const e of events) queue.push(followedEvent(deps, e));
-          if (queue.length > MAX_QUEUED) ended = true;
-          poke();
-        },
-        onEnd() {
-          ended = true;
-          poke();
-        },
-      });
-      const finish = (): Promise<IteratorResult<FollowedEvent>> => {
-        ended = true;
-        following.stop();
-        poke();
-        return Promise.resolve({ done: true, value: undefined });
-      };
       return {
-        async next(): Promise<IteratorResult<FollowedEvent>> {
+        async next(): Promise<IteratorResult<FollowedEvent | StreamEnded>> {
           for (;;) {
-            if (queue.length && !(ended && queue.length > MAX_QUEUED)) return { done: false, value: queue.shift()! };
+            if (queue.length) {
+              const { item, bytes } = queue.shift()!;
+              queuedBytes -= bytes;
+              return { done: false, value: item };
+            }
+            if (endedBy) {
+              const refusal = endedBy;
+              endedBy = undefined;
+              return { done: false, value: { endedBy: refusal } };
+            }
             if (ended) return finish();
             await new Promise<void>((r) => (wake = r));
           }

@@ -10,12 +10,15 @@ import { expectEachStreamInOrder, feedPage, openSse, type FeedEventJson, type Ss
 
 let app: TestApp;
 let reader: SeededUser;
+/** the subscription needs tensions:read as well (SPEC §10) */
+let subReader: SeededUser;
 let c: ReturnType<typeof client>;
 let actorId: string;
 
 beforeAll(async () => {
   app = await startTestApp();
   reader = await seedUserWithKey(app, { grants: ['events:read'] });
+  subReader = await seedUserWithKey(app, { grants: ['events:read', 'tensions:read'] });
   c = client(app, (await seedUserWithKey(app, { grants: ['tensions:*', 'actors:*'] })).key);
   actorId = await newActor(c, 'Faces org');
 });
@@ -60,7 +63,7 @@ describe('GraphQL', () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push((await newTension(c, { name: `Sub ${i}`, actorId })).id);
     const received: { cursor: string; event: FeedEventJson }[] = [];
-    const first = await subscribe({ after: start }, { authorization: `Bearer ${reader.key}` });
+    const first = await subscribe({ after: start }, { authorization: `Bearer ${subReader.key}` });
     expect(first.status).toBe(200);
     const writers = Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
@@ -73,7 +76,7 @@ describe('GraphQL', () => {
     received.push(...nextPayloads(first.messages).map((p) => p.data!.tensionEvents));
     await writers;
     const [{ n }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
-    const second = await subscribe({ after: received[received.length - 1].cursor }, { authorization: `Bearer ${reader.key}` });
+    const second = await subscribe({ after: received[received.length - 1].cursor }, { authorization: `Bearer ${subReader.key}` });
     await second.until((m) => received.length + nextPayloads(m).length >= n + 0, 'the rest');
     second.close();
     received.push(...nextPayloads(second.messages).map((p) => p.data!.tensionEvents));
@@ -83,7 +86,7 @@ describe('GraphQL', () => {
     expectEachStreamInOrder(events);
   });
 
-  it('subscriptions keep auth and CSRF: anonymous and no-permission callers are refused; a cookie session needs the CSRF header on POST', async () => {
+  it('subscriptions keep auth and CSRF: anonymous callers and callers without events:read or tensions:read are refused; a cookie session needs the CSRF header on POST', async () => {
     const anon = await subscribe({ after: 'now' }, {});
     const anonText = anon.status === 200 ? JSON.stringify(anon.messages) : String(anon.status);
     if (anon.status === 200) await anon.until((m) => m.some((x) => x.event === 'next' || x.event === 'complete'), 'an answer');
@@ -95,6 +98,11 @@ describe('GraphQL', () => {
     await denied.until((m) => nextPayloads(m).length >= 1, 'a refusal');
     expect(nextPayloads(denied.messages)[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', missingPermission: 'events:read' });
     denied.close();
+    // the events carry tension data: the subscription also needs tensions:read (SPEC §10)
+    const eventsOnly = await subscribe({ after: 'now' }, { authorization: `Bearer ${reader.key}` });
+    await eventsOnly.until((m) => nextPayloads(m).length >= 1, 'a refusal');
+    expect(nextPayloads(eventsOnly.messages)[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', missingPermission: 'tensions:read' });
+    eventsOnly.close();
 
     const session = await login(app, ADMIN.email, ADMIN.password);
     const cookie = `session=${session.token}`;

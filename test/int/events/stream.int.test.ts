@@ -144,8 +144,11 @@ describe('GET /events/stream', () => {
   it('100 subscribers share one reader: appends cost a few hub reads, not one query per subscriber', async () => {
     const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
     const subs: SseConnection[] = [];
+    // five users of 20 streams each: a user holds at most 20 (SPEC §7)
+    const keys = [reader.key];
+    for (let u = 1; u < 5; u++) keys.push((await seedUserWithKey(app, { grants: ['events:read'] })).key);
     try {
-      for (let i = 0; i < 100; i++) subs.push(await stream({ after: now }));
+      for (let i = 0; i < 100; i++) subs.push(await stream({ after: now }, { authorization: `Bearer ${keys[i % 5]}` }));
       expect(subs.every((s) => s.status === 200)).toBe(true);
       const before = await feedReads();
       const t = await newTension(c, { name: 'Fan-out', actorId });
