@@ -48,6 +48,7 @@ export class Migration20261125100000_feed_horizon_per_database extends Migration
     // holders are in flight, so each is less than 2^31 behind the next id and widens to xid8 exactly.
     this.addSql(`
       create function market_feed_horizon() returns xid8 language sql volatile as $$
+        select pg_stat_clear_snapshot(); -- backend_xid as it is now, not as this transaction first read it
         with s as materialized (select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as x0)
         select least(s.x0, (
           select min(s.x0 - ((s.x0 - a.backend_xid::text::bigint) & 4294967295))

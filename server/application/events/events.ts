@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { ok, validationFailed, type Refusal, type Result } from '../../domain/errors.js';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
 import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
-import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import { OPERATION_PERMISSIONS } from '../permission-table.js';
 import type { Ctx, Deps } from '../context.js';
@@ -112,7 +111,7 @@ export function encodeFeedCursor(deps: Pick<Deps, 'sessionSecret'>, c: FeedCurso
 /** `after` as a feed cursor: absent = the start, `now` = the last visible event, else a cursor this feed issued. */
 export async function resolveAfter(deps: Deps, after: string | undefined): Promise<Result<FeedCursor>> {
   if (after === undefined) return ok(FEED_START);
-  if (after === 'now') return ok(await feedHead(reader(deps.orm)));
+  if (after === 'now') return ok(await feedHead(deps.orm.em.fork()));
   const key = decodeCursor(deps, 'events', after, feedCursorKey);
   if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or now)', code: 'invalid_format', params: { format: 'cursor' } }], 'The cursor is not one this feed issued; start again without it, or with now.');
   return ok({ transactionId: key.value.t, position: key.value.p });
@@ -162,7 +161,7 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
   const after = await resolveAfter(deps, q.after);
   if (!after.ok) return after;
   const filter: FeedFilter = { types: q.types, streamId: q.streamId };
-  if (q.wait === 0) return feedPage(deps, await readFeed(reader(deps.orm), after.value, q.limit, filter));
+  if (q.wait === 0) return feedPage(deps, await readFeed(deps.orm.em.fork(), after.value, q.limit, filter));
 
   // A long poll is a stream (SPEC §7, §10): it counts against the user's open streams, and it ends, and
   // answers as a new request would, once the caller loses the right to it.
@@ -184,12 +183,12 @@ export async function listEvents(deps: Deps, ctx: Ctx, query: unknown, signal?: 
     return guard;
   }
   try {
-    let page = await readFeed(reader(deps.orm), after.value, q.limit, filter);
+    let page = await readFeed(deps.orm.em.fork(), after.value, q.limit, filter);
     if (page.events.length === 0 && !stop.signal.aborted) {
       await waitForEvents(deps, page.next, filter, q.wait * 1000, stop.signal);
       if (revokedBy) return revokedBy;
       if (signal?.aborted) return feedPage(deps, page);
-      page = await readFeed(reader(deps.orm), page.next, q.limit, filter);
+      page = await readFeed(deps.orm.em.fork(), page.next, q.limit, filter);
     }
     if (revokedBy) return revokedBy;
     // Checked after the read (the first too: the caller may have lost its rights since it was authenticated),

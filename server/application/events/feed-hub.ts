@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
 import { announceCommits, listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
-import { afterCommit, reader } from '../../persistence/transaction.js';
+import { afterCommit } from '../../persistence/transaction.js';
 
 export type FeedEvent = StoredEvent & { transactionId: string };
 
@@ -144,7 +144,7 @@ export class FeedHub {
           return;
         }
         this.opts.onRead?.('catchup');
-        const page = await readFeed(reader(this.orm), f.cursor, CATCH_UP_PAGE, f.filter);
+        const page = await readFeed(this.orm.em.fork(), f.cursor, CATCH_UP_PAGE, f.filter);
         if (f.stopped) return;
         f.cursor = page.next;
         if (page.events.length) f.onEvents(page.events, page.next);
@@ -213,7 +213,7 @@ export class FeedHub {
           const from: FeedCursor = this.cursor!;
           this.opts.onRead?.('hub');
           this.lastReadAt = Date.now();
-          const page = await readFeed(reader(this.orm), from, PAGE);
+          const page = await readFeed(this.orm.em.fork(), from, PAGE);
           if (this.closed) return;
           this.cursor = page.next;
           if (page.events.length) sawEvents = true;
