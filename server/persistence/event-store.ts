@@ -169,8 +169,8 @@ export interface FeedPage {
  * lock that appending transactions take) is in the schema but not used: under the feed bench (600
  * rescores/s, 100 SSE subscribers) it let 1–4 events a run go undelivered, and the cause is not found
  * yet (see CHANGELOG and the closing note of 2026-11-25). Read by a statement of its own, before the page.
- * Inside a transaction the horizon is the snapshot's own xmin, which leaves the transaction's own id out
- * (event-store.int.test.ts holds a reader to never seeing its own uncommitted events).
+ * Read the feed outside transactions: inside one that has appended, the snapshot's xmin leaves its own id
+ * out, so its own uncommitted events stay hidden only while no later transaction has completed.
  */
 async function feedHorizon(em: EntityManager): Promise<string> {
   const [row] = await prepared<{ h: string }>(em, 'select pg_snapshot_xmin(pg_current_snapshot())::text as h', []);
