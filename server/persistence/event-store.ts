@@ -163,17 +163,18 @@ export interface FeedPage {
 }
 
 /**
- * The feed's horizon: every transaction below it has ended. Today that is the oldest transaction in
- * flight on the whole server (`pg_snapshot_xmin`), so a transaction held open in another database still
- * holds followers back. The per-database horizon (`market_feed_horizon()`, from the holders of the feed
- * lock that appending transactions take) is in the schema but not used: under the feed bench (600
- * rescores/s, 100 SSE subscribers) it let 1–4 events a run go undelivered, and the cause is not found
- * yet (see CHANGELOG and the closing note of 2026-11-25). Read by a statement of its own, before the page.
- * Read the feed outside transactions: inside one that has appended, the snapshot's xmin leaves its own id
- * out, so its own uncommitted events stay hidden only while no later transaction has completed.
+ * The feed's horizon: every transaction below it that may append an event has ended. It is this
+ * database's own (SPEC §10): the lowest transaction id among the holders of the feed lock, which every
+ * appending transaction takes before it is given an id (the schema refuses an append otherwise), or the
+ * next id to be assigned when there are none (`market_feed_horizon()`, Migration20261125230000). A
+ * transaction in another database, or one here that appends nothing, holds no follower back.
+ * Read by a statement of its own, before the page, so the page's snapshot is taken after it and sees
+ * every transaction below it committed.
+ * Read the feed outside transactions: inside one that has appended, its own id is the horizon, so its own
+ * events (and everything after them) stay hidden until it commits.
  */
 async function feedHorizon(em: EntityManager): Promise<string> {
-  const [row] = await prepared<{ h: string }>(em, 'select pg_snapshot_xmin(pg_current_snapshot())::text as h', []);
+  const [row] = await prepared<{ h: string }>(em, 'select market_feed_horizon()::text as h', []);
   return row.h;
 }
 

@@ -41,8 +41,8 @@ async function drain(after?: string, query: Record<string, string | number> = {}
 }
 
 /**
- * `drain` again until `enough` holds: the horizon is the cluster's oldest transaction in flight, so on a busy
- * cluster (other test files' databases) events just committed may become visible a moment later.
+ * `drain` again until `enough` holds: the horizon waits for every appending transaction of this database in
+ * flight (the relay's, the housekeeping's), so an event just committed may become visible a moment later.
  */
 async function drainUntil(after: string | undefined, query: Record<string, string | number>, enough: (seen: FeedEventJson[]) => boolean) {
   for (let i = 0; ; i++) {
@@ -76,8 +76,8 @@ describe('GET /events', () => {
     const b = await newTension(c, { name: 'B', actorId });
     await c.post(`/tensions/${a.id}/rename`, { name: 'A2' });
     await c.post(`/tensions/${b.id}/resolve`);
-    // Only this test's streams: the horizon is the cluster's oldest transaction, so under a busy cluster
-    // (other test files' databases) events committed before `now` may become visible after it.
+    // Only this test's streams: an event committed before `now` by a transaction below the horizon may
+    // become visible after it.
     const ours = (events: FeedEventJson[]) => events.filter((e) => e.streamId === a.id || e.streamId === b.id);
     expect(ours((await drainUntil(now, {}, (events) => ours(events).length >= 4)).seen).map((e) => `${e.streamId === a.id ? 'a' : 'b'}:${e.type}`)).toEqual([
       'a:TensionSensed', 'b:TensionSensed', 'a:TensionRenamed', 'b:TensionResolved',
@@ -229,7 +229,74 @@ describe('GET /events', () => {
   });
 });
 
-describe.runIf(onPostgres)('the feed lock (the per-database horizon, not yet used by readers)', () => {
+describe('the horizon is this database\'s own (SPEC §10)', () => {
+  const horizonOf = async (x0: string, held: string[]) => {
+    const [row] = await app.em().execute<{ h: string }[]>(`select market_feed_horizon_of(?::bigint, ?::bigint[])::text as h`, [x0, `{${held.join(',')}}`]);
+    return row.h;
+  };
+
+  it('widens each holder\'s 32-bit id exactly, across an epoch, and ignores holders given an id after the reader\'s snapshot', async () => {
+    expect(await horizonOf('100', [])).toBe('100');
+    expect(await horizonOf('100', ['90', '99'])).toBe('90');
+    expect(await horizonOf('100', ['100'])).toBe('100');
+    // given its id after the snapshot (x0 = 100): it cannot hold the horizon below 100, and must not wrap it above everything
+    expect(await horizonOf('100', ['105'])).toBe('100');
+    expect(await horizonOf('100', ['105', '97'])).toBe('97');
+    // x0 in the second epoch (2^32 + 5): a holder from the end of the first epoch, one from this epoch, one after x0
+    expect(await horizonOf('4294967301', ['4294967293'])).toBe('4294967293');
+    expect(await horizonOf('4294967301', ['3'])).toBe('4294967299');
+    expect(await horizonOf('4294967301', ['7'])).toBe('4294967301');
+    // the oldest a transaction in flight can be: 2^31 - 1 behind the next id
+    expect(await horizonOf('4294967301', ['2147483654'])).toBe('2147483654');
+  });
+
+  it.skipIf(!onPostgres)('a writer given its id after the reader\'s snapshot does not lift the horizon above the ids in flight', async () => {
+    // The reader's snapshot is fixed first (repeatable read: every statement of the function uses it), then a
+    // writer takes the feed lock and an id: exactly the interleaving a busy server produces between the
+    // function's snapshot and its read of pg_locks.
+    const reader_ = new pg.Client({ connectionString: app.db.url });
+    const writer_ = new pg.Client({ connectionString: app.db.url });
+    await Promise.all([reader_.connect(), writer_.connect()]);
+    try {
+      await reader_.query('begin isolation level repeatable read');
+      const { rows: [{ x0 }] } = await reader_.query<{ x0: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as x0');
+      await writer_.query('select pg_current_xact_id()'); // another transaction is given the id x0 meanwhile
+      await writer_.query('begin');
+      await writer_.query('select market_feed_lock()');
+      const { rows: [{ xid }] } = await writer_.query<{ xid: string }>('select pg_current_xact_id()::text as xid');
+      expect(BigInt(xid)).toBeGreaterThan(BigInt(x0));
+      const { rows: [{ h }] } = await reader_.query<{ h: string }>('select market_feed_horizon()::text as h');
+      expect(h).toBe(x0);
+    } finally {
+      await writer_.query('rollback').catch(() => undefined);
+      await reader_.query('rollback').catch(() => undefined);
+      await Promise.all([reader_.end(), writer_.end()]);
+    }
+  });
+
+  it.skipIf(!onPostgres)('a transaction held open in another database, or here without appending, holds no follower back', async () => {
+    // PostgreSQL only: the embedded database runs one transaction at a time.
+    const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+    const elsewhere = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const hereNoAppend = new pg.Client({ connectionString: app.db.url });
+    await Promise.all([elsewhere.connect(), hereNoAppend.connect()]);
+    try {
+      for (const held of [elsewhere, hereNoAppend]) {
+        await held.query('begin');
+        await held.query('select pg_current_xact_id()'); // an id older than every write below, held open
+      }
+      const t = await newTension(c, { name: 'Not held back', actorId });
+      // one page, no waiting: with a server-wide horizon this page would be empty until both ended
+      const page = await feedPage(app, reader.key, { after: start });
+      expect(page.data.map((e) => e.streamId)).toContain(t.id);
+    } finally {
+      for (const held of [elsewhere, hereNoAppend]) await held.query('rollback').catch(() => undefined);
+      await Promise.all([elsewhere.end(), hereNoAppend.end()]);
+    }
+  });
+});
+
+describe.runIf(onPostgres)('the feed lock', () => {
   async function heldWithId(url: string, work: string): Promise<pg.Client> {
     const held = new pg.Client({ connectionString: url });
     await held.connect();

@@ -116,8 +116,8 @@ async function waitForLockWait() {
 
 /**
  * Follows the feed from `cursor` until nothing more is visible and at least `atLeast` events came.
- * A transaction of another database on the same server also holds the feed's horizon back for a
- * moment (transaction ids are server-wide), so a reader waiting for committed events polls.
+ * Another appending transaction of this database in flight holds the feed's horizon back for a moment,
+ * so a reader waiting for committed events polls.
  */
 async function drain(cursor: FeedCursor, atLeast = 0, streams?: string[]) {
   const seen: { streamId: string; type: string; position: number; transactionId: string }[] = [];

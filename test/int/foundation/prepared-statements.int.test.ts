@@ -60,8 +60,8 @@ describe.skipIf(!onPostgres)('prepared statements on PostgreSQL', () => {
     expect(res.body.event).toMatchObject({ type: 'TensionRescored', version: 3 });
     const read = await api.get(`/tensions/${tension.id}`);
     expect(read.body).toMatchObject({ score: 3, version: 3 });
-    // The feed shows only events below the cluster's oldest transaction in flight, so while other test files
-    // run on the same server a commit may become visible a moment later: long-poll until it is.
+    // The feed shows only events below this database's oldest appending transaction in flight, so a commit
+    // may become visible a moment later: long-poll until it is.
     let types: string[] = [];
     for (let i = 0; i < 20 && !types.includes('TensionRescored'); i++) {
       const feed = await api.get(`/events?limit=10&wait=1`);
