@@ -42,6 +42,12 @@ export function Combobox(props: Props) {
   const { id, value, valueLabel, noneLabel, onQuery, options, fetching, hasMore, onMore, onChange } = props;
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
+  const popup = useRef<HTMLDivElement>(null);
+  /** Closes when focus leaves the picker: moving between its input and its (focusable) list keeps it open. */
+  const closeUnlessWithin = (next: EventTarget | null) => {
+    if (next instanceof Node && (input.current?.contains(next) || popup.current?.contains(next))) return;
+    close();
+  };
   const [open, setOpen] = useState(false);
   const [activeWanted, setActive] = useState(0);
   // what the user typed; while the list is closed the input names the current value
@@ -149,11 +155,22 @@ export function Combobox(props: Props) {
             setOpen(true);
           }}
           onKeyDown={onKeyDown}
-          onBlur={close}
+          onBlur={(e) => closeUnlessWithin(e.relatedTarget)}
         />
         {props.mark ? <span className="combobox-mark">{props.mark}</span> : null}
       </div>
-      <div className="combobox-popup" hidden={!open}>
+      {/* In the tab order while open, so a list longer than its popup can be scrolled from the keyboard too
+          (axe: scrollable-region-focusable); the arrow keys, Enter and Escape work there as in the input. A press
+          on it (its scrollbar) keeps focus in the input, as a press on an option does. */}
+      <div
+        ref={popup}
+        className="combobox-popup"
+        hidden={!open}
+        tabIndex={open ? 0 : -1}
+        onMouseDown={(e) => e.preventDefault()}
+        onKeyDown={onKeyDown}
+        onBlur={(e) => closeUnlessWithin(e.relatedTarget)}
+      >
         <ul id={listId} role="listbox" aria-label={t('picker.results')} className="combobox-list">
           {open
             ? entries.map((entry, i) => {
