@@ -86,6 +86,31 @@ describe('accountable identity in the admin app', () => {
     await page.getByRole('heading', { name: 'Auditors', level: 1 }).waitFor();
   });
 
+  it('Activity: changes name the roles, actor and status an id or code stands for, in the reader\'s language; the target filter names its target', async () => {
+    const base = await api.post('/roles', { code: 'base-clerks', name: 'Base clerks', permissions: ['tensions:read'] });
+    const actor = await api.post('/actors', { name: 'Linked Agent Actor', type: 'agent' });
+    const role = await api.post('/roles', { code: 'senior-clerks', name: 'Senior clerks', permissions: [], inherits: [base.body.id] });
+    const user = await api.post('/users', { type: 'agent', email: 'named-bot@test.example', name: 'Named bot', roleIds: [role.body.id], linkedActorId: actor.body.id });
+    expect([base.status, actor.status, role.status, user.status]).toEqual([201, 201, 201, 201]);
+    expect((await api.del(`/users/${user.body.id}`)).status).toBe(204);
+    await page.goto(`${app.url}/activity?targetId=${user.body.id}`);
+    const rows = page.locator('table.activity-table tbody tr');
+    const created = rows.filter({ hasText: 'User created' });
+    await created.getByText('Roles: – → Senior clerks').waitFor();
+    await created.getByText('Linked actor: – → Linked Agent Actor').waitFor();
+    await rows.filter({ hasText: 'User deactivated' }).getByText('Status: Active → Deactivated').waitFor();
+    // the filter chip names the user, not its id; no raw id anywhere in the changes
+    await page.getByText('Only about named-bot@test.example').waitFor();
+    expect(await page.locator('table.activity-table').textContent()).not.toContain(role.body.id);
+    expect(await page.locator('table.activity-table').textContent()).not.toContain(actor.body.id);
+    await page.goto(`${app.url}/activity?targetId=${role.body.id}`);
+    await rows.filter({ hasText: 'Role created' }).getByText('Inherits: – → Base clerks').waitFor();
+    // German: field names and values translated too
+    await page.getByLabel('Language').selectOption('de');
+    await rows.filter({ hasText: 'Rolle angelegt' }).getByText('Erbt von: – → Base clerks').waitFor();
+    await page.getByLabel('Sprache').selectOption('en');
+  });
+
   it('a key provisioned with the Read only preset lists only read permissions and is refused a write over REST', async () => {
     const userId = await agent('Reader Bot', ['tensions:read', 'tensions:write', 'actors:read']);
     await page.goto(`${app.url}/users/${userId}`);

@@ -7,7 +7,10 @@ import { useI18n } from '../i18n/index.js';
 import { isMessageKey } from '../i18n/translate.js';
 import { changeRows, targetHref } from '../lib/audit.js';
 import { Link, withQuery } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
 import { Badge, EmptyState, ErrorAlert, Loading } from './ui.js';
+import { PickActorDocument, PickUserDocument } from './pickers.js';
+import { useRoleOptions } from './role-picker.js';
 
 export const AuditLogDocument = graphql(`
   query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {
@@ -33,12 +36,48 @@ export function useAuditLabels() {
   return {
     actionText: (action: string) => label(`audit.action.${action}`, action),
     targetTypeText: (type: string) => label(`audit.target.${type}`, type),
+    fieldText: (field: string) => label(`audit.field.${field}`, field),
   };
+}
+
+/**
+ * One side of a change as a person reads it: the names of the roles, actor or user an id stands for (as they
+ * are now; the id itself when that is gone or not readable), and a type or status in the reader's language.
+ */
+function ChangeValue({ field, value, shown, targetType }: { field: string; value: unknown; shown: string; targetType: string }) {
+  const { t } = useI18n();
+  const roles = useRoleOptions();
+  if ((field === 'roleIds' || field === 'inherits') && Array.isArray(value)) {
+    if (value.length === 0) return <>–</>;
+    const names = value.map((id) => roles.find((r) => r.id === id)?.name ?? shortId(String(id)));
+    return <>{names.join(', ')}</>;
+  }
+  if (field === 'linkedActorId' && typeof value === 'string') return <ActorName id={value} />;
+  if (field === 'userId' && typeof value === 'string') return <UserName id={value} />;
+  if (typeof value === 'string') {
+    const key = field === 'status' ? `users.status.${value}` : field === 'type' ? `${targetType === 'actor' ? 'actors' : 'users'}.type.${value}` : '';
+    if (key && isMessageKey(key)) return <>{t(key)}</>;
+  }
+  return <>{shown}</>;
+}
+
+const shortId = (id: string) => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
+
+function ActorName({ id }: { id: string }) {
+  const { can } = useSession();
+  const [{ data }] = useQuery({ query: PickActorDocument, variables: { id }, pause: !can('actors:read') });
+  return <span title={id}>{data?.actor?.name ?? shortId(id)}</span>;
+}
+
+function UserName({ id }: { id: string }) {
+  const { can } = useSession();
+  const [{ data }] = useQuery({ query: PickUserDocument, variables: { id }, pause: !can('users:read') });
+  return <span title={id}>{data?.user?.name ?? shortId(id)}</span>;
 }
 
 export function ActivityTable({ entries, caption }: { entries: Entry[]; caption: string }) {
   const { t, formatDate } = useI18n();
-  const { actionText, targetTypeText } = useAuditLabels();
+  const { actionText, targetTypeText, fieldText } = useAuditLabels();
   return (
     <div className="table-wrap">
       <table className="table activity-table">
@@ -63,19 +102,22 @@ export function ActivityTable({ entries, caption }: { entries: Entry[]; caption:
                 <td className="nowrap" data-label={t('audit.when')}><time dateTime={e.at}>{formatDate(e.at)}</time></td>
                 <td data-label={t('audit.action')}>{actionText(e.action)}</td>
                 <td data-label={t('audit.by')}>
-                  {e.by.userId ? <Link to={`/users/${e.by.userId}`}>{e.by.userName ?? e.by.userId}</Link> : <span>{isMessageKey(byKind) ? t(byKind) : e.by.kind}</span>}{' '}
+                  {e.by.userId ? <Link className="link-in-text" to={`/users/${e.by.userId}`}>{e.by.userName ?? e.by.userId}</Link> : <span>{isMessageKey(byKind) ? t(byKind) : e.by.kind}</span>}{' '}
                   <Badge>{e.by.via}</Badge>
                   {e.by.apiKeyName ? <div className="muted small">{t('audit.withKey', { name: e.by.apiKeyName })}</div> : null}
                 </td>
                 <td data-label={t('audit.target')}>
                   <span className="muted small">{targetTypeText(e.target.type)}</span>{' '}
-                  {href ? <Link to={href}>{label}</Link> : <span>{label}</span>}
+                  {href ? <Link className="link-in-text" to={href}>{label}</Link> : <span>{label}</span>}
                 </td>
                 <td data-label={t('audit.changes')}>
                   {changes.length ? (
                     <ul className="change-list">
                       {changes.map((c) => (
-                        <li key={c.field}><code>{c.field}</code>: {c.from} → {c.to}</li>
+                        <li key={c.field}>
+                          {fieldText(c.field)}: <ChangeValue field={c.field} value={c.fromValue} shown={c.from} targetType={e.target.type} /> →{' '}
+                          <ChangeValue field={c.field} value={c.toValue} shown={c.to} targetType={e.target.type} />
+                        </li>
                       ))}
                     </ul>
                   ) : <span className="muted">–</span>}

@@ -18,7 +18,7 @@ const PickActorsDocument = graphql(`
     }
   }
 `);
-const PickActorDocument = graphql(`
+export const PickActorDocument = graphql(`
   query PickActor($id: ID!) {
     actor(id: $id) { id name type }
   }
@@ -31,7 +31,7 @@ const PickUsersDocument = graphql(`
     }
   }
 `);
-const PickUserDocument = graphql(`
+export const PickUserDocument = graphql(`
   query PickUser($id: ID!) {
     user(id: $id) { id name email type status }
   }

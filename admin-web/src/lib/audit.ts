@@ -28,13 +28,12 @@ export function targetHref(target: Target, changes: unknown): string | null {
 }
 
 /** `{ field: { from, to } }` as display rows; values shortened so one entry stays one line per field. */
-export function changeRows(changes: unknown): { field: string; from: string; to: string }[] {
+export function changeRows(changes: unknown): { field: string; from: string; to: string; fromValue: unknown; toValue: unknown }[] {
   if (!changes || typeof changes !== 'object') return [];
-  return Object.entries(changes as Record<string, { from?: unknown; to?: unknown } | null>).map(([field, c]) => ({
-    field,
-    from: show(c?.from),
-    to: show(c?.to),
-  }));
+  return Object.entries(changes as Record<string, { from?: unknown; to?: unknown } | null>)
+    // a precondition, not a change: entries written before it was left out still carry it
+    .filter(([field]) => field !== 'expectedVersion')
+    .map(([field, c]) => ({ field, from: show(c?.from), to: show(c?.to), fromValue: c?.from, toValue: c?.to }));
 }
 
 function show(value: unknown): string {

@@ -83,7 +83,7 @@ export function ActivityPage() {
         </Field>
         {filters.targetId ? (
           <p className="filter-chip">
-            {t('audit.targetIdFilter', { id: filters.targetId })}{' '}
+            {t('audit.targetIdFilter', { id: rows.find((r) => r.target.id === filters.targetId)?.target.label ?? filters.targetId })}{' '}
             <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>{t('audit.anyTarget')}</Button>
           </p>
         ) : null}
