@@ -341,8 +341,11 @@ describe('admin web app', () => {
     await screenshot(page, '17-user-detail-human');
     await page.getByRole('button', { name: 'Deactivate' }).click();
     const confirm = page.getByRole('dialog', { name: 'Deactivate Rita Reader-Smith?' });
+    // Reactivate is offered next: the dialog does not say this cannot be undone
+    expect(await confirm.textContent()).not.toContain('cannot be undone');
     await confirm.getByRole('button', { name: 'Deactivate' }).click();
     await page.locator('.header-meta').getByText('Deactivated').waitFor();
+    await page.getByText('User deactivated.').waitFor();
     expect(await page.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
   });
 

@@ -111,6 +111,25 @@ describe('accountable identity in the admin app', () => {
     await page.getByLabel('Sprache').selectOption('en');
   });
 
+  it('forms answer in the app\'s language, not the browser\'s or the server\'s: a missing actor is required, a wrong password is not correct', async () => {
+    await page.goto(`${app.url}/tensions/new`);
+    await page.getByLabel('Language').selectOption('de');
+    await page.getByRole('heading', { name: 'Spannung erfassen', level: 1 }).waitFor();
+    // nothing filled in: no browser bubble (it would say it in the browser's language and send nothing)
+    await page.getByRole('button', { name: 'Spannung erfassen' }).click();
+    const actorField = page.locator('.field').filter({ has: page.getByRole('combobox', { name: 'Akteur' }) });
+    await actorField.getByText('Pflichtfeld.').waitFor();
+    expect(await actorField.textContent()).not.toContain('Format');
+    await page.goto(`${app.url}/account`);
+    await page.getByLabel('Aktuelles Passwort').fill('not-the-password-at-all');
+    await page.getByLabel('Neues Passwort').fill('a-new-password-that-is-long');
+    await page.getByRole('button', { name: 'Passwort ändern' }).click();
+    const current = page.locator('.field').filter({ has: page.getByLabel('Aktuelles Passwort') });
+    await current.getByText('Nicht korrekt.').waitFor();
+    expect(await page.locator('main').textContent()).not.toContain('is not the current password');
+    await page.getByLabel('Sprache').selectOption('en');
+  });
+
   it('a key provisioned with the Read only preset lists only read permissions and is refused a write over REST', async () => {
     const userId = await agent('Reader Bot', ['tensions:read', 'tensions:write', 'actors:read']);
     await page.goto(`${app.url}/users/${userId}`);

@@ -132,6 +132,7 @@ describe('admin app for operators', () => {
     await page.getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('dialog', { name: 'Discard this tension?' }).getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
+    await page.getByText('The tension was discarded.').waitFor();
     await page.goto(`${app.url}/tensions/${tensionId}`);
     await page.getByText('This tension does not exist or has been discarded.').waitFor();
     await page.getByRole('link', { name: 'Open its history' }).click();
@@ -230,8 +231,9 @@ describe('admin app for operators', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete role “Base role”?' });
     await confirm.getByText('Inherited by: Child role. Remove it there first.').waitFor();
-    await confirm.getByRole('button', { name: 'Delete' }).click();
-    await confirm.getByText('This role is still held by users or inherited by other roles.').waitFor();
+    // it says why it cannot be deleted, and does not offer Delete as if it could (nor that holders would lose anything)
+    expect(await confirm.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true);
+    expect(await confirm.textContent()).not.toContain('lose its permissions');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
 
     await page.goto(`${app.url}/roles/${temp.id}`);

@@ -40,7 +40,7 @@ export function CreateKeyDialog({ title, onClose, create, offered, onCreated }: 
   };
   return (
     <Dialog title={title} open onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
+      <form noValidate className="stack" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
         <Field label={t('keys.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="keyName" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
@@ -84,7 +84,7 @@ export function RotateKeyDialog({ keyName, onClose, rotate, onRotated }: {
   };
   return (
     <Dialog title={t('keys.rotate.title', { name: keyName })} open onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
+      <form noValidate className="stack" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
         <p>{t('keys.rotate.body')}</p>
         <fieldset className="checks">

@@ -199,7 +199,7 @@ export function EditCommand({ kind, tension: opened, onClose, onDone, fetchLates
   return (
     <>
       <Dialog title={t(`tension.cmd.${kind}`)} open onClose={onClose}>
-        <form onSubmit={submit} className="stack">
+        <form noValidate onSubmit={submit} className="stack">
           {error ? <ErrorAlert error={error} /> : null}
           {fields}
           <div className="dialog-footer">

@@ -170,12 +170,14 @@ export function Dialog({ title, open, onClose, children, footer, dismissible = t
   );
 }
 
-export function ConfirmDialog({ title, body, confirmLabel, open, busy, error, onConfirm, onClose }: {
+export function ConfirmDialog({ title, body, confirmLabel, open, busy, blocked, error, onConfirm, onClose }: {
   title: string;
   body: ReactNode;
   confirmLabel: string;
   open: boolean;
   busy?: boolean;
+  /** the body says why this cannot be done now: the confirm button is not offered as if it could */
+  blocked?: boolean;
   error?: CombinedError;
   onConfirm: () => void;
   onClose: () => void;
@@ -189,7 +191,7 @@ export function ConfirmDialog({ title, body, confirmLabel, open, busy, error, on
       footer={
         <>
           <Button onClick={onClose} autoFocus>{t('common.cancel')}</Button>
-          <Button variant="danger" onClick={onConfirm} disabled={busy}>{confirmLabel}</Button>
+          <Button variant="danger" onClick={onConfirm} disabled={busy || blocked}>{confirmLabel}</Button>
         </>
       }
     >

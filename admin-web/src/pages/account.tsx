@@ -65,7 +65,7 @@ function ChangePassword() {
     }
   };
   return (
-    <form className="stack" onSubmit={submit}>
+    <form noValidate className="stack" onSubmit={submit}>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('account.passwordChanged')}</Alert> : null}
       <Field label={t('account.currentPassword')} error={fieldMessage(t, error, 'currentPassword')}>
         {(p) => <input {...p} name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrent(e.target.value)} />}

@@ -57,7 +57,7 @@ export function ActivityPage() {
   return (
     <>
       <PageHeader title={t('audit.title')} />
-      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={(e) => e.preventDefault()}>
+      <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={(e) => e.preventDefault()}>
         <Field label={t('audit.action')}>
           {(p) => (
             <select {...p} name="action" value={filters.action} onChange={(e) => setFilters({ action: e.target.value })}>

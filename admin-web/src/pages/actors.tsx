@@ -86,7 +86,7 @@ export function ActorsPage() {
       <PageHeader title={t('actors.title')} actions={can('actors:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('actors.new')}</Button> : null} />
       <RetryingNotice error={retrying} />
       {deleted ? <Alert kind="success">{t('actors.deleted')}</Alert> : null}
-      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
+      <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
@@ -193,7 +193,7 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
   return (
     <>
       <Dialog title={actor ? t('actors.rename.title') : t('actors.create.title')} open onClose={onClose}>
-        <form className="stack" onSubmit={submit}>
+        <form noValidate className="stack" onSubmit={submit}>
           {error ? <ErrorAlert error={error} /> : null}
           <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
             {(p) => <input {...p} name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />}

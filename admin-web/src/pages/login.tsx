@@ -45,7 +45,7 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
         {code === 'INVALID_CREDENTIALS' || code === 'UNAUTHENTICATED' ? <Alert kind="error">{t('login.invalid')}</Alert> : null}
         {code === 'RATE_LIMITED' ? <Alert kind="error">{t('login.rateLimited')}</Alert> : null}
         {error && !['INVALID_CREDENTIALS', 'UNAUTHENTICATED', 'RATE_LIMITED'].includes(code ?? '') ? <ErrorAlert error={error} /> : null}
-        <form onSubmit={submit} className="stack">
+        <form noValidate onSubmit={submit} className="stack">
           <Field label={t('login.email')}>
             {(p) => <input {...p} type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
           </Field>

@@ -136,7 +136,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
         {role?.system ? <div className="header-meta"><Badge tone="blue">{t('roles.system')}</Badge></div> : null}
       </PageHeader>
       {role?.system ? <Alert kind="info">{t('roles.systemProtected')}</Alert> : null}
-      <form className="detail-grid" onSubmit={submit}>
+      <form noValidate className="detail-grid" onSubmit={submit}>
         <section className="card stack" aria-labelledby="role-h">
           <h2 id="role-h">{role ? t('roles.edit.title') : t('roles.create.title')}</h2>
           {error ? <ErrorAlert error={error} /> : saved ? <Alert kind="success">{t('roles.saved')}</Alert> : null}
@@ -194,6 +194,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
             </>
           }
           confirmLabel={t('common.delete')}
+          blocked={inheritedBy.length > 0}
           busy={deleteState.fetching}
           error={deleteState.error}
           onClose={() => setDeleting(false)}

@@ -25,8 +25,11 @@ export function TensionCreatePage() {
   const [{ fetching, error }, sense] = useMutation(SenseTensionDocument);
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
+  // no actor chosen is a missing field, not one "not in the expected format" (what the server says of an empty id)
+  const [tried, setTried] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setTried(true);
     const result = await sense(
       {
         input: {
@@ -47,13 +50,13 @@ export function TensionCreatePage() {
   return (
     <>
       <PageHeader title={t('tension.create.title')} actions={<Link to="/tensions" className="btn btn-ghost">← {t('common.back')}</Link>} />
-      <form className="card form" onSubmit={submit}>
+      <form noValidate className="card form" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
         <Field label={t('tension.field.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required maxLength={200} value={form.name} onChange={set('name')} autoFocus />}
         </Field>
         <div className="form-row">
-          <ActorField label={t('tension.field.actor')} error={fieldMessage(t, error, 'actorId')} value={form.actorId} onChange={(actorId) => setForm((f) => ({ ...f, actorId }))} />
+          <ActorField label={t('tension.field.actor')} error={tried && !form.actorId ? t('field.required') : fieldMessage(t, error, 'actorId')} value={form.actorId} onChange={(actorId) => setForm((f) => ({ ...f, actorId }))} />
           <Field label={t('tension.field.score')} error={fieldMessage(t, error, 'score')}>
             {(p) => <input {...p} name="score" type="number" min={1} max={10} step={1} required value={form.score} onChange={set('score')} />}
           </Field>

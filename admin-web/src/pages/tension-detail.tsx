@@ -7,6 +7,7 @@ import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
 import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
+import { setFlash } from '../lib/flash.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
 import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
@@ -263,7 +264,10 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
         onClose={() => setDiscarding(false)}
         onConfirm={async () => {
           const r = await discard(vars, { additionalTypenames: ['Tension', 'Actor'] });
-          if (!r.error) navigate('/tensions');
+          if (!r.error) {
+            setFlash('tension.discarded');
+            navigate('/tensions');
+          }
           else if (errorCode(r.error) === 'VERSION_CONFLICT') {
             setDiscarding(false);
             done({ error: r.error });

@@ -7,11 +7,12 @@ import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
 import { Link, useRouter, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
+import { useFlash } from '../lib/flash.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
 import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
-import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
+import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
 
@@ -35,6 +36,7 @@ const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort'] as c
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 export function TensionsPage() {
+  const flash = useFlash();
   const { t } = useI18n();
   useTitle(t('tensions.title'));
   const { can } = useSession();
@@ -50,6 +52,7 @@ export function TensionsPage() {
   return (
     <>
       <PageHeader title={t('tensions.title')} actions={can('tensions:write') ? <Link className="btn btn-primary" to="/tensions/new">+ {t('tensions.new')}</Link> : null} />
+      {flash ? <Alert kind="success">{t(flash.key, flash.params)}</Alert> : null}
       <TensionFilters filters={filters} setFilter={setFilter} clear={() => navigate('/tensions', { replace: true })} filtered={filtered} />
       <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })} />
     </>
@@ -70,7 +73,7 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
     setFilter({ q: q.trim() });
   };
   return (
-    <form className="filters card" onSubmit={submit} role="search" aria-label={t('common.filters')}>
+    <form noValidate className="filters card" onSubmit={submit} role="search" aria-label={t('common.filters')}>
       <SearchField label={t('tensions.filter.q')} placeholder={t('tensions.filter.qPlaceholder')} value={q} onChange={setQ} />
       <Field label={t('tensions.filter.state')}>
         {(p) => (

@@ -77,6 +77,8 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
   // or the one a conflict showed (never one a refetch brought in meanwhile: that is someone else's change)
   const [based, setBased] = useState(user.version);
   const active = user.status === 'active';
+  // said where the Deactivate button was, once it is gone (an inactive user is not writable)
+  const [deactivatedNow, setDeactivatedNow] = useState(false);
   const writable = can('users:write') && active;
   const versioned: Versioned = {
     version: based,
@@ -98,7 +100,8 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
           <h2 id="profile-h">{t('users.profile')}</h2>
           <ProfileForm user={user} writable={writable} versioned={versioned} />
           {writable && user.type === 'human' ? <ResetPassword id={user.id} onReset={() => void versioned.latest().then((u) => u && u.version === based + 1 && setBased(u.version))} /> : null}
-          {writable && user.id !== me.user.id ? <Deactivate user={user} /> : null}
+          {writable && user.id !== me.user.id ? <Deactivate user={user} onDeactivated={() => setDeactivatedNow(true)} /> : null}
+          {deactivatedNow && !active ? <Alert kind="success">{t('users.deactivated')}</Alert> : null}
           {!active && can('users:write') ? <Reactivate user={user} onReactivated={setBased} /> : null}
         </section>
         <section className="card" aria-labelledby="roles-h">
@@ -157,7 +160,7 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
     ...(user.type === 'agent' ? [{ label: t('users.linkedActor'), theirs: theirs.linkedActor?.name ?? t('common.none'), mine: linkedActorId ? linkedName || linkedActorId : t('common.none') }] : []),
   ];
   return (
-    <form className="stack" onSubmit={submit}>
+    <form noValidate className="stack" onSubmit={submit}>
       {conflict ? <ConflictDialog rows={rows(conflict)} busy={fetching} onBack={() => setConflict(null)} onKeepTheirs={() => keepTheirs(conflict)} onApplyMine={() => void save(conflict.version)} /> : null}
       {error && errorCode(error) !== 'VERSION_CONFLICT' ? <ErrorAlert error={error} /> : data && !fetching && !error ? <Alert kind="success">{t('tension.saved')}</Alert> : null}
       <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
@@ -209,7 +212,7 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
     );
   }
   return (
-    <form
+    <form noValidate
       className="stack"
       onSubmit={(e) => {
         e.preventDefault();
@@ -244,7 +247,7 @@ function ResetPassword({ id, onReset }: { id: string; onReset: () => void }) {
   const [password, setPassword] = useState('');
   const [{ fetching, error, data }, reset] = useMutation(ResetPasswordDocument);
   return (
-    <form
+    <form noValidate
       className="stack section-split"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -292,7 +295,7 @@ function Reactivate({ user, onReactivated }: { user: User; onReactivated: (versi
   );
 }
 
-function Deactivate({ user }: { user: User }) {
+function Deactivate({ user, onDeactivated }: { user: User; onDeactivated: () => void }) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const [{ fetching, error }, deactivate] = useMutation(DeactivateDocument);
@@ -309,7 +312,10 @@ function Deactivate({ user }: { user: User }) {
         onClose={() => setOpen(false)}
         onConfirm={async () => {
           const r = await deactivate({ id: user.id }, { additionalTypenames: ['User', 'ApiKey'] });
-          if (!r.error) setOpen(false);
+          if (!r.error) {
+            setOpen(false);
+            onDeactivated();
+          }
         }}
       />
     </div>

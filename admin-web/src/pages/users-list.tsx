@@ -57,7 +57,7 @@ export function UsersPage() {
   return (
     <>
       <PageHeader title={t('users.title')} actions={can('users:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('users.new')}</Button> : null} />
-      <form className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
+      <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
           {(p) => (
@@ -139,7 +139,7 @@ function CreateUserDialog({ onClose }: { onClose: () => void }) {
   };
   return (
     <Dialog title={t('users.create.title')} open onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
+      <form noValidate className="stack" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
         <fieldset className="segmented">
           <legend>{t('common.type')}</legend>
