@@ -181,6 +181,10 @@ describe('accountable identity in the admin app', () => {
     const expiring = rows.filter({ hasText: 'expires in 1 hour' });
     expect(await expiring.count()).toBe(1);
     expect(await expiring.textContent()).toContain(old.body.prefix);
+    // both are named "worker": each row says which replaced which
+    const freshPrefix = fresh.slice(0, old.body.prefix.length);
+    await expiring.getByText(`Replaced by ${freshPrefix}…`).waitFor();
+    await rows.filter({ hasNotText: 'expires in 1 hour' }).getByText(`New: replaces ${old.body.prefix}…`).waitFor();
     await screenshot(page, 'id-03-rotated');
 
     expect((await client(app, old.body.key).get('/tensions')).status).toBe(200);

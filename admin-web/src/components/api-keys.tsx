@@ -13,7 +13,7 @@ import { Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, Pager } 
 const UserApiKeysDocument = graphql(`
   query UserApiKeys($userId: ID!, $cursor: String) {
     userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {
-      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }
+      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }
       nextCursor
     }
   }
@@ -21,7 +21,7 @@ const UserApiKeysDocument = graphql(`
 const MyApiKeysDocument = graphql(`
   query MyApiKeys($cursor: String) {
     myApiKeys(limit: 20, cursor: $cursor) {
-      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }
+      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }
       nextCursor
     }
   }
@@ -173,7 +173,12 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
               <tbody>
                 {page.data.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'row-muted' : undefined}>
-                    <td className="strong">{k.name} {k.revokedAt ? <Badge tone="grey">{t('keys.revoked')}</Badge> : null}</td>
+                    <td className="strong">
+                      {k.name} {k.revokedAt ? <Badge tone="grey">{t('keys.revoked')}</Badge> : null}
+                      {/* after a rotation both keys carry the same name: say which is which */}
+                      {!k.revokedAt && k.rotatedFromId ? <Badge tone="blue">{t('keys.replacesKey', { prefix: page.data.find((o) => o.id === k.rotatedFromId)?.prefix ?? '' })}</Badge> : null}
+                      {!k.revokedAt && page.data.some((o) => o.rotatedFromId === k.id) ? <Badge tone="grey">{t('keys.replacedByKey', { prefix: page.data.find((o) => o.rotatedFromId === k.id)?.prefix ?? '' })}</Badge> : null}
+                    </td>
                     <td data-label={t('keys.prefix')}><code>{k.prefix}…</code></td>
                     <td data-label={t('keys.permissions')}><KeyPermissions permissions={k.permissions} /></td>
                     <td className="nowrap" data-label={t('common.created')}>{formatDate(k.createdAt)}</td>

@@ -15,8 +15,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": typeof types.AuditLogDocument,
-    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
-    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": typeof types.CreateMyApiKeyDocument,
@@ -71,8 +71,8 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": types.AuditLogDocument,
-    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
-    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
+    "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
+    "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
     "\n  mutation RevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.RevokeApiKeyDocument,
     "\n  mutation CreateMyApiKey($input: CreateApiKeyInput!) {\n    createMyApiKey(input: $input) { id name prefix key }\n  }\n": types.CreateMyApiKeyDocument,
@@ -147,11 +147,11 @@ export function graphql(source: "\n  query AuditLog($action: String, $targetType
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -207,6 +207,8 @@ export const de: Record<MessageKey, string> = {
   'keys.lastUsed': 'Zuletzt benutzt',
   'keys.expires': 'Läuft ab',
   'keys.revoked': 'Widerrufen',
+  'keys.replacesKey': 'Neu: ersetzt {prefix}…',
+  'keys.replacedByKey': 'Ersetzt durch {prefix}…',
   'keys.revoke': 'Widerrufen',
   'keys.rotate': 'Erneuern',
   'keys.revoke.title': 'Schlüssel „{name}“ widerrufen?',

@@ -205,6 +205,8 @@ export const en = {
   'keys.lastUsed': 'Last used',
   'keys.expires': 'Expires',
   'keys.revoked': 'Revoked',
+  'keys.replacesKey': 'New: replaces {prefix}…',
+  'keys.replacedByKey': 'Replaced by {prefix}…',
   'keys.revoke': 'Revoke',
   'keys.rotate': 'Rotate',
   'keys.revoke.title': 'Revoke key “{name}”?',
