@@ -130,6 +130,37 @@ describe('accountable identity in the admin app', () => {
     await page.getByLabel('Sprache').selectOption('en');
   });
 
+  it('does not offer what the server would refuse as escalation: a stronger user is not editable (and says why), a stronger role not assignable', async () => {
+    const role = await api.post('/roles', { code: 'user-managers', name: 'User managers', permissions: ['users:read', 'users:write', 'roles:read'] });
+    const uma = await api.post('/users', { type: 'human', email: 'uma@test.example', name: 'Uma Manager', password: 'uma-password-1234', roleIds: [role.body.id] });
+    const weak = await api.post('/users', { type: 'agent', email: 'weak-bot@test.example', name: 'Weak bot' });
+    expect([role.status, uma.status, weak.status]).toEqual([201, 201, 201]);
+    const admins = (await api.get('/users?type=human')).body.data as { id: string; email: string }[];
+    const adminId = admins.find((u) => u.email === ADMIN.email)!.id;
+    const other = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
+    try {
+      const p = await other.newPage();
+      p.setDefaultTimeout(10_000);
+      await p.goto(`${app.url}/`);
+      await p.getByLabel('Email').fill('uma@test.example');
+      await p.getByLabel('Password').fill('uma-password-1234');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('button', { name: 'Log out' }).waitFor();
+      await p.goto(`${app.url}/users/${adminId}`);
+      await p.getByText(/This user holds permissions you do not \(.*tensions:write/).waitFor();
+      expect(await p.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
+      await p.goto(`${app.url}/users/${weak.body.id}`);
+      await p.getByRole('heading', { name: 'Weak bot', level: 1 }).waitFor();
+      await p.getByRole('button', { name: 'Deactivate' }).waitFor();
+      const administrator = p.getByRole('checkbox', { name: /Administrator/ });
+      await administrator.waitFor();
+      expect(await administrator.isDisabled()).toBe(true);
+      expect(await p.getByRole('checkbox', { name: /User managers/ }).isDisabled()).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a key provisioned with the Read only preset lists only read permissions and is refused a write over REST', async () => {
     const userId = await agent('Reader Bot', ['tensions:read', 'tensions:write', 'actors:read']);
     await page.goto(`${app.url}/users/${userId}`);

@@ -2,6 +2,7 @@
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useSession } from '../lib/session.js';
+import { useI18n } from '../i18n/index.js';
 
 const RoleOptionsDocument = graphql(`
   query RoleOptions {
@@ -27,16 +28,21 @@ export function RolePicker({ legend, hideLegend, value, onChange, exclude, disab
   exclude?: string[];
   disabled?: boolean;
 }) {
+  const { can } = useSession();
+  const { t } = useI18n();
   const roles = useRoleOptions().filter((r) => !exclude?.includes(r.id));
+  // SPEC §2: a role can only be given or taken away by someone holding all it carries; not offered otherwise
+  const beyondMe = (r: { effectivePermissions: string[] }) => r.effectivePermissions.some((p) => !can(p));
   const toggle = (id: string, on: boolean) => onChange(on ? [...value, id] : value.filter((v) => v !== id));
   return (
     <fieldset className="checks" disabled={disabled}>
       <legend className={hideLegend ? 'visually-hidden' : undefined}>{legend}</legend>
       {roles.map((r) => (
         <label key={r.id} className="check">
-          <input type="checkbox" name="role" value={r.id} checked={value.includes(r.id)} onChange={(e) => toggle(r.id, e.target.checked)} />
+          <input type="checkbox" name="role" value={r.id} checked={value.includes(r.id)} disabled={beyondMe(r)} aria-describedby={beyondMe(r) ? `${r.id}-beyond` : undefined} onChange={(e) => toggle(r.id, e.target.checked)} />
           <span>
             {r.name} <code className="muted">{r.code}</code>
+            {beyondMe(r) ? <span id={`${r.id}-beyond`} className="field-hint block-note">{t('roles.beyondYou')}</span> : null}
           </span>
         </label>
       ))}

@@ -207,6 +207,8 @@ export const de: Record<MessageKey, string> = {
   'keys.lastUsed': 'Zuletzt benutzt',
   'keys.expires': 'Läuft ab',
   'keys.revoked': 'Widerrufen',
+  'roles.beyondYou': 'Sie enthält Berechtigungen, die Sie nicht haben: Nur wer sie alle hat, kann sie vergeben oder entziehen.',
+  'users.beyondYou': 'Dieser Benutzer hat Berechtigungen, die Sie nicht haben ({permissions}): Nur wer sie alle hat, kann ihn ändern, deaktivieren oder seine Schlüssel verwalten.',
   'keys.replacesKey': 'Neu: ersetzt {prefix}…',
   'keys.replacedByKey': 'Ersetzt durch {prefix}…',
   'keys.revoke': 'Widerrufen',

@@ -79,7 +79,9 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
   const active = user.status === 'active';
   // said where the Deactivate button was, once it is gone (an inactive user is not writable)
   const [deactivatedNow, setDeactivatedNow] = useState(false);
-  const writable = can('users:write') && active;
+  // SPEC §2: acting on a user needs every permission they hold; not offered (and said why) otherwise
+  const beyondMe = [...new Set(user.roles.flatMap((r) => r.effectivePermissions))].filter((p) => !can(p));
+  const writable = can('users:write') && active && beyondMe.length === 0;
   const versioned: Versioned = {
     version: based,
     onSaved: setBased,
@@ -95,6 +97,7 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
           <span className="muted">{user.email}</span>
         </div>
       </PageHeader>
+      {can('users:write') && active && beyondMe.length ? <Alert kind="info">{t('users.beyondYou', { permissions: beyondMe.join(', ') })}</Alert> : null}
       <div className="detail-grid">
         <section className="card" aria-labelledby="profile-h">
           <h2 id="profile-h">{t('users.profile')}</h2>
