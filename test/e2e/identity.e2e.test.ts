@@ -161,6 +161,34 @@ describe('accountable identity in the admin app', () => {
     }
   });
 
+  it('asks before leaving a form with unsaved changes, in the app\'s language; no answer keeps what was typed', async () => {
+    await page.goto(`${app.url}/tensions/new`);
+    await page.getByLabel('Name').fill('Typed but not saved');
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Actors' }).click();
+    await expect.poll(() => asked).toEqual(['Leave this page? What you typed here has not been saved.']);
+    expect(page.url()).toBe(`${app.url}/tensions/new`);
+    expect(await page.getByLabel('Name').inputValue()).toBe('Typed but not saved');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Actors' }).click();
+    await page.getByRole('heading', { name: 'Actors', level: 1 }).waitFor();
+    // nothing typed: no question
+    await page.goto(`${app.url}/tensions/new`);
+    const again = (d: import('playwright-core').Dialog) => {
+      asked.push('asked again');
+      void d.accept();
+    };
+    page.once('dialog', again);
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Actors' }).click();
+    await page.getByRole('heading', { name: 'Actors', level: 1 }).waitFor();
+    page.off('dialog', again);
+    expect(asked).toHaveLength(1);
+  });
+
   it('a key provisioned with the Read only preset lists only read permissions and is refused a write over REST', async () => {
     const userId = await agent('Reader Bot', ['tensions:read', 'tensions:write', 'actors:read']);
     await page.goto(`${app.url}/users/${userId}`);

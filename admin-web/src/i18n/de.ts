@@ -207,6 +207,7 @@ export const de: Record<MessageKey, string> = {
   'keys.lastUsed': 'Zuletzt benutzt',
   'keys.expires': 'Läuft ab',
   'keys.revoked': 'Widerrufen',
+  'common.unsavedLeave': 'Diese Seite verlassen? Ihre Eingaben hier sind nicht gespeichert.',
   'roles.beyondYou': 'Sie enthält Berechtigungen, die Sie nicht haben: Nur wer sie alle hat, kann sie vergeben oder entziehen.',
   'users.beyondYou': 'Dieser Benutzer hat Berechtigungen, die Sie nicht haben ({permissions}): Nur wer sie alle hat, kann ihn ändern, deaktivieren oder seine Schlüssel verwalten.',
   'keys.replacesKey': 'Neu: ersetzt {prefix}…',

@@ -205,6 +205,7 @@ export const en = {
   'keys.lastUsed': 'Last used',
   'keys.expires': 'Expires',
   'keys.revoked': 'Revoked',
+  'common.unsavedLeave': 'Leave this page? What you typed here has not been saved.',
   'roles.beyondYou': 'It carries permissions you do not hold: only someone who holds them all can give or remove it.',
   'users.beyondYou': 'This user holds permissions you do not ({permissions}): only someone who holds them all can change, deactivate or manage the keys of this user.',
   'keys.replacesKey': 'New: replaces {prefix}…',

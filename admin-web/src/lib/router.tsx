@@ -8,7 +8,34 @@ export interface Location {
 
 interface RouterValue {
   location: Location;
-  navigate(to: string, opts?: { replace?: boolean }): void;
+  /** `force`: after the form was saved (its unsaved changes are not lost) */
+  navigate(to: string, opts?: { replace?: boolean; force?: boolean }): void;
+}
+
+/**
+ * Forms with unsaved changes, each with the question to ask before leaving them (in the app's language).
+ * A navigation inside the app asks first; Back asks and stays if the answer is no; closing or reloading the
+ * tab gets the browser's own prompt (its words are the browser's: no page may choose them).
+ */
+const unsaved = new Map<symbol, string>();
+
+function mayLeave(): boolean {
+  const [question] = unsaved.values();
+  return question === undefined || window.confirm(question);
+}
+
+export function useUnsavedChanges(dirty: boolean, question: string): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const key = Symbol('unsaved');
+    unsaved.set(key, question);
+    const onBeforeUnload = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => {
+      unsaved.delete(key);
+      window.removeEventListener('beforeunload', onBeforeUnload);
+    };
+  }, [dirty, question]);
 }
 
 const RouterContext = createContext<RouterValue | null>(null);
@@ -20,11 +47,20 @@ function readLocation(): Location {
 export function RouterProvider({ children }: { children: ReactNode }) {
   const [location, setLocation] = useState(readLocation);
   useEffect(() => {
-    const onPop = () => setLocation(readLocation());
+    const onPop = () => {
+      // Back (or Forward) away from unsaved changes: answered no, the address goes back to where it was
+      if (!mayLeave()) {
+        window.history.pushState(null, '', `${location.path}${location.query.size ? `?${location.query.toString()}` : ''}`);
+        return;
+      }
+      setLocation(readLocation());
+    };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
-  }, []);
-  const navigate = useCallback((to: string, opts: { replace?: boolean } = {}) => {
+  }, [location]);
+  const navigate = useCallback((to: string, opts: { replace?: boolean; force?: boolean } = {}) => {
+    // a replace follows the page's own state (a filter, a page number): never a question
+    if (!opts.replace && !opts.force && !mayLeave()) return;
     if (opts.replace) window.history.replaceState(null, '', to);
     else window.history.pushState(null, '', to);
     setLocation(readLocation());

@@ -7,7 +7,7 @@ import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
 import { fieldMessage } from '../lib/refusals.js';
 import { expand, PermissionCatalogueDocument } from '../lib/permissions.js';
-import { Link, useRouter } from '../lib/router.js';
+import { Link, useRouter, useUnsavedChanges } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActivitySection } from '../components/activity.js';
@@ -73,6 +73,12 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const [permissions, setPermissions] = useState<string[]>(role?.permissions ?? []);
   const [inherits, setInherits] = useState<string[]>(role?.inherits ?? []);
   const [deleting, setDeleting] = useState(false);
+  // what is saved as far as this form knows (opened on, saved last, or taken from a conflict): leaving with
+  // anything else typed asks first
+  const snapshot = (v: { code: string; name: string; permissions: string[]; inherits: string[] }) =>
+    JSON.stringify([v.code, v.name, [...v.permissions].sort(), [...v.inherits].sort()]);
+  const [baseline, setBaseline] = useState(() => snapshot({ code: role?.code ?? '', name: role?.name ?? '', permissions: role?.permissions ?? [], inherits: role?.inherits ?? [] }));
+  useUnsavedChanges(!readOnly && snapshot({ code, name, permissions, inherits }) !== baseline, t('common.unsavedLeave'));
   const [createState, create] = useMutation(CreateRoleDocument);
   const [updateState, update] = useMutation(UpdateRoleDocument);
   const [deleteState, deleteRole] = useMutation(DeleteRoleDocument);
@@ -98,6 +104,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
     setPermissions(theirs.permissions);
     setInherits(theirs.inherits);
     setVersion(theirs.version);
+    setBaseline(snapshot(theirs));
     setConflict(null);
   };
 
@@ -112,7 +119,10 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   const save = async (expectedVersion: number | undefined) => {
     if (role) {
       const r = await update({ id: role.id, input: { code, name, permissions, inherits, expectedVersion } }, { additionalTypenames: ['Role', 'User', 'Me'] });
-      if (r.data) setVersion(r.data.updateRole.version);
+      if (r.data) {
+        setVersion(r.data.updateRole.version);
+        setBaseline(snapshot({ code, name, permissions, inherits }));
+      }
       // someone else saved meanwhile: keep what was typed, show it beside what is saved now
       setConflict(errorCode(r.error) === 'VERSION_CONFLICT' ? ((await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise()).data?.role ?? null) : null);
       // refused because it would strip the last administrator: show what is still saved, not what was tried
@@ -200,7 +210,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
             const r = await deleteRole({ id: role.id }, { additionalTypenames: ['Role', 'User'] });
-            if (!r.error) navigate('/roles');
+            if (!r.error) navigate('/roles', { force: true });
           }}
         />
       ) : null}

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
-import { Link, useRouter } from '../lib/router.js';
+import { Link, useRouter, useUnsavedChanges } from '../lib/router.js';
 import { useTitle } from '../lib/use-title.js';
 import { fieldMessage } from '../lib/refusals.js';
 import { ActorField, UserField } from '../components/pickers.js';
@@ -17,11 +17,14 @@ const SenseTensionDocument = graphql(`
   }
 `);
 
+const EMPTY = { name: '', actorId: '', score: '5', currentContext: '', potentialFuture: '', leadUserId: '' };
+
 export function TensionCreatePage() {
   const { t } = useI18n();
   useTitle(t('tension.create.title'));
   const { navigate } = useRouter();
-  const [form, setForm] = useState({ name: '', actorId: '', score: '5', currentContext: '', potentialFuture: '', leadUserId: '' });
+  const [form, setForm] = useState(EMPTY);
+  useUnsavedChanges(JSON.stringify(form) !== JSON.stringify(EMPTY), t('common.unsavedLeave'));
   const [{ fetching, error }, sense] = useMutation(SenseTensionDocument);
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
@@ -44,7 +47,7 @@ export function TensionCreatePage() {
       { additionalTypenames: ['Tension', 'Actor'] },
     );
     const id = result.data?.senseTension.tension?.id;
-    if (id) navigate(`/tensions/${id}`);
+    if (id) navigate(`/tensions/${id}`, { force: true });
   };
 
   return (
