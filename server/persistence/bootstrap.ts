@@ -15,13 +15,20 @@ const BOOTSTRAP_LOCK = 7_301_001;
 
 export async function bootstrap(
   orm: MikroORM,
-  opts: { adminEmail?: string; adminPassword?: string; newId: () => string; clock: () => Date },
+  opts: {
+    adminEmail?: string;
+    adminPassword?: string;
+    /** instead of `adminPassword`: its hash (`hashPassword`), made once for many bootstraps (the test suite's) */
+    adminPasswordHash?: string;
+    newId: () => string;
+    clock: () => Date;
+  },
 ): Promise<BootstrapResult> {
   const em = orm.em.fork();
   const [{ n }] = await em.execute('select count(*)::int as n from users');
-  const generatedPassword = n === 0 && !opts.adminPassword ? generatePassword() : undefined;
+  const generatedPassword = n === 0 && !opts.adminPassword && !opts.adminPasswordHash ? generatePassword() : undefined;
   // Hash before the transaction: never hold one across slow work.
-  const hash = n === 0 ? await hashPassword(opts.adminPassword ?? generatedPassword!) : undefined;
+  const hash = n === 0 ? (opts.adminPasswordHash ?? (await hashPassword(opts.adminPassword ?? generatedPassword!))) : undefined;
   const email = (opts.adminEmail ?? 'admin@example.com').toLowerCase();
   const now = opts.clock();
 
