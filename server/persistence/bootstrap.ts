@@ -3,6 +3,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { generatePassword, hashPassword } from '../auth/password.js';
 import { insertAuditEntry } from './audit.js';
+import type { AuditAction } from '../application/audit/audit.js';
 
 export interface BootstrapResult {
   adminCreated: boolean;
@@ -52,7 +53,7 @@ export async function bootstrap(
     await insertAuditEntry(tx, {
       id: opts.newId(),
       at: now,
-      action: 'user.created',
+      action: 'user.created' satisfies AuditAction, // one of the listed actions (each has its i18n: test/unit/i18n.unit.test.ts)
       by: { kind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null, via: 'cli' },
       target: { type: 'user', id: userId, label: email },
       changes: { type: { from: null, to: 'human' }, email: { from: null, to: email }, name: { from: null, to: 'Administrator' }, roleIds: { from: null, to: role ? [role.id] : [] } },
