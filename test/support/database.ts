@@ -58,7 +58,7 @@ export async function createTestDatabase(
     await migrate(db.orm);
     return db;
   }
-  const { name, url } = await newPostgresDatabase('t', inject('postgresTemplate'));
+  const { name, url } = await newPostgresDatabase(`t_${inject('runId')}`, inject('postgresTemplate'));
   const db = await openDatabase({ databaseUrl: url, poolMax, preparedStatements: opts.preparedStatements, ...limits });
   await migrate(db.orm);
   return {
@@ -66,7 +66,9 @@ export async function createTestDatabase(
     url,
     async close() {
       await db.close();
-      await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+      // Not waited for: a drop waits for a checkpoint, up to seconds on a busy server. What the file's process
+      // does not finish, global-setup.ts's teardown drops by the run's prefix.
+      void adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
     },
   };
 }

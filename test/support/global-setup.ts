@@ -24,6 +24,8 @@ declare module 'vitest' {
     embeddedTemplate: string | null;
     /** argon2id hash of the test admin's password (the production parameters), computed once per run */
     adminPasswordHash: string;
+    /** this run's part of every per-file PostgreSQL database's name, so the teardown finds what is left */
+    runId: string;
   }
 }
 
@@ -50,20 +52,25 @@ async function embeddedTemplate(): Promise<{ tarball: string; remove(): Promise<
 }
 
 /** One statement on the server's maintenance connection (DATABASE_URL's database). */
-async function queryOnce(sql: string): Promise<void> {
+async function queryOnce(sql: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    return await client.query(sql);
   } finally {
     await client.end();
   }
 }
 
-async function postgresTemplate(): Promise<{ name: string; drop(): Promise<void> }> {
-  const name = `t_template_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+async function postgresTemplate(runId: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `t_template_${runId}`;
   await queryOnce(`create database "${name}"`);
-  const drop = async () => void (await queryOnce(`drop database if exists "${name}" with (force)`).catch(() => undefined));
+  const drop = async () => {
+    await queryOnce(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+    // The files' databases whose drop their process did not see through (test/support/database.ts).
+    const left = await queryOnce(`select datname from pg_database where datname like 't\\_${runId}\\_%'`).catch(() => undefined);
+    for (const { datname } of (left?.rows ?? []) as { datname: string }[]) await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
+  };
   try {
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `/${name}`;
@@ -84,16 +91,18 @@ async function postgresTemplate(): Promise<{ name: string; drop(): Promise<void>
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const onPostgres = Boolean(process.env.DATABASE_URL);
-  const [hash, pg, embedded] = await Promise.all([
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const [hash, postgres, embedded] = await Promise.all([
     hashPassword(ADMIN.password),
-    onPostgres ? postgresTemplate() : null,
+    onPostgres ? postgresTemplate(runId) : null,
     onPostgres ? null : embeddedTemplate(),
   ]);
   project.provide('adminPasswordHash', hash);
-  project.provide('postgresTemplate', pg?.name ?? null);
+  project.provide('runId', runId);
+  project.provide('postgresTemplate', postgres?.name ?? null);
   project.provide('embeddedTemplate', embedded?.tarball ?? null);
   return async () => {
-    await pg?.drop();
+    await postgres?.drop();
     await embedded?.remove();
   };
 }
