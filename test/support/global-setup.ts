@@ -62,7 +62,21 @@ async function queryOnce(sql: string): Promise<pg.QueryResult> {
   }
 }
 
+/** A run's id: its start time (base 36, 8 digits until 2059) and 6 random hex digits. */
+const newRunId = () => `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+const RUN_DATABASE = /^t_(?:template_)?([0-9a-z]{8})[0-9a-f]{6}(?:_|$)/;
+
+/** Templates and databases of runs killed before their teardown: those started over a day ago (no run lasts that long). */
+async function dropAbandoned(): Promise<void> {
+  const { rows } = await queryOnce(`select datname from pg_database where datname like 't\\_%'`);
+  for (const { datname } of rows as { datname: string }[]) {
+    const started = RUN_DATABASE.exec(datname)?.[1];
+    if (started && Date.now() - parseInt(started, 36) > 24 * 3600_000) await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
+  }
+}
+
 async function postgresTemplate(runId: string): Promise<{ name: string; drop(): Promise<void> }> {
+  await dropAbandoned();
   const name = `t_template_${runId}`;
   await queryOnce(`create database "${name}"`);
   const drop = async () => {
@@ -91,7 +105,7 @@ async function postgresTemplate(runId: string): Promise<{ name: string; drop(): 
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const onPostgres = Boolean(process.env.DATABASE_URL);
-  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const runId = newRunId();
   const [hash, postgres, embedded] = await Promise.all([
     hashPassword(ADMIN.password),
     onPostgres ? postgresTemplate(runId) : null,
