@@ -10,7 +10,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // each file opens its own database (a fresh PostgreSQL database, or its own embedded one)
+    // each file opens its own database (a fresh PostgreSQL database, or its own embedded one), cloned from
+    // the migrated template the global setup makes once per run
     isolate: true,
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

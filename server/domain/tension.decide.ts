@@ -119,17 +119,18 @@ export function decide(command: TensionCommand, state: TensionState | null): Dec
  */
 export function allowedCommands(state: TensionState): string[] {
   const base = { id: state.id, at: state.updatedAt };
-  const probes: TensionCommand[] = [
-    { ...base, type: 'RenameTension', name: `${state.name} ` },
-    { ...base, type: 'RescoreTension', score: state.score === 10 ? 1 : state.score + 1 },
-    { ...base, type: 'ReviseTensionContext', currentContext: `${state.currentContext ?? ''} ` },
-    { ...base, type: 'AssignTensionLead', leadUserId: state.leadUserId === null ? state.id : null, leadName: null },
-    { ...base, type: 'ReassignTension', actorId: state.id, actorName: '', previousActorName: '' },
-    { ...base, type: 'ResolveTension' },
-    { ...base, type: 'DropTension' },
-    { ...base, type: 'ReopenTension' },
-    { ...base, type: 'ReviveTension' },
-    { ...base, type: 'DiscardTension' },
-  ];
-  return probes.filter((c) => isAppend(decide(c, state))).map((c) => COMMAND_VERB[c.type]);
+  // One probe per command but Sense, keyed by its type: a command added to `TensionCommand` without a probe fails to compile.
+  const probes: { [K in Exclude<TensionCommand['type'], 'SenseTension'>]: Extract<TensionCommand, { type: K }> } = {
+    RenameTension: { ...base, type: 'RenameTension', name: `${state.name} ` },
+    RescoreTension: { ...base, type: 'RescoreTension', score: state.score === 10 ? 1 : state.score + 1 },
+    ReviseTensionContext: { ...base, type: 'ReviseTensionContext', currentContext: `${state.currentContext ?? ''} ` },
+    AssignTensionLead: { ...base, type: 'AssignTensionLead', leadUserId: state.leadUserId === null ? state.id : null, leadName: null },
+    ReassignTension: { ...base, type: 'ReassignTension', actorId: state.id, actorName: '', previousActorName: '' },
+    ResolveTension: { ...base, type: 'ResolveTension' },
+    DropTension: { ...base, type: 'DropTension' },
+    ReopenTension: { ...base, type: 'ReopenTension' },
+    ReviveTension: { ...base, type: 'ReviveTension' },
+    DiscardTension: { ...base, type: 'DiscardTension' },
+  };
+  return (Object.values(probes) as TensionCommand[]).filter((c) => isAppend(decide(c, state))).map((c) => COMMAND_VERB[c.type]);
 }

@@ -87,20 +87,26 @@ export type TensionEvent =
 
 export type TensionEventType = TensionEvent['type'];
 
-export const TENSION_EVENT_TYPES: readonly TensionEventType[] = [
-  'TensionSensed',
-  'TensionRenamed',
-  'TensionRescored',
-  'TensionContextRevised',
-  'TensionLeadAssigned',
-  'TensionLeadUnassigned',
-  'TensionReassigned',
-  'TensionResolved',
-  'TensionDropped',
-  'TensionReopened',
-  'TensionRevived',
-  'TensionDiscarded',
-];
+/**
+ * Every event type once, in SPEC §3's order. Keyed by the union, so an event type added to `TensionEvent`
+ * and forgotten here (or a name here that is no event's) fails to compile.
+ */
+const EVENT_TYPES: Record<TensionEventType, true> = {
+  TensionSensed: true,
+  TensionRenamed: true,
+  TensionRescored: true,
+  TensionContextRevised: true,
+  TensionLeadAssigned: true,
+  TensionLeadUnassigned: true,
+  TensionReassigned: true,
+  TensionResolved: true,
+  TensionDropped: true,
+  TensionReopened: true,
+  TensionRevived: true,
+  TensionDiscarded: true,
+};
+
+export const TENSION_EVENT_TYPES = Object.keys(EVENT_TYPES) as readonly TensionEventType[];
 
 /** An event as recorded in its stream: the version it got and when it happened. */
 export type RecordedTensionEvent = TensionEvent & { version: number; occurredAt: Date };

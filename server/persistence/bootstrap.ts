@@ -3,6 +3,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { generatePassword, hashPassword } from '../auth/password.js';
 import { insertAuditEntry } from './audit.js';
+import type { AuditAction } from '../application/audit/audit.js';
 
 export interface BootstrapResult {
   adminCreated: boolean;
@@ -15,13 +16,20 @@ const BOOTSTRAP_LOCK = 7_301_001;
 
 export async function bootstrap(
   orm: MikroORM,
-  opts: { adminEmail?: string; adminPassword?: string; newId: () => string; clock: () => Date },
+  opts: {
+    adminEmail?: string;
+    adminPassword?: string;
+    /** instead of `adminPassword`: its hash (`hashPassword`), made once for many bootstraps (the test suite's) */
+    adminPasswordHash?: string;
+    newId: () => string;
+    clock: () => Date;
+  },
 ): Promise<BootstrapResult> {
   const em = orm.em.fork();
   const [{ n }] = await em.execute('select count(*)::int as n from users');
-  const generatedPassword = n === 0 && !opts.adminPassword ? generatePassword() : undefined;
+  const generatedPassword = n === 0 && !opts.adminPassword && !opts.adminPasswordHash ? generatePassword() : undefined;
   // Hash before the transaction: never hold one across slow work.
-  const hash = n === 0 ? await hashPassword(opts.adminPassword ?? generatedPassword!) : undefined;
+  const hash = n === 0 ? (opts.adminPasswordHash ?? (await hashPassword(opts.adminPassword ?? generatedPassword!))) : undefined;
   const email = (opts.adminEmail ?? 'admin@example.com').toLowerCase();
   const now = opts.clock();
 
@@ -45,7 +53,7 @@ export async function bootstrap(
     await insertAuditEntry(tx, {
       id: opts.newId(),
       at: now,
-      action: 'user.created',
+      action: 'user.created' satisfies AuditAction, // one of the listed actions (each has its i18n: test/unit/i18n.unit.test.ts)
       by: { kind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null, via: 'cli' },
       target: { type: 'user', id: userId, label: email },
       changes: { type: { from: null, to: 'human' }, email: { from: null, to: email }, name: { from: null, to: 'Administrator' }, roleIds: { from: null, to: role ? [role.id] : [] } },

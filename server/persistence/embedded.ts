@@ -25,7 +25,8 @@ const { parentPort, workerData } = require('node:worker_threads');
   try {
     const { PGlite } = await import(workerData.pgliteUrl);
     const { PGLiteSocketServer } = await import(workerData.socketUrl);
-    const db = await PGlite.create(workerData.pgdata ?? undefined, { startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams] });
+    const loadDataDir = workerData.loadDataDir ? new Blob([require('node:fs').readFileSync(workerData.loadDataDir)]) : undefined;
+    const db = await PGlite.create(workerData.pgdata ?? undefined, { loadDataDir, startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams] });
     const server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
     await server.start();
     parentPort.on('message', async (message) => {
@@ -167,8 +168,13 @@ async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
 
 const hasSocket = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).length > 0;
 
-/** `dataDir` undefined keeps everything in memory (tests). */
-export async function startEmbedded(opts: { dataDir?: string; maxConnections: number }): Promise<EmbeddedDatabase> {
+/**
+ * `dataDir` undefined keeps everything in memory (tests). `loadDataDir`, in memory only: the path of a
+ * tarball of a data folder (PGlite's `dumpDataDir('none')`) to start from instead of a new, empty one (initdb),
+ * so the test suite starts every file from one migrated copy.
+ */
+export async function startEmbedded(opts: { dataDir?: string; maxConnections: number; loadDataDir?: string }): Promise<EmbeddedDatabase> {
+  if (opts.dataDir && opts.loadDataDir) throw new Error('loadDataDir starts an in-memory database: not with dataDir');
   const pgliteUrl = import.meta.resolve('@electric-sql/pglite');
   if (opts.dataDir) {
     await mkdir(opts.dataDir, { recursive: true });
@@ -184,6 +190,7 @@ export async function startEmbedded(opts: { dataDir?: string; maxConnections: nu
       memoryParams: MEMORY_PARAMS,
       socketUrl: import.meta.resolve('@electric-sql/pglite-socket'),
       pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
+      loadDataDir: opts.loadDataDir ?? null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),
       maxConnections: opts.maxConnections,
     },

@@ -11,8 +11,10 @@ import { createMetrics } from '../../server/metrics.js';
 import { closeFeedHub } from '../../server/application/events/feed-hub.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { serveClientErrors } from '../../server/http/client-error.js';
+import { inject } from 'vitest';
+import { ADMIN } from './admin.js';
 
-export const ADMIN = { email: 'admin@test.example', password: 'admin-password-123' };
+export { ADMIN };
 
 export interface TestApp {
   url: string;
@@ -39,7 +41,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, deps: Partia
     metrics: createMetrics(db.orm),
     ...deps,
   };
-  await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPassword: ADMIN.password, newId: randomUUID, clock: fullDeps.clock });
+  // The hash global-setup.ts made of ADMIN.password (same argon2 parameters as production), not one per file.
+  await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPasswordHash: inject('adminPasswordHash'), newId: randomUUID, clock: fullDeps.clock });
   const app = buildApp(fullDeps, appOptions);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

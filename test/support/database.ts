@@ -1,8 +1,11 @@
 // A fresh database per test file: a new PostgreSQL database when DATABASE_URL is set, else an
-// in-memory embedded one. Files therefore never see each other's data.
+// in-memory embedded one. Files therefore never see each other's data. Both start as a copy of the
+// migrated template global-setup.ts made for the run (when there is one), so a file does not migrate.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { migrate, openDatabase, type Database, type DatabaseTimeouts } from '../../server/persistence/database.js';
+import { startEmbedded } from '../../server/persistence/embedded.js';
 
 export interface TestDatabase extends Database {
   /** the URL of the fresh PostgreSQL database, when on PostgreSQL */
@@ -24,10 +27,10 @@ export async function queryOnce(sql: string, url = process.env.DATABASE_URL): Pr
 
 const adminQuery = (sql: string) => queryOnce(sql);
 
-/** A new database beside DATABASE_URL's: its name and URL. */
-async function newPostgresDatabase(prefix: string): Promise<{ name: string; url: string }> {
+/** A new database beside DATABASE_URL's (a copy of `template`, when named): its name and URL. */
+async function newPostgresDatabase(prefix: string, template?: string | null): Promise<{ name: string; url: string }> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database "${name}"`);
+  await adminQuery(template ? `create database "${name}" template "${template}"` : `create database "${name}"`);
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
   return { name, url: url.toString() };
@@ -48,12 +51,14 @@ export async function createTestDatabase(
 ): Promise<TestDatabase> {
   const poolMax = opts.poolMax ?? 10;
   const limits = { timeouts: opts.timeouts, acquireTimeoutMs: opts.acquireTimeoutMs };
+  // Without a template (none made, or made before a migration was added), `migrate` does the work; with one, it finds nothing pending.
   if (!onPostgres) {
-    const db = await openDatabase({ poolMax, ...limits });
+    const loadDataDir = inject('embeddedTemplate') ?? undefined;
+    const db = await openDatabase({ poolMax, ...limits, embedded: startEmbedded({ maxConnections: poolMax + 2, loadDataDir }) });
     await migrate(db.orm);
     return db;
   }
-  const { name, url } = await newPostgresDatabase('t');
+  const { name, url } = await newPostgresDatabase(`t_${inject('runId')}`, inject('postgresTemplate'));
   const db = await openDatabase({ databaseUrl: url, poolMax, preparedStatements: opts.preparedStatements, ...limits });
   await migrate(db.orm);
   return {
@@ -61,7 +66,9 @@ export async function createTestDatabase(
     url,
     async close() {
       await db.close();
-      await adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+      // Not waited for: a drop waits for a checkpoint, up to seconds on a busy server. What the file's process
+      // does not finish, global-setup.ts's teardown drops by the run's prefix.
+      void adminQuery(`drop database if exists "${name}" with (force)`).catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,8 @@
 // Helpers for the event feed tests: follow the feed through REST pages, or through an SSE stream.
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
+import { feedHub } from '../../server/application/events/feed-hub.js';
+import type { FeedFilter } from '../../server/persistence/event-store.js';
 
 export interface FeedEventJson {
   position: number;
@@ -22,6 +24,24 @@ export async function feedPage(app: TestApp, key: string, query: Record<string, 
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(200);
   return body;
+}
+
+/**
+ * Resolves once `request` (a long poll) waits in the app's feed hub: a live follower there with `filter`
+ * (no types and no stream by default), or has answered already (it found events at once and never waited).
+ * What tests used to sleep 200–300 ms for.
+ */
+export async function untilWaiting(app: TestApp, request: Promise<unknown>, filter: { types?: string[]; streamId?: string } = {}, timeoutMs = 30_000): Promise<void> {
+  let answered = false;
+  request.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
+  const same = (f: FeedFilter) => (f.streamId ?? null) === (filter.streamId ?? null) && (f.types ?? []).join() === (filter.types ?? []).join();
+  const waiting = () => feedHub(app.deps).followersNow().some((f) => f.live && same(f.filter));
+  for (const deadline = Date.now() + timeoutMs; !answered && !waiting(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > deadline) throw new Error(`the long poll did not wait in the feed hub within ${timeoutMs} ms`);
+  }
 }
 
 /** Every stream's versions, in the order received, must be 1, 2, 3… with no gap, repeat or reordering. */

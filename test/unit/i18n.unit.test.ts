@@ -1,29 +1,53 @@
 // The admin web app's catalogues: the same keys in every language, the same {params} per key,
-// and every SPEC §4 history summaryKey translated with the params the server sends.
+// and every SPEC §4 history summaryKey (of every event type) translated with the params the server sends.
 import { describe, expect, it } from 'vitest';
 import { en } from '../../admin-web/src/i18n/en.js';
 import { de } from '../../admin-web/src/i18n/de.js';
 import { catalogues, interpolate, translateSummary } from '../../admin-web/src/i18n/translate.js';
 import { fieldErrorText, fieldLabel } from '../../admin-web/src/lib/refusals.js';
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../server/application/audit/audit.js';
+import { summarize } from '../../server/domain/tension.history.js';
+import type { TensionEvent, TensionEventType } from '../../server/domain/tension.types.js';
 
-const SUMMARY_KEYS: Record<string, Record<string, unknown>> = {
-  'history.sensed': { name: 'Ask for a quote' },
-  'history.renamed': { from: 'Old name', to: 'New name' },
-  'history.rescored.raised': { from: 5, to: 8 },
-  'history.rescored.lowered': { from: 8, to: 5 },
-  'history.contextRevised.current': {},
-  'history.contextRevised.future': {},
-  'history.contextRevised.both': {},
-  'history.leadAssigned': { leadUserId: '7b0c…', leadName: 'Alice' },
-  'history.leadUnassigned': {},
-  'history.reassigned': { fromActorId: 'a', fromActorName: 'Org A', toActorId: 'b', toActorName: 'Org B' },
-  'history.resolved': {},
-  'history.dropped': {},
-  'history.reopened': {},
-  'history.revived': {},
-  'history.discarded': {},
+/**
+ * Events of every type, one for each summary it can read as. Keyed by the type, so an event type added to
+ * the domain without one here fails to compile; the keys and params below are the server's own (`summarize`).
+ */
+const SAMPLE_EVENTS: { [K in TensionEventType]: Extract<TensionEvent, { type: K }>[] } = {
+  TensionSensed: [
+    {
+      type: 'TensionSensed',
+      data: { id: 't1', name: 'Ask for a quote', currentContext: null, potentialFuture: null, score: 5, state: 'alive', actorId: 'a', actorName: 'Org A', leadUserId: null, leadName: null },
+    },
+  ],
+  TensionRenamed: [{ type: 'TensionRenamed', data: { name: 'New name', previousName: 'Old name' } }],
+  TensionRescored: [
+    { type: 'TensionRescored', data: { score: 8, previousScore: 5 } },
+    { type: 'TensionRescored', data: { score: 5, previousScore: 8 } },
+  ],
+  TensionContextRevised: [
+    { type: 'TensionContextRevised', data: { currentContext: 'now', previousCurrentContext: null } },
+    { type: 'TensionContextRevised', data: { potentialFuture: 'later', previousPotentialFuture: null } },
+    { type: 'TensionContextRevised', data: { currentContext: 'now', previousCurrentContext: null, potentialFuture: 'later', previousPotentialFuture: null } },
+  ],
+  TensionLeadAssigned: [{ type: 'TensionLeadAssigned', data: { leadUserId: '7b0c…', leadName: 'Alice', previousLeadUserId: null } }],
+  TensionLeadUnassigned: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: '7b0c…' } }],
+  TensionReassigned: [{ type: 'TensionReassigned', data: { actorId: 'b', actorName: 'Org B', previousActorId: 'a', previousActorName: 'Org A' } }],
+  TensionResolved: [{ type: 'TensionResolved', data: {} }],
+  TensionDropped: [{ type: 'TensionDropped', data: {} }],
+  TensionReopened: [{ type: 'TensionReopened', data: {} }],
+  TensionRevived: [{ type: 'TensionRevived', data: {} }],
+  TensionDiscarded: [{ type: 'TensionDiscarded', data: {} }],
 };
+
+/** Every SPEC §4 summaryKey the server sends, with the params it sends along. */
+const SUMMARY_KEYS: Record<string, Record<string, unknown>> = Object.fromEntries(
+  Object.values(SAMPLE_EVENTS)
+    .flat()
+    .map((event) => summarize(event))
+    .map((s) => [s.summaryKey, s.summaryParams]),
+);
+
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 

@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'react';
 import { useClient, useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
-import type { TensionFieldsFragment } from '../gql/graphql.js';
+import type { TensionCommand, TensionFieldsFragment } from '../gql/graphql.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
 import { Link, useRouter } from '../lib/router.js';
@@ -160,8 +160,15 @@ function TensionFacts({ tension }: { tension: Tension }) {
   );
 }
 
-const LIFECYCLE = ['resolve', 'drop', 'reopen', 'revive'] as const;
-const EDITS: EditKind[] = ['rename', 'rescore', 'revise', 'lead', 'reassign'];
+/**
+ * The commands the server may allow, by where their button is: an edit (a dialog), discard (confirmed
+ * apart), or a lifecycle move (everything else the schema's TensionCommand names but sense, which never
+ * applies to an existing tension). A command the schema gains is a lifecycle move until placed otherwise,
+ * and `lifecycle` below fails to compile without it.
+ */
+type LifecycleVerb = Exclude<TensionCommand, EditKind | 'discard' | 'sense'>;
+/** The edits in toolbar order; every EditKind once (`satisfies`: one left out fails to compile). */
+const EDITS = Object.keys({ rename: 1, rescore: 1, revise: 1, lead: 1, reassign: 1 } satisfies Record<EditKind, 1>) as EditKind[];
 
 /** `track`: sends a command so the page knows its answer's event as its own (see useOwnChanges). */
 type Track = <T extends Applied>(send: () => Promise<T>) => Promise<T>;
@@ -192,7 +199,7 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
       onApplied(result);
     }
   };
-  const lifecycle = useMemo(
+  const lifecycle: Record<LifecycleVerb, () => Promise<void>> = useMemo(
     () => ({
       resolve: async () => done(await track(async () => { const r = await resolve(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.resolveTension }; })),
       drop: async () => done(await track(async () => { const r = await drop(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.dropTension }; })),
@@ -227,7 +234,7 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
               ))}
             </div>
             <div className="toolbar-group">
-              {LIFECYCLE.filter((k) => allowed.has(k)).map((k) => (
+              {(Object.keys(lifecycle) as LifecycleVerb[]).filter((k) => allowed.has(k)).map((k) => (
                 <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
                   {t(`tension.cmd.${k}`)}
                 </Button>

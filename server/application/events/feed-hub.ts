@@ -100,6 +100,11 @@ export class FeedHub {
     return this.followers.size;
   }
 
+  /** Each follower's filter right now, and whether it is live (caught up, waiting for the fan-out): what tests wait on. */
+  followersNow(): { filter: FeedFilter; live: boolean }[] {
+    return [...this.followers].map((f) => ({ filter: f.filter, live: f.live }));
+  }
+
   follow(opts: FollowOptions): Following {
     const f: Follower = { ...opts, cursor: opts.after, live: false, stopped: false };
     if (this.closed) {

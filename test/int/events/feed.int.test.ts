@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
 import { newActor, newTension } from '../../support/tensions.js';
-import { expectEachStreamInOrder, feedPage, type FeedEventJson } from '../../support/feed.js';
+import { expectEachStreamInOrder, feedPage, untilWaiting, type FeedEventJson } from '../../support/feed.js';
 import { encodeCursor } from '../../../server/application/paging.js';
 
 let app: TestApp;
@@ -134,7 +134,7 @@ describe('GET /events', () => {
     const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
     const polling = feedPage(app, reader.key, { after: now, wait: 30 });
     // the poll is parked in the hub (not a query loop) before the write
-    await new Promise((r) => setTimeout(r, 300));
+    await untilWaiting(app, polling);
     const t = await newTension(c, { name: 'Wakes the poll', actorId });
     let page = await polling;
     // (on a busy cluster an older commit may become visible first: keep following until ours arrives)
@@ -150,7 +150,7 @@ describe('GET /events', () => {
     const t = await newTension(c, { name: 'Filtered poll', actorId });
     const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
     const polling = feedPage(app, reader.key, { after: now, wait: 30, types: 'TensionResolved' });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilWaiting(app, polling, { types: ['TensionResolved'] });
     await c.post(`/tensions/${t.id}/rename`, { name: 'Not this one' });
     await c.post(`/tensions/${t.id}/resolve`);
     expect((await polling).data.filter((e) => e.streamId === t.id).map((e) => e.type)).toEqual(['TensionResolved']);
@@ -210,7 +210,7 @@ describe('GET /events', () => {
       expect(blocked.data.filter((e) => later.includes(e.streamId))).toEqual([]);
       // a long poll from there wakes only once the held one commits, and sees it first
       const polling = feedPage(app, reader.key, { after: blocked.nextCursor, wait: 30 });
-      await new Promise((r) => setTimeout(r, 300));
+      await untilWaiting(app, polling);
       await held.query('commit');
       const woken = await polling;
       const seen = woken.data;
@@ -334,7 +334,7 @@ describe('wake-ups stay off the write path', () => {
     expect(notifying).toEqual([]);
     const now = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
     const polling = feedPage(app, reader.key, { after: now, wait: 30 });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilWaiting(app, polling);
     const t = await newTension(c, { name: 'Announced after commit', actorId });
     let page = await polling;
     for (let i = 0; i < 5 && !page.data.some((e) => e.streamId === t.id); i++) page = await feedPage(app, reader.key, { after: page.nextCursor, wait: 30 });

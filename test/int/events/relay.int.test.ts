@@ -61,6 +61,12 @@ function expectPublishedExactlyOnce(messages: StoredMessage[], events: { id: str
   }
 }
 
+/** The relay's failed rounds so far, as /metrics counts them. */
+const publishFailures = async (name: string) => {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  return Number(new RegExp(`^market_feed_relay_publish_failures_total\\{relay="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+};
+
 const checkpointCaughtUp = async (name: string) => {
   const [row] = await app.em().execute(
     `select count(e.position)::int as behind from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position) where r.name = ? group by r.name`,
@@ -100,10 +106,11 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
     // A stream made by the operator beforehand, full after `limit` messages: JetStream refuses the rest (no ack).
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`], max_msgs: limit, discard: DiscardPolicy.New });
-    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4 });
+    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4, metrics: app.deps.metrics });
     try {
       await waitFor('the stream full', async () => (await streamMessages(nc, stream)).length === limit);
-      await new Promise((r) => setTimeout(r, 2_500)); // a few refused rounds
+      // a few refused rounds: the relay came back after the first refusal and was refused again
+      await waitFor('a second refused round', async () => (await publishFailures(relayName(stream))) >= 2);
       const stored = new Set((await streamMessages(nc, stream)).map((m) => m.body.id));
       const [cp] = await app.em().execute<{ transaction_id: string; position: string }[]>(
         'select transaction_id::text, position::text from feed_relays where name = ?',
@@ -166,8 +173,9 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
     try {
       const firstHolder = await waitFor('a lease holder', holder);
       await waitFor('caught up', () => checkpointCaughtUp(relayName(stream)));
-      // only one holds it, and it keeps it while alive
-      await new Promise((r) => setTimeout(r, 2_500));
+      // only one holds it, and it keeps it while alive: past the end of the lease it held when first seen, still the holder
+      const [{ until }] = await app.em().execute(`select lease_until::text as until from feed_relays where name = ?`, [relayName(stream)]);
+      await waitFor('past the first lease', async () => (await app.em().execute(`select clock_timestamp() > ?::timestamptz as past`, [until]))[0].past as boolean);
       expect(await holder()).toBe(firstHolder);
       const pid = Number(firstHolder.split(':')[1]);
       const active = relays.find((p) => p.pid === pid)!;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, systemCtx, unwrap, type SeededUser } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
-import { feedPage, openSse, type SseConnection } from '../../support/feed.js';
+import { feedPage, openSse, untilWaiting, type SseConnection } from '../../support/feed.js';
 import { provisionApiKey } from '../../../server/application/users/api-keys.js';
 import { feedHub } from '../../../server/application/events/feed-hub.js';
 import { MAX_STREAMS_PER_USER } from '../../../server/application/events/stream-guard.js';
@@ -225,7 +225,7 @@ describe('no listener left behind on a keep-alive connection (issue 29, 30)', ()
         // half time out, half are woken by a commit
         const poll = get(`/api/v1/events?after=now&wait=1&types=TensionSensed`);
         if (i % 2) {
-          await new Promise((r) => setTimeout(r, 100));
+          await untilWaiting(app, poll, { types: ['TensionSensed'] });
           await newTension(writer, { name: `Wake ${i}`, actorId });
         }
         expect(await poll).toBe(200);

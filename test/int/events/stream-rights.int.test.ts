@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, systemCtx, unwrap } from '../../support/clients.js';
 import { seedHuman } from '../../support/sessions.js';
 import { newActor, newTension } from '../../support/tensions.js';
-import { feedPage, openSse, type FeedEventJson, type SseConnection } from '../../support/feed.js';
+import { feedPage, openSse, untilWaiting, type FeedEventJson, type SseConnection } from '../../support/feed.js';
 import { updateRole } from '../../../server/application/roles/roles.js';
 import { deactivateUser } from '../../../server/application/users/users.js';
 import { provisionApiKey, revokeUserApiKey } from '../../../server/application/users/api-keys.js';
@@ -130,8 +130,8 @@ async function open(face: Face, h: Holder, streamId: string, after: string): Pro
     return res.status === 200 ? null : (body!.code ?? `status ${res.status}`);
   });
   ended.catch(() => undefined);
-  // (the poll is waiting once the hub follows it; a moment is enough, and the test does not depend on it)
-  await new Promise((r) => setTimeout(r, 300));
+  // (the poll is waiting once the hub follows it; the test does not depend on it)
+  await untilWaiting(app, ended, { streamId });
   return { seen: () => (body?.data ?? []).map((e) => ({ streamId: e.streamId, version: e.version })), ended, close: () => abort.abort() };
 }
 
@@ -179,7 +179,7 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
       expect(code).toBe(expectedCode(what));
       // and after the end, another
       expect((await c().post(`/tensions/${t.id}/rescore`, { score: 4 })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 300));
+      // (no pause needed: `ended` resolved once the stream's last byte was read, so what it delivered is final)
       const versions = s.seen().filter((e) => e.streamId === t.id).map((e) => e.version);
       expect(versions.filter((v) => v >= 3), `delivered after "${what}"`).toEqual([]);
     } finally {

@@ -110,8 +110,12 @@ describe('GET /events/stream', () => {
         // cut the connection after a few events (a network drop), keep what arrived, reconnect
         const before = received.length;
         await s.until((m) => eventsOf(m).length >= 15 || !writing, 'some events', 60_000).catch(() => undefined);
-        // once writing stopped, give the stream a moment to deliver what is still due
-        if (!writing) await new Promise((r) => setTimeout(r, 300));
+        // once writing stopped, give the stream a moment to deliver what is still due (no longer than it takes)
+        if (!writing) {
+          const [{ n: due }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+          const had = received.filter((e) => ids.includes(e.streamId)).length;
+          await s.until((m) => had + eventsOf(m).filter((e) => ids.includes(e.streamId)).length >= due, 'what is still due', 300).catch(() => undefined);
+        }
         s.close();
         await s.ended;
         for (const m of s.messages) {
