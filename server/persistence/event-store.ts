@@ -1,6 +1,7 @@
 // The event store: streams of events in `domain_events`, appended with optimistic concurrency.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { VersionConflictError } from '../domain/errors.js';
+import { upcastTensionEvent } from '../domain/tension.upcast.js';
 import { prepared } from './statements.js';
 
 export interface StreamRef {
@@ -57,6 +58,15 @@ interface EventRow {
   occurred_at: Date | string;
 }
 
+/**
+ * An event's data in the shape readers of today expect (tension.upcast.ts): every read below goes through
+ * here, so a fold, the history, the feed, the relay and the as-of reads never see an old shape, and
+ * `schemaVersion` says the shape served. Only the export reads rows as they were written.
+ */
+function upcast(streamType: string, type: string, schemaVersion: number, data: Record<string, unknown>) {
+  return streamType === 'tension' ? upcastTensionEvent(type, schemaVersion, data) : { schemaVersion, data };
+}
+
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     position: Number(row.position),
@@ -65,8 +75,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     streamId: row.stream_id,
     version: row.version,
     type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
+    ...upcast(row.stream_type, row.type, row.schema_version, row.data),
     metadata: row.metadata,
     occurredAt: new Date(row.occurred_at),
   };
@@ -228,6 +237,15 @@ export async function streamExists(em: EntityManager, stream: StreamRef): Promis
   return row !== undefined;
 }
 
+/** The last version of the stream recorded at or before `at` (0: none yet then). */
+export async function streamVersionAt(em: EntityManager, stream: StreamRef, at: Date): Promise<number> {
+  const [row] = await em.execute<{ v: number }[]>(
+    'select coalesce(max(version), 0)::int as v from domain_events where stream_type = ? and stream_id = ? and occurred_at <= ?::timestamptz',
+    [stream.type, stream.id, at.toISOString()],
+  );
+  return row.v;
+}
+
 export async function readStream(em: EntityManager, stream: StreamRef, opts: ReadStreamOptions = {}): Promise<StoredEvent[]> {
   const backward = opts.direction === 'backward';
   const rows: EventRow[] = await em.execute(
@@ -255,13 +273,20 @@ export async function readStreamsInOrder(
   after: { streamId: string; version: number },
   limit: number,
 ): Promise<ReplayedEvent[]> {
-  const rows: { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string }[] = await em.execute(
-    `select stream_id, version, type, data, occurred_at from domain_events
-     where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
-     order by stream_id, version limit ?`,
-    [streamType, after.streamId, after.version, limit],
-  );
-  return rows.map((r) => ({ streamId: r.stream_id, version: r.version, type: r.type, data: r.data, occurredAt: new Date(r.occurred_at) }));
+  const rows: { stream_id: string; version: number; type: string; schema_version: number; data: Record<string, unknown>; occurred_at: Date | string }[] =
+    await em.execute(
+      `select stream_id, version, type, schema_version, data, occurred_at from domain_events
+       where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
+       order by stream_id, version limit ?`,
+      [streamType, after.streamId, after.version, limit],
+    );
+  return rows.map((r) => ({
+    streamId: r.stream_id,
+    version: r.version,
+    type: r.type,
+    data: upcast(streamType, r.type, r.schema_version, r.data).data,
+    occurredAt: new Date(r.occurred_at),
+  }));
 }
 
 /** Of the streams given with the last version a reader has of each, those with an event after it (one index probe each). */
