@@ -33,7 +33,11 @@ export function evolvePast(past: PastTension, event: RecordedTensionEvent): Past
 
 export const NOT_YET: PastTension = { state: null };
 
-/** Folds recorded events, oldest first. */
+/**
+ * Folds a stream's recorded events, oldest first: the one fold of a whole stream (reads of the past, and
+ * the tests that hold the projection to it). Commands never fold: they decide on the projection row, the
+ * fold's snapshot at the head (server/persistence/event-store.ts says why).
+ */
 export function foldPast(events: RecordedTensionEvent[]): PastTension {
   return events.reduce(evolvePast, NOT_YET);
 }

@@ -1,7 +1,8 @@
 // Given events → when command → then events / no-op / refusal, for every command in every state.
 import { describe, expect, it } from 'vitest';
 import { allowedCommands, decide, isAppend } from '../../server/domain/tension.decide.js';
-import { evolve, fold } from '../../server/domain/tension.evolve.js';
+import { evolve } from '../../server/domain/tension.evolve.js';
+import { foldPast } from '../../server/domain/tension.past.js';
 import { summarize } from '../../server/domain/tension.history.js';
 import type { RecordedTensionEvent, TensionCommand, TensionEvent, TensionState, TensionStatus } from '../../server/domain/tension.types.js';
 
@@ -18,7 +19,7 @@ const sensed: TensionEvent = {
 };
 
 function given(...events: TensionEvent[]): TensionState | null {
-  return fold(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 })));
+  return foldPast(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 }))).state;
 }
 
 const inState: Record<TensionStatus | 'discarded' | 'unsensed', () => TensionState | null> = {
@@ -185,7 +186,7 @@ describe('property: folding what decide produced gives the state decide assumed'
         }
       }
       // the fold of the whole stream equals the state reached step by step
-      expect(fold(history)).toEqual(state);
+      expect(foldPast(history).state).toEqual(state);
     });
   }
 });

@@ -3,7 +3,7 @@
 // never worked out a second way.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, type Result } from '../../domain/errors.js';
-import { evolvePast, NOT_YET, type PastTension } from '../../domain/tension.past.js';
+import { evolvePast, foldPast, NOT_YET, type PastTension } from '../../domain/tension.past.js';
 import type { RecordedTensionEvent } from '../../domain/tension.types.js';
 import { readStream, streamHeadVersion, streamVersionAt, type StoredEvent } from '../../persistence/event-store.js';
 import { loadParties } from '../../persistence/tension-parties.js';
@@ -63,7 +63,7 @@ export async function readTensionAsOf(deps: Deps, id: string, at: { asOfVersion?
   const events = await eventsUpTo(em, id, version);
   if (events.length === 0) return notFound(id);
   if (events.length < version) return refuse('not_found', `Tension ${id} has no version ${version} (its current version is ${events.length}).`);
-  const past = events.map(recorded).reduce(evolvePast, NOT_YET);
+  const past = foldPast(events.map(recorded));
   if (!past.state) return gone(id, version);
   return ok(await pastView(em, past, events[events.length - 1]));
 }
