@@ -41,7 +41,11 @@ builder.queryFields((t) => ({
     type: TensionChangesType,
     description: 'Every field whose value differs between versions `from` and `to` of a tension (to: by default the current version), with its value at each.',
     authScopes: { operation: 'tensions.changes' },
-    args: { id: t.arg.id({ required: true }), from: t.arg.int({ required: true }), to: t.arg.int() },
+    args: {
+      id: t.arg.id({ required: true }),
+      from: t.arg.int({ required: true, description: 'The version to compare from (1 = as sensed).' }),
+      to: t.arg.int({ description: 'The version to compare to, at least from; by default the current version (of a discarded tension: the last before its discard).' }),
+    },
     resolve: async (_root, { id, ...versions }, context) =>
       unwrap(await getTensionChanges(context.deps, gqlCtx(context), String(id), withoutNulls(versions))),
   }),

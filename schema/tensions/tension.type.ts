@@ -46,8 +46,8 @@ const TensionLeadType = builder.objectRef<Party>('TensionLead').implement({
 const TensionAsOfType = builder.objectRef<{ version: number; occurredAt: string }>('TensionAsOf').implement({
   description: 'The point of its stream a read of the past shows: the version and when it was recorded.',
   fields: (t) => ({
-    version: t.exposeInt('version'),
-    occurredAt: t.field({ type: 'DateTime', resolve: (x) => x.occurredAt }),
+    version: t.exposeInt('version', { description: 'The version read.' }),
+    occurredAt: t.field({ type: 'DateTime', description: 'When that version was recorded.', resolve: (x) => x.occurredAt }),
   }),
 });
 
@@ -150,8 +150,12 @@ const TensionFieldChangeType = builder.objectRef<TensionChanges['changes'][numbe
 export const TensionChangesType = builder.objectRef<TensionChanges>('TensionChanges').implement({
   description: 'What changed in a tension between two versions (SPEC §15).',
   fields: (t) => ({
-    from: t.exposeInt('from'),
-    to: t.exposeInt('to'),
-    changes: t.field({ type: [TensionFieldChangeType], resolve: (x) => x.changes }),
+    from: t.exposeInt('from', { description: 'The version compared from.' }),
+    to: t.exposeInt('to', { description: 'The version compared to.' }),
+    changes: t.field({
+      type: [TensionFieldChangeType],
+      description: 'Every field whose value differs between the two versions, in the order of the read shape; a field changed and changed back is not listed.',
+      resolve: (x) => x.changes,
+    }),
   }),
 });
