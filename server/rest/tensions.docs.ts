@@ -32,7 +32,7 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
   },
   {
     method: 'get', path: '/tensions/:id', summary: 'Get a tension, now or as it was', tag: 'tensions', operation: 'tensions.get', pathParams: TENSION_ID,
-    query: asOfQuery as RouteDoc['query'], response: tensionReadOutput, status: 200,
+    query: asOfQuery, response: tensionReadOutput, status: 200,
     description:
       'One tension as it is now. Its `version` is what to send as `expectedVersion` with the next command. ' +
       'With `asOfVersion` or `asOf` (not both), the tension as it was then, folded from its stream, with `asOf: {version, occurredAt}`; ' +
@@ -42,7 +42,7 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get', path: '/tensions/:id/changes', summary: 'What changed between two versions', tag: 'tensions', operation: 'tensions.changes', operationId: 'getTensionChanges',
     pathParams: { id: 'The tension id (a UUID); a discarded tension can be compared up to the version before its discard.' },
-    query: changesQuery as RouteDoc['query'], response: tensionChangesOutput, status: 200,
+    query: changesQuery, response: tensionChangesOutput, status: 200,
     description:
       'Every field (name, currentContext, potentialFuture, score, state, actor, lead) whose value differs between version `from` and version `to`, ' +
       'with its value at each; a field changed and changed back is not listed. 404 not_found when the tension did not exist at one of them.',
