@@ -16,7 +16,9 @@ export type Target =
   | { kind: 'rescore-rest'; ids: string[]; scores: Map<string, number> }
   | { kind: 'rescore-graphql'; ids: string[]; scores: Map<string, number> }
   | { kind: 'get'; ids: string[] }
-  | { kind: 'history'; ids: string[] };
+  | { kind: 'history'; ids: string[] }
+  /** GET /tensions/:id?asOfVersion=N: the stream folded up to version N (SPEC §15) */
+  | { kind: 'as-of'; ids: string[]; version: number };
 
 const RESCORE_GQL = `mutation($id: ID!, $input: RescoreTensionInput!) { rescoreTension(id: $id, input: $input) {
   tension { id name score state version updatedAt actor { id name } } event { version type summary summaryKey } } }`;
@@ -37,6 +39,8 @@ function requestFor(target: Target, mine: string[]) {
       return { method: 'GET' as const, path: `/api/v1/tensions/${id}` };
     case 'history':
       return { method: 'GET' as const, path: `/api/v1/tensions/${id}/history?limit=20` };
+    case 'as-of':
+      return { method: 'GET' as const, path: `/api/v1/tensions/${id}?asOfVersion=${target.version}` };
   }
 }
 

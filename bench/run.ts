@@ -54,6 +54,8 @@ interface Round {
   long8?: HttpResult;
   fresh8?: HttpResult;
   history?: HttpResult;
+  /** as-of read of the long streams' last version (a fold of the whole stream) */
+  asOf?: HttpResult;
   get?: HttpResult;
   keyed8?: HttpResult;
   unverified8?: HttpResult;
@@ -241,8 +243,9 @@ async function main() {
         round.fresh8 = await rescore(svc.url, 'rescore-rest', freshIds(sizes, r), sizes.longStreams);
         round.history = await load(svc.url, agent.key, { kind: 'history', ids: long }, 8, T);
         round.get = await load(svc.url, agent.key, { kind: 'get', ids: long }, 8, T);
+        round.asOf = await load(svc.url, agent.key, { kind: 'as-of', ids: long, version: sizes.longEvents }, 8, T);
         log(`round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +
-          `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms`);
+          `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms, as-of p99 ${round.asOf.p99} ms`);
       }
       if (want('auth')) {
         round.keyed8 = await rescore(svc.url, 'rescore-rest', pool, 8);
@@ -370,6 +373,9 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     http.push(...hist, ...get);
     f.push(ratioFigure('history page p99 vs GET /tensions/:id p99', hist.map((x) => x.p99), get.map((x) => x.p99), ' ms', '<=', 2));
     f.push({ name: '  history / GET req/s', value: `${fmt(median(hist.map((x) => x.rps)))} / ${fmt(median(get.map((x) => x.rps)))}` });
+    const asOf = pick((r) => r.asOf);
+    http.push(...asOf);
+    f.push(ratioFigure(`as-of read of version ${sizes.longEvents} p99 vs history page p99`, asOf.map((x) => x.p99), hist.map((x) => x.p99), ' ms', '<=', 3));
   }
   if (rounds[0]?.rebuild) {
     const cli = pick((r) => r.rebuild);

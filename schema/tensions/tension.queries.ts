@@ -4,8 +4,8 @@ import { TensionSortEnum, TensionStateEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { withoutNulls } from '../args.js';
-import { getTension, getTensionHistory, listTensions } from '../../server/application/tensions/index.js';
-import { HistoryPageType, TensionPageType, TensionType } from './tension.type.js';
+import { getTension, getTensionChanges, getTensionHistory, listTensions } from '../../server/application/tensions/index.js';
+import { HistoryPageType, TensionChangesType, TensionPageType, TensionType } from './tension.type.js';
 
 builder.queryFields((t) => ({
   tensions: t.field({
@@ -26,9 +26,28 @@ builder.queryFields((t) => ({
   tension: t.field({
     type: TensionType,
     nullable: true,
+    description:
+      'One tension as it is now; with asOfVersion or asOf (not both), as it was then, folded from its stream (SPEC §15), with `asOf` set. ' +
+      'NOT_FOUND when it had not been sensed yet then, had been discarded by then, or has no such version.',
     authScopes: { operation: 'tensions.get' },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, context) => unwrap(await getTension(context.deps, gqlCtx(context), String(args.id))),
+    args: {
+      id: t.arg.id({ required: true }),
+      asOfVersion: t.arg.int({ description: 'Read it as it was at this version of its stream (1 = as sensed).' }),
+      asOf: t.arg({ type: 'DateTime', description: 'Read it as it was at this moment: the last version recorded at or before it.' }),
+    },
+    resolve: async (_root, { id, ...past }, context) => unwrap(await getTension(context.deps, gqlCtx(context), String(id), withoutNulls(past))),
+  }),
+  tensionChanges: t.field({
+    type: TensionChangesType,
+    description: 'Every field whose value differs between versions `from` and `to` of a tension (to: by default the current version), with its value at each.',
+    authScopes: { operation: 'tensions.changes' },
+    args: {
+      id: t.arg.id({ required: true }),
+      from: t.arg.int({ required: true, description: 'The version to compare from (1 = as sensed).' }),
+      to: t.arg.int({ description: 'The version to compare to, at least from; by default the current version (of a discarded tension: the last before its discard).' }),
+    },
+    resolve: async (_root, { id, ...versions }, context) =>
+      unwrap(await getTensionChanges(context.deps, gqlCtx(context), String(id), withoutNulls(versions))),
   }),
   tensionHistory: t.field({
     type: HistoryPageType,

@@ -5,7 +5,7 @@ import { builder } from '../builder.js';
 import { gqlCtx, type GraphQLContext } from '../context.js';
 import { CallerKindEnum, TensionCommandEnum, TensionEventTypeEnum, TensionStateEnum, UserStatusEnum, ViaEnum } from '../enums.js';
 import { userStatuses, type UserView } from '../../server/application/users/user.read.js';
-import type { CommandResult, HistoryEntry, RebuildReport, TensionView } from '../../server/application/tensions/index.js';
+import type { CommandResult, HistoryEntry, PastTensionView, RebuildReport, TensionChanges, TensionView } from '../../server/application/tensions/index.js';
 import { allowedCommandsOf } from '../../server/application/tensions/index.js';
 
 interface Party {
@@ -43,7 +43,15 @@ const TensionLeadType = builder.objectRef<Party>('TensionLead').implement({
   }),
 });
 
-export const TensionType = builder.objectRef<TensionView>('Tension').implement({
+const TensionAsOfType = builder.objectRef<{ version: number; occurredAt: string }>('TensionAsOf').implement({
+  description: 'The point of its stream a read of the past shows: the version and when it was recorded.',
+  fields: (t) => ({
+    version: t.exposeInt('version', { description: 'The version read.' }),
+    occurredAt: t.field({ type: 'DateTime', description: 'When that version was recorded.', resolve: (x) => x.occurredAt }),
+  }),
+});
+
+export const TensionType = builder.objectRef<TensionView & { asOf?: PastTensionView['asOf'] }>('Tension').implement({
   description: 'A gap between the current state and a desired future, experienced by an actor (the projection of its stream).',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -59,7 +67,13 @@ export const TensionType = builder.objectRef<TensionView>('Tension').implement({
     version: t.exposeInt('version'),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
-    allowedCommands: t.field({ type: [TensionCommandEnum], description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules.', resolve: (x) => allowedCommandsOf(x) }),
+    allowedCommands: t.field({ type: [TensionCommandEnum], description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules. Empty on a read of the past, which no command changes.', resolve: (x) => (x.asOf ? [] : allowedCommandsOf(x)) }),
+    asOf: t.field({
+      type: TensionAsOfType,
+      nullable: true,
+      description: 'On a read of the past (asOfVersion / asOf): the version shown and when it was recorded; actor and lead names are those its events recorded then. Null on a read of now.',
+      resolve: (x) => x.asOf ?? null,
+    }),
   }),
 });
 
@@ -121,5 +135,27 @@ export const RebuildReportType = builder.objectRef<RebuildReport>('RebuildReport
     unchanged: t.exposeInt('unchanged'),
     durationMs: t.exposeInt('durationMs'),
     dryRun: t.exposeBoolean('dryRun'),
+  }),
+});
+
+const TensionFieldChangeType = builder.objectRef<TensionChanges['changes'][number]>('TensionFieldChange').implement({
+  description: 'One field of a tension whose value differs between two versions.',
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'name, currentContext, potentialFuture, score, state, actor or lead.' }),
+    from: t.field({ type: 'JSON', nullable: true, description: 'Its value at the first version (actor and lead: {id, name, type}).', resolve: (x) => x.from }),
+    to: t.field({ type: 'JSON', nullable: true, description: 'Its value at the second version.', resolve: (x) => x.to }),
+  }),
+});
+
+export const TensionChangesType = builder.objectRef<TensionChanges>('TensionChanges').implement({
+  description: 'What changed in a tension between two versions (SPEC §15).',
+  fields: (t) => ({
+    from: t.exposeInt('from', { description: 'The version compared from.' }),
+    to: t.exposeInt('to', { description: 'The version compared to.' }),
+    changes: t.field({
+      type: [TensionFieldChangeType],
+      description: 'Every field whose value differs between the two versions, in the order of the read shape; a field changed and changed back is not listed.',
+      resolve: (x) => x.changes,
+    }),
   }),
 });

@@ -15,6 +15,7 @@ export const OPERATION_PERMISSIONS = {
   'tensions.list': 'tensions:read',
   'tensions.get': 'tensions:read',
   'tensions.history': 'tensions:read',
+  'tensions.changes': 'tensions:read',
   ...TENSION_COMMAND_PERMISSIONS,
   'actors.list': 'actors:read',
   'actors.get': 'actors:read',

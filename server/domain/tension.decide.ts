@@ -83,7 +83,12 @@ export function decide(command: TensionCommand, state: TensionState | null): Dec
       }
       return emit({
         type: 'TensionLeadAssigned',
-        data: { leadUserId: command.leadUserId, leadName: command.leadName ?? '', previousLeadUserId: state.leadUserId },
+        data: {
+          leadUserId: command.leadUserId,
+          leadName: command.leadName ?? '',
+          previousLeadUserId: state.leadUserId,
+          previousLeadName: state.leadUserId === null ? null : (command.previousLeadName ?? null),
+        },
       });
     case 'ReassignTension':
       return command.actorId === state.actorId

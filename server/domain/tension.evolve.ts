@@ -54,8 +54,3 @@ export function evolve(state: TensionState | null, event: RecordedTensionEvent):
     }
   }
 }
-
-/** Folds recorded events, oldest first, onto a state. */
-export function fold(events: RecordedTensionEvent[], initial: TensionState | null = null): TensionState | null {
-  return events.reduce<TensionState | null>(evolve, initial);
-}

@@ -37,7 +37,13 @@ export type TensionCommand =
   | (CommandBase & { type: 'RenameTension'; name: string })
   | (CommandBase & { type: 'RescoreTension'; score: number })
   | (CommandBase & { type: 'ReviseTensionContext'; currentContext?: string | null; potentialFuture?: string | null })
-  | (CommandBase & { type: 'AssignTensionLead'; leadUserId: string | null; leadName: string | null })
+  | (CommandBase & {
+      type: 'AssignTensionLead';
+      leadUserId: string | null;
+      leadName: string | null;
+      /** the current lead's name as the command found it (recorded when the lead changes hands) */
+      previousLeadName?: string | null;
+    })
   | (CommandBase & { type: 'ReassignTension'; actorId: string; actorName: string; previousActorName: string })
   | (CommandBase & { type: 'ResolveTension' })
   | (CommandBase & { type: 'DropTension' })
@@ -73,7 +79,11 @@ export type TensionEvent =
         previousPotentialFuture?: string | null;
       };
     }
-  | { type: 'TensionLeadAssigned'; data: { leadUserId: string; leadName: string; previousLeadUserId: string | null } }
+  | {
+      type: 'TensionLeadAssigned';
+      /** schema version 2 (tension.upcast.ts): `previousLeadName`, null when there was none or it was not recorded */
+      data: { leadUserId: string; leadName: string; previousLeadUserId: string | null; previousLeadName: string | null };
+    }
   | { type: 'TensionLeadUnassigned'; data: { previousLeadUserId: string } }
   | {
       type: 'TensionReassigned';

@@ -2,9 +2,10 @@
 // tools are generated from the command registry.
 import { z } from 'zod';
 import {
-  commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionOutput, tensionPageOutput,
+  asOfQuery, changesQuery, commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionChangesOutput,
+  tensionPageOutput, tensionReadOutput,
 } from '../application/tensions/tension.inputs.js';
-import { getTension, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
+import { getTension, getTensionChanges, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery } from '../application/actors/actor.inputs.js';
 import { createActor, getActor, listActors } from '../application/actors/index.js';
 import { defineTool, type ToolDef } from './tool.js';
@@ -63,12 +64,36 @@ export const TENSION_TOOLS: ToolDef[] = [
   defineTool({
     name: 'get_tension',
     title: 'Get a tension',
-    description: 'Returns one tension with its actor, lead and version. Error not_found: no such tension, or it was discarded.',
+    description:
+      'Returns one tension with its actor, lead and version. With asOfVersion (a version of its stream) or asOf (an ISO 8601 time), ' +
+      'not both: the tension as it was then, with asOf {version, occurredAt} and the actor and lead names recorded then. ' +
+      'Error not_found: no such tension, discarded, or (reading the past) not sensed yet or already discarded then.',
     operation: 'tensions.get',
-    input: z.strictObject({ id }),
-    output: tensionOutput,
+    input: z.strictObject({ id, ...asOfQuery.shape }),
+    rawArguments: true,
+    output: tensionReadOutput,
     annotations: READ,
-    run: (deps, ctx, args) => getTension(deps, ctx, args.id),
+    run: (deps, ctx, args) => {
+      const { id: tensionId, ...past } = args as Record<string, unknown>;
+      return getTension(deps, ctx, String(tensionId), past);
+    },
+  }),
+  defineTool({
+    name: 'get_tension_changes',
+    title: 'Compare two versions of a tension',
+    description:
+      'Returns every field (name, currentContext, potentialFuture, score, state, actor, lead) whose value differs between version from ' +
+      'and version to (default: the current version) of a tension, with its value at each. Versions come from get_tension_history. ' +
+      'Error not_found: no such tension, or it did not exist at one of the versions.',
+    operation: 'tensions.changes',
+    input: z.strictObject({ id, ...changesQuery.shape }),
+    rawArguments: true,
+    output: tensionChangesOutput,
+    annotations: READ,
+    run: (deps, ctx, args) => {
+      const { id: tensionId, ...versions } = args as Record<string, unknown>;
+      return getTensionChanges(deps, ctx, String(tensionId), versions);
+    },
   }),
   defineTool({
     name: 'get_tension_history',

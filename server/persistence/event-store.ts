@@ -1,6 +1,16 @@
 // The event store: streams of events in `domain_events`, appended with optimistic concurrency.
+//
+// What production does with it. A tension command never replays its stream to decide: it decides on the
+// projection row, which is the fold of the stream up to the row's `version` (SPEC §3), kept so because the
+// row and the events are written by one statement, conditional on the version the command read
+// (writeTensionCommand in tension-projection.ts, built on `eventInsert` below). The row is the fold's
+// snapshot, always at the head: a command costs one read and one write however long the stream, and the
+// row's lock is what concurrent writers of one tension queue on. Streams are read whole or in part by the
+// history (`readStream`, newest first), reads of the past (`readStream` up to a version, folded with the
+// same `evolve`), the rebuild (`readStreamsInOrder`) and the feed (`readFeed`). Every read passes rows
+// through `toStoredEvent`, which upcasts old event shapes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { VersionConflictError } from '../domain/errors.js';
+import { upcastTensionEvent } from '../domain/tension.upcast.js';
 import { prepared } from './statements.js';
 
 export interface StreamRef {
@@ -57,6 +67,15 @@ interface EventRow {
   occurred_at: Date | string;
 }
 
+/**
+ * An event's data in the shape readers of today expect (tension.upcast.ts): every read below goes through
+ * here, so a fold, the history, the feed, the relay and the as-of reads never see an old shape, and
+ * `schemaVersion` says the shape served. Only the export reads rows as they were written.
+ */
+function upcast(streamType: string, type: string, schemaVersion: number, data: Record<string, unknown>) {
+  return streamType === 'tension' ? upcastTensionEvent(type, schemaVersion, data) : { schemaVersion, data };
+}
+
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     position: Number(row.position),
@@ -65,8 +84,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     streamId: row.stream_id,
     version: row.version,
     type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
+    ...upcast(row.stream_type, row.type, row.schema_version, row.data),
     metadata: row.metadata,
     occurredAt: new Date(row.occurred_at),
   };
@@ -85,6 +103,14 @@ export async function streamHeadVersion(em: EntityManager, stream: StreamRef): P
  * places a condition of the caller's (with its own parameters after `params`). `onConflict: 'skip'`: a
  * version some other writer holds is skipped (`on conflict do nothing`), so fewer rows come back than
  * were given; `'fail'`: the statement fails with a unique violation and writes nothing at all.
+ *
+ * Nothing here is shared by every append: positions come from a sequence and each row records its
+ * transaction's id (column defaults), so writers of different streams never wait on each other. Writers
+ * of one stream do: one still in flight at the same version meets the unique (stream_type, stream_id,
+ * version) index, which makes this insert wait for it and then skip the row or fail, so a lost race is
+ * reported as a conflict, never as a second event at one version. Positions have gaps (a rolled-back
+ * append burns its numbers) and are not in commit order; readers of the global order use `readFeed`,
+ * which never passes a transaction still in flight.
  */
 export function eventInsert(
   stream: StreamRef,
@@ -109,43 +135,8 @@ export function eventInsert(
 }
 
 /**
- * Appends `events` to `stream` if its head is `expectedVersion` (0 = the stream must not exist yet);
- * otherwise throws VersionConflictError and the caller's transaction rolls back.
- *
- * Must run inside the caller's transaction (`tx`). Nothing here is shared by every append: positions
- * come from a sequence and each row records its transaction's id (column defaults), so writers of
- * different streams never wait on each other. Writers of one stream do: the version check below sees
- * every append committed before this statement, and a writer that is still in flight at the same
- * version meets the unique (stream_type, stream_id, version) index, which makes this insert wait for it
- * and then skip the row (`on conflict do nothing`), so the conflict is reported as one, not as an error.
- * Tension commands lock their projection row first, so for them the first check already decides.
- *
- * Positions have gaps (a rolled-back append burns its numbers) and are not in commit order; readers of
- * the global order use `readAll`, which never passes a transaction still in flight.
- */
-export async function appendToStream(
-  tx: EntityManager,
-  stream: StreamRef,
-  expectedVersion: number,
-  events: NewEvent[],
-  metadata: EventMetadata,
-  opts: AppendOptions,
-): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
-  const insert = eventInsert(stream, expectedVersion, events, metadata, { ...opts, onConflict: 'skip' });
-  const rows: EventRow[] = await tx.execute(
-    `${insert.sql(`where (select coalesce(max(version), 0) from domain_events where stream_type = ? and stream_id = ?) = ?`)} returning *`,
-    [...insert.params, stream.type, stream.id, expectedVersion],
-  );
-  if (rows.length < events.length) {
-    throw new VersionConflictError(stream.id, await streamHeadVersion(tx, stream), expectedVersion);
-  }
-  return rows.map(toStoredEvent);
-}
-
-/**
  * A point in the global order: the writing transaction's id (xid8, as decimal text) and the position.
- * Events are ordered by (transactionId, position); `readAll` answers the events after the cursor.
+ * Events are ordered by (transactionId, position); `readFeed` answers the events after the cursor.
  * The start of the store is `FEED_START`. Events written before the move to this scheme carry
  * transaction id 0 and keep their position order, ahead of everything written since.
  */
@@ -187,33 +178,6 @@ export async function takeFeedLock(tx: EntityManager): Promise<void> {
   await tx.execute('select market_feed_lock()');
 }
 
-/**
- * The global feed: up to `limit` events after `after`, in (transaction id, position) order, taking only
- * events below the feed's horizon (feedHorizon). A reader that keeps following `next` sees every
- * committed event exactly once, a late commit included, and each stream in version order.
- *
- * Transaction ids are compared as xid8, never as text: "100000" sorts before "97614" as text, and a page
- * ordered that way moves its cursor past every event with a shorter id (issue 29). So the text form is
- * selected under another name (`tid`), and `order by` names the column itself.
- */
-export async function readAll(em: EntityManager, after: FeedCursor, limit: number): Promise<FeedPage> {
-  const horizon = await feedHorizon(em);
-  const rows = await prepared<EventRow & { tid: string }>(
-    em,
-    `select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
-            transaction_id::text as tid
-     from domain_events
-     where transaction_id < ?::text::xid8
-       and (transaction_id, position) > (?::text::xid8, ?::bigint)
-     order by domain_events.transaction_id, domain_events.position
-     limit ?`,
-    [horizon, after.transactionId, after.position, limit],
-  );
-  const events = rows.map((r) => ({ ...toStoredEvent(r), transactionId: r.tid }));
-  const last = events[events.length - 1];
-  return { events, next: last ? { transactionId: last.transactionId, position: last.position } : after };
-}
-
 export interface ReadStreamOptions {
   /** newest first when 'backward' */
   direction?: 'forward' | 'backward';
@@ -227,6 +191,15 @@ export interface ReadStreamOptions {
 export async function streamExists(em: EntityManager, stream: StreamRef): Promise<boolean> {
   const [row] = await em.execute('select 1 from domain_events where stream_type = ? and stream_id = ? limit 1', [stream.type, stream.id]);
   return row !== undefined;
+}
+
+/** The last version of the stream recorded at or before `at` (0: none yet then). */
+export async function streamVersionAt(em: EntityManager, stream: StreamRef, at: Date): Promise<number> {
+  const [row] = await em.execute<{ v: number }[]>(
+    'select coalesce(max(version), 0)::int as v from domain_events where stream_type = ? and stream_id = ? and occurred_at <= ?::timestamptz',
+    [stream.type, stream.id, at.toISOString()],
+  );
+  return row.v;
 }
 
 export async function readStream(em: EntityManager, stream: StreamRef, opts: ReadStreamOptions = {}): Promise<StoredEvent[]> {
@@ -256,13 +229,20 @@ export async function readStreamsInOrder(
   after: { streamId: string; version: number },
   limit: number,
 ): Promise<ReplayedEvent[]> {
-  const rows: { stream_id: string; version: number; type: string; data: Record<string, unknown>; occurred_at: Date | string }[] = await em.execute(
-    `select stream_id, version, type, data, occurred_at from domain_events
-     where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
-     order by stream_id, version limit ?`,
-    [streamType, after.streamId, after.version, limit],
-  );
-  return rows.map((r) => ({ streamId: r.stream_id, version: r.version, type: r.type, data: r.data, occurredAt: new Date(r.occurred_at) }));
+  const rows: { stream_id: string; version: number; type: string; schema_version: number; data: Record<string, unknown>; occurred_at: Date | string }[] =
+    await em.execute(
+      `select stream_id, version, type, schema_version, data, occurred_at from domain_events
+       where stream_type = ? and (stream_id, version) > (?::uuid, ?::int)
+       order by stream_id, version limit ?`,
+      [streamType, after.streamId, after.version, limit],
+    );
+  return rows.map((r) => ({
+    streamId: r.stream_id,
+    version: r.version,
+    type: r.type,
+    data: upcast(streamType, r.type, r.schema_version, r.data).data,
+    occurredAt: new Date(r.occurred_at),
+  }));
 }
 
 /** Of the streams given with the last version a reader has of each, those with an event after it (one index probe each). */
@@ -291,9 +271,16 @@ export function compareFeedCursors(a: FeedCursor, b: FeedCursor): number {
 }
 
 /**
- * `readAll` with filters, in one statement (one snapshot, one horizon). When the page is not full, the
- * returned `next` moves on to the last visible event of the whole feed, so a filtered follower does not
- * scan the same unmatched events again; everything it skips that way is visible and did not match.
+ * The global feed: up to `limit` events after `after`, in (transaction id, position) order, taking only
+ * events below the feed's horizon (feedHorizon), filtered, in one statement (one snapshot, one horizon).
+ * A reader that keeps following `next` sees every committed event exactly once, a late commit included,
+ * and each stream in version order. When the page is not full, the returned `next` moves on to the last
+ * visible event of the whole feed, so a filtered follower does not scan the same unmatched events again;
+ * everything it skips that way is visible and did not match.
+ *
+ * Transaction ids are compared as xid8, never as text: "100000" sorts before "97614" as text, and a page
+ * ordered that way moves its cursor past every event with a shorter id (issue 29). So the text form is
+ * selected under another name (`tid`), and `order by` names the column itself.
  */
 export async function readFeed(em: EntityManager, after: FeedCursor, limit: number, filter: FeedFilter = {}): Promise<FeedPage> {
   const where: string[] = [];

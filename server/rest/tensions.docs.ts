@@ -1,7 +1,8 @@
 // OpenAPI descriptions of the tension and actor routes, built from the use cases' own schemas; the
 // tension commands' operations are generated from the command registry.
 import {
-  commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionOutput, tensionPageOutput,
+  asOfQuery, changesQuery, commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionChangesOutput,
+  tensionPageOutput, tensionReadOutput,
 } from '../application/tensions/tension.inputs.js';
 import { TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/registry.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery, updateActorInput } from '../application/actors/actor.inputs.js';
@@ -30,8 +31,21 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
     description: 'Tensions that are not discarded, filtered and sorted, a page at a time: pass the answer\'s `nextCursor` as `cursor` until it is null. A bad filter, sort or cursor is 400.',
   },
   {
-    method: 'get', path: '/tensions/:id', summary: 'Get a tension', tag: 'tensions', operation: 'tensions.get', pathParams: TENSION_ID, response: tensionOutput, status: 200,
-    description: 'One tension as it is now. Its `version` is what to send as `expectedVersion` with the next command.',
+    method: 'get', path: '/tensions/:id', summary: 'Get a tension, now or as it was', tag: 'tensions', operation: 'tensions.get', pathParams: TENSION_ID,
+    query: asOfQuery, response: tensionReadOutput, status: 200,
+    description:
+      'One tension as it is now. Its `version` is what to send as `expectedVersion` with the next command. ' +
+      'With `asOfVersion` or `asOf` (not both), the tension as it was then, folded from its stream, with `asOf: {version, occurredAt}`; ' +
+      'a discarded tension can be read as of any version before its discard. 404 not_found when it had not been sensed yet then, ' +
+      'had been discarded by then, or has no such version.',
+  },
+  {
+    method: 'get', path: '/tensions/:id/changes', summary: 'What changed between two versions', tag: 'tensions', operation: 'tensions.changes', operationId: 'getTensionChanges',
+    pathParams: { id: 'The tension id (a UUID); a discarded tension can be compared up to the version before its discard.' },
+    query: changesQuery, response: tensionChangesOutput, status: 200,
+    description:
+      'Every field (name, currentContext, potentialFuture, score, state, actor, lead) whose value differs between version `from` and version `to`, ' +
+      'with its value at each; a field changed and changed back is not listed. 404 not_found when the tension did not exist at one of them.',
   },
   {
     method: 'get', path: '/tensions/:id/history', summary: 'The history of a tension', tag: 'tensions', operation: 'tensions.history', operationId: 'getTensionHistory',

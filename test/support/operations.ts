@@ -87,6 +87,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: q('tensionHistory', 'id: $id', '{ data { version } }', '$id: ID!', { id: GHOST_ID }),
     mcp: { tool: 'get_tension_history', args: { id: GHOST_ID } },
   },
+  'tensions.changes': {
+    rest: { method: 'GET', path: '/tensions/:id/changes' },
+    graphql: q('tensionChanges', 'id: $id, from: 1', '{ from to changes { field } }', '$id: ID!', { id: GHOST_ID }),
+    mcp: { tool: 'get_tension_changes', args: { id: GHOST_ID, from: 1 } },
+  },
   ...TENSION_COMMAND_SURFACES,
   'actors.list': {
     rest: { method: 'GET', path: '/actors' },

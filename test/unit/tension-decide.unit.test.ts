@@ -1,7 +1,8 @@
 // Given events → when command → then events / no-op / refusal, for every command in every state.
 import { describe, expect, it } from 'vitest';
 import { allowedCommands, decide, isAppend } from '../../server/domain/tension.decide.js';
-import { evolve, fold } from '../../server/domain/tension.evolve.js';
+import { evolve } from '../../server/domain/tension.evolve.js';
+import { foldPast } from '../../server/domain/tension.past.js';
 import { summarize } from '../../server/domain/tension.history.js';
 import type { RecordedTensionEvent, TensionCommand, TensionEvent, TensionState, TensionStatus } from '../../server/domain/tension.types.js';
 
@@ -18,7 +19,7 @@ const sensed: TensionEvent = {
 };
 
 function given(...events: TensionEvent[]): TensionState | null {
-  return fold(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 })));
+  return foldPast(events.map((e, i) => ({ ...e, version: i + 1, occurredAt: T0 }))).state;
 }
 
 const inState: Record<TensionStatus | 'discarded' | 'unsensed', () => TensionState | null> = {
@@ -86,7 +87,7 @@ describe('decide: edits', () => {
     });
     expect(decide(commands.lead, alive())).toEqual({
       ok: true,
-      value: [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } }],
+      value: [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } }],
     });
   });
 
@@ -103,8 +104,17 @@ describe('decide: edits', () => {
     expect(d).toEqual({ ok: true, value: [{ type: 'TensionContextRevised', data: { potentialFuture: 'better', previousPotentialFuture: null } }] });
   });
 
+  it('records the previous lead and its name when the lead changes hands (TensionLeadAssigned version 2)', () => {
+    const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } })!;
+    const OTHER = '00000000-0000-4000-8000-0000000000b2';
+    expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: OTHER, leadName: 'Bob', previousLeadName: 'Alice' }, led)).toEqual({
+      ok: true,
+      value: [{ type: 'TensionLeadAssigned', data: { leadUserId: OTHER, leadName: 'Bob', previousLeadUserId: LEAD, previousLeadName: 'Alice' } }],
+    });
+  });
+
   it('unassigns a lead with the previous lead in the event', () => {
-    const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } })!;
+    const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } })!;
     expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: null, leadName: null }, led)).toEqual({
       ok: true,
       value: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }],
@@ -176,7 +186,7 @@ describe('property: folding what decide produced gives the state decide assumed'
         }
       }
       // the fold of the whole stream equals the state reached step by step
-      expect(fold(history)).toEqual(state);
+      expect(foldPast(history).state).toEqual(state);
     });
   }
 });
@@ -198,7 +208,7 @@ describe('history summaries (SPEC §4)', () => {
     [{ type: 'TensionContextRevised', data: { currentContext: 'x', previousCurrentContext: null } }, 'Revised current context', 'history.contextRevised.current', {}],
     [{ type: 'TensionContextRevised', data: { potentialFuture: 'x', previousPotentialFuture: null } }, 'Revised potential future', 'history.contextRevised.future', {}],
     [{ type: 'TensionContextRevised', data: { currentContext: null, previousCurrentContext: 'a', potentialFuture: 'x', previousPotentialFuture: null } }, 'Revised current context and potential future', 'history.contextRevised.both', {}],
-    [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null } }, 'Lead assigned to Alice', 'history.leadAssigned', { leadUserId: LEAD, leadName: 'Alice' }],
+    [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } }, 'Lead assigned to Alice', 'history.leadAssigned', { leadUserId: LEAD, leadName: 'Alice' }],
     [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }, 'Lead unassigned', 'history.leadUnassigned', {}],
     [{ type: 'TensionReassigned', data: { actorId: ACTOR2, actorName: 'Org B', previousActorId: ACTOR, previousActorName: 'Org A' } }, 'Reassigned from Org A to Org B', 'history.reassigned', { fromActorId: ACTOR, fromActorName: 'Org A', toActorId: ACTOR2, toActorName: 'Org B' }],
     [{ type: 'TensionResolved', data: {} }, 'Resolved', 'history.resolved', {}],
@@ -225,7 +235,7 @@ describe('allowedCommands', () => {
   });
 
   it('a score of 10 may still be rescored, a led tension may lose its lead', () => {
-    const led = given(sensed, { type: 'TensionRescored', data: { score: 10, previousScore: 5 } }, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'L', previousLeadUserId: null } })!;
+    const led = given(sensed, { type: 'TensionRescored', data: { score: 10, previousScore: 5 } }, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'L', previousLeadUserId: null, previousLeadName: null } })!;
     expect(allowedCommands(led)).toContain('rescore');
     expect(allowedCommands(led)).toContain('lead');
   });

@@ -6,6 +6,7 @@ import type { MessageKey } from '../i18n/en.js';
 import type { HistoryEntryFieldsFragment } from '../gql/graphql.js';
 import { Button, EmptyState, ErrorAlert, Loading } from './ui.js';
 import { useKeptQuery } from '../lib/use-kept-query.js';
+import { CompareVersions, PastVersion } from './tension-past.js';
 
 graphql(`
   fragment HistoryEntryFields on HistoryEntry {
@@ -31,11 +32,14 @@ const VIA: Record<string, string> = { graphql: 'GraphQL', rest: 'REST', mcp: 'MC
 export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[] }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   return (
-    <ol className="timeline" aria-live="polite">
-      {cursors.map((cursor, i) => (
-        <HistoryPage key={cursor ?? 'first'} id={id} fresh={i === 0 ? fresh : []} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
-      ))}
-    </ol>
+    <>
+      <CompareVersions id={id} />
+      <ol className="timeline" aria-live="polite">
+        {cursors.map((cursor, i) => (
+          <HistoryPage key={cursor ?? 'first'} id={id} fresh={i === 0 ? fresh : []} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
+        ))}
+      </ol>
+    </>
   );
 }
 
@@ -50,7 +54,7 @@ function HistoryPage({ id, fresh, cursor, last, first, onMore }: { id: string; f
   if (first && page.data.length === 0 && newer.length === 0) return <li><EmptyState>{t('tension.historyEmpty')}</EmptyState></li>;
   return (
     <>
-      {[...newer, ...page.data].map((entry) => <HistoryItem key={entry.version} entry={entry} />)}
+      {[...newer, ...page.data].map((entry) => <HistoryItem key={entry.version} id={id} entry={entry} />)}
       {last && page.nextCursor ? (
         <li className="timeline-more">
           <Button onClick={() => page.nextCursor && onMore(page.nextCursor)}>{t('common.loadMore')}</Button>
@@ -60,8 +64,11 @@ function HistoryPage({ id, fresh, cursor, last, first, onMore }: { id: string; f
   );
 }
 
-function HistoryItem({ entry }: { entry: Entry }) {
+function HistoryItem({ id, entry }: { id: string; entry: Entry }) {
   const { t, lang, formatDate } = useI18n();
+  const [open, setOpen] = useState(false);
+  // a discard leaves nothing to show as of its version
+  const readable = entry.type !== 'TensionDiscarded';
   const text = translateSummary(lang, entry.summaryKey, entry.summaryParams, entry.summary);
   const by = entry.by;
   const kind = t(`history.kind.${by.kind}` as MessageKey);
@@ -80,7 +87,16 @@ function HistoryItem({ entry }: { entry: Entry }) {
           <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
           {' · '}
           <span className="muted">{t('history.version', { version: entry.version })}</span>
+          {readable ? (
+            <>
+              {' · '}
+              <Button className="btn-link" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+                {t(open ? 'past.hide' : 'past.show')}
+              </Button>
+            </>
+          ) : null}
         </p>
+        {open ? <PastVersion id={id} version={entry.version} /> : null}
       </div>
     </li>
   );

@@ -35,6 +35,8 @@ type Documents = {
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviseTensionContextDocument,
     "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.SetTensionLeadDocument,
     "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReassignTensionDocument,
+    "\n  query TensionAsOf($id: ID!, $version: Int!, $before: Int!, $first: Boolean!) {\n    tension(id: $id, asOfVersion: $version) {\n      id name state score currentContext potentialFuture\n      actor { id name type }\n      lead { id name }\n      asOf { version occurredAt }\n    }\n    tensionChanges(id: $id, from: $before, to: $version) @skip(if: $first) {\n      from to changes { field from to }\n    }\n  }\n": typeof types.TensionAsOfDocument,
+    "\n  query TensionChanges($id: ID!, $from: Int!, $to: Int!) {\n    tensionChanges(id: $id, from: $from, to: $to) {\n      from to changes { field from to }\n    }\n  }\n": typeof types.TensionChangesDocument,
     "\n  query PermissionCatalogue {\n    permissions\n  }\n": typeof types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
@@ -91,6 +93,8 @@ const documents: Documents = {
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviseTensionContextDocument,
     "\n  mutation SetTensionLead($id: ID!, $input: SetTensionLeadInput!) {\n    setTensionLead(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.SetTensionLeadDocument,
     "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReassignTensionDocument,
+    "\n  query TensionAsOf($id: ID!, $version: Int!, $before: Int!, $first: Boolean!) {\n    tension(id: $id, asOfVersion: $version) {\n      id name state score currentContext potentialFuture\n      actor { id name type }\n      lead { id name }\n      asOf { version occurredAt }\n    }\n    tensionChanges(id: $id, from: $before, to: $version) @skip(if: $first) {\n      from to changes { field from to }\n    }\n  }\n": types.TensionAsOfDocument,
+    "\n  query TensionChanges($id: ID!, $from: Int!, $to: Int!) {\n    tensionChanges(id: $id, from: $from, to: $to) {\n      from to changes { field from to }\n    }\n  }\n": types.TensionChangesDocument,
     "\n  query PermissionCatalogue {\n    permissions\n  }\n": types.PermissionCatalogueDocument,
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
@@ -224,6 +228,14 @@ export function graphql(source: "\n  mutation SetTensionLead($id: ID!, $input: S
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation ReassignTension($id: ID!, $input: ReassignTensionInput!) {\n    reassignTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TensionAsOf($id: ID!, $version: Int!, $before: Int!, $first: Boolean!) {\n    tension(id: $id, asOfVersion: $version) {\n      id name state score currentContext potentialFuture\n      actor { id name type }\n      lead { id name }\n      asOf { version occurredAt }\n    }\n    tensionChanges(id: $id, from: $before, to: $version) @skip(if: $first) {\n      from to changes { field from to }\n    }\n  }\n"): (typeof documents)["\n  query TensionAsOf($id: ID!, $version: Int!, $before: Int!, $first: Boolean!) {\n    tension(id: $id, asOfVersion: $version) {\n      id name state score currentContext potentialFuture\n      actor { id name type }\n      lead { id name }\n      asOf { version occurredAt }\n    }\n    tensionChanges(id: $id, from: $before, to: $version) @skip(if: $first) {\n      from to changes { field from to }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TensionChanges($id: ID!, $from: Int!, $to: Int!) {\n    tensionChanges(id: $id, from: $from, to: $to) {\n      from to changes { field from to }\n    }\n  }\n"): (typeof documents)["\n  query TensionChanges($id: ID!, $from: Int!, $to: Int!) {\n    tensionChanges(id: $id, from: $from, to: $to) {\n      from to changes { field from to }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

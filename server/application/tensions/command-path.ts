@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, VersionConflictError, type Result } from '../../domain/errors.js';
 import { decide } from '../../domain/tension.decide.js';
 import { evolve } from '../../domain/tension.evolve.js';
+import { TENSION_SCHEMA_VERSIONS } from '../../domain/tension.upcast.js';
 import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
 import { streamHeadVersion, takeFeedLock, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
@@ -92,7 +93,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
     stream,
     head,
     next,
-    events,
+    events: events.map((e) => ({ ...e, schemaVersion: TENSION_SCHEMA_VERSIONS[e.type] })),
     metadata: eventMetadata(ctx),
     opts: { newId: deps.newId, occurredAt: at },
   });

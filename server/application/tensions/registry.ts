@@ -201,10 +201,17 @@ export const TENSION_COMMANDS = [
     },
     input: setTensionLeadInput,
     errors: ['version_conflict', 'user_not_found', 'not_applicable'],
-    command: (deps, id, v) => async (tx) => {
+    command: (deps, id, v) => async (tx, row) => {
       const lead = v.leadUserId === null ? null : await lookupLead(tx, v.leadUserId);
       if (lead && !lead.ok) return lead;
-      return ok({ type: 'AssignTensionLead', id, at: deps.clock(), leadUserId: lead ? lead.value.id : null, leadName: lead ? lead.value.name : null });
+      return ok({
+        type: 'AssignTensionLead',
+        id,
+        at: deps.clock(),
+        leadUserId: lead ? lead.value.id : null,
+        leadName: lead ? lead.value.name : null,
+        previousLeadName: row?.lead_name ?? null,
+      });
     },
     example: { leadUserId: null },
     graphql: { field: 'setTensionLead', inputType: 'SetTensionLeadInput', description: 'Assigns the lead user, or unassigns it with leadUserId null.' },

@@ -103,6 +103,37 @@ export const listTensionsQuery = z.strictObject({
 
 export const historyQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
 
+// ---- reading the past (SPEC §15) ----
+
+/** the largest version these parameters take: more than any stream will hold, and a bound the OpenAPI pattern can state */
+const VERSION_MAX = 999_999_999;
+/** A moment: ISO 8601 with a UTC offset or Z (GraphQL's DateTime arrives as a Date). */
+const instant = z.preprocess((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString() : v), z.iso.datetime({ offset: true }));
+
+/**
+ * `GET /tensions/:id`'s optional past: at most one of the two. Not strict, as that read never was: a
+ * parameter it does not know (a cache buster) is ignored.
+ */
+export const asOfQuery = z
+  .object({
+    asOfVersion: intParam(1, VERSION_MAX).optional().describe('Read the tension as it was at this version of its stream (1 = as sensed).'),
+    asOf: instant.optional().describe('Read the tension as it was at this moment (ISO 8601 with offset, e.g. 2026-11-25T09:00:00Z): the last version recorded at or before it.'),
+  })
+  .superRefine((v, c) => {
+    if (v.asOfVersion !== undefined && v.asOf !== undefined) c.addIssue({ code: 'custom', path: ['asOf'], message: 'give asOfVersion or asOf, not both' });
+  });
+
+export const changesQuery = z
+  .strictObject({
+    from: intParam(1, VERSION_MAX).describe('The version to compare from (1 = as sensed).'),
+    to: intParam(1, VERSION_MAX)
+      .optional()
+      .describe('The version to compare to, at least `from`; by default the current version (of a discarded tension: the last before its discard).'),
+  })
+  .superRefine((v, c) => {
+    if (v.to !== undefined && v.to < v.from) c.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
+  });
+
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
 
 
@@ -132,6 +163,42 @@ export const tensionOutput = z
     updatedAt: z.string().describe('When it last changed (ISO 8601).'),
   })
   .describe('A gap between the current state and a desired future, experienced by an actor (SPEC §2).');
+
+export const asOfOutput = z
+  .object({
+    version: z.number().int().describe('The version read.'),
+    occurredAt: z.string().describe('When that version was recorded (ISO 8601).'),
+  })
+  .describe('Which point of the stream this is; present only on a read of the past.');
+
+export const pastTensionOutput = tensionOutput
+  .extend({ asOf: asOfOutput })
+  .describe(
+    'The tension as it was at a version of its stream, folded from its events. `actor.name` and `lead.name` are the names its events ' +
+      'recorded then (a later rename does not change the past); `type` is the actor’s or user’s type, which never changes, or `deleted` ' +
+      'for an actor deleted since.',
+  );
+
+/** Either read of `GET /tensions/:id`: now, or (with asOfVersion / asOf) the past with its `asOf`. */
+export const tensionReadOutput = tensionOutput.extend({ asOf: asOfOutput.optional() }).describe(tensionOutput.description ?? '');
+
+export const CHANGE_FIELDS = ['name', 'currentContext', 'potentialFuture', 'score', 'state', 'actor', 'lead'] as const;
+
+export const tensionChangesOutput = z
+  .object({
+    from: z.number().int().describe('The version compared from.'),
+    to: z.number().int().describe('The version compared to.'),
+    changes: z
+      .array(
+        z.object({
+          field: z.enum(CHANGE_FIELDS).describe('The field of the tension that differs.'),
+          from: z.unknown().describe('Its value at `from` (actor and lead: {id, name, type} as recorded then, lead null for none).'),
+          to: z.unknown().describe('Its value at `to`.'),
+        }),
+      )
+      .describe('Every field whose value differs between the two versions, in the order of the read shape; a field changed and changed back is not listed.'),
+  })
+  .describe('What changed in a tension between two versions.');
 
 export const historyEntryOutput = z
   .object({
@@ -181,6 +248,8 @@ export const rebuildReportOutput = z.object({
 });
 
 export type TensionView = z.infer<typeof tensionOutput>;
+export type PastTensionView = z.infer<typeof pastTensionOutput>;
+export type TensionChanges = z.infer<typeof tensionChangesOutput>;
 export type HistoryEntry = z.infer<typeof historyEntryOutput>;
 export type CommandResult = z.infer<typeof commandResultOutput>;
 export type TensionPage = z.infer<typeof tensionPageOutput>;

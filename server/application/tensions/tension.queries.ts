@@ -12,7 +12,8 @@ import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
 import { toHistoryEntry } from './history-entry.js';
-import { historyQuery, listTensionsQuery, type HistoryPage, type TensionPage, type TensionView } from './tension.inputs.js';
+import { asOfQuery, historyQuery, listTensionsQuery, type HistoryPage, type PastTensionView, type TensionPage, type TensionView } from './tension.inputs.js';
+import { readTensionAsOf } from './tension.past.js';
 
 
 /** A list cursor's sort value, by the column's type: exactly what the keyset comparison below can cast. */
@@ -45,11 +46,15 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   });
 }
 
-export async function getTension(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<TensionView>> {
+/** One tension as it is now, or, with `asOfVersion` / `asOf` in `query`, as it was then (SPEC §15). */
+export async function getTension(deps: Deps, ctx: Ctx, rawId: string, query: unknown = {}): Promise<Result<TensionView | PastTensionView>> {
   const denied = authorize(ctx, 'tensions.get');
   if (denied) return denied;
+  const past = parseInput(asOfQuery, query);
+  if (!past.ok) return past;
   const id = idOf(rawId);
   if (!id) return notFound(rawId);
+  if (past.value.asOfVersion !== undefined || past.value.asOf !== undefined) return readTensionAsOf(deps, id, past.value);
   const row = await loadTensionRow(reader(deps.orm), id);
   return row ? ok(rowToView(row)) : notFound(id);
 }

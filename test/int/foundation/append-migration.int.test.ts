@@ -2,7 +2,8 @@
 // nothing lost or reordered, new events after the old ones, the table still append-only.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream, FEED_START, readAll, type EventMetadata } from '../../../server/persistence/event-store.js';
+import { FEED_START, readFeed, type EventMetadata } from '../../../server/persistence/event-store.js';
+import { appendToStream } from '../../support/append.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
 const MIGRATION = 'Migration20261123200000_concurrent_appends';
@@ -64,7 +65,7 @@ describe(MIGRATION, () => {
     expect(fresh.position).toBeGreaterThan(Number(before[before.length - 1].position));
     let feed: { streamId: string; version: number }[] = [];
     for (const deadline = Date.now() + 15_000; feed.length < old.length + 1 && Date.now() < deadline; ) {
-      feed = (await readAll(em(), FEED_START, 100)).events;
+      feed = (await readFeed(em(), FEED_START, 100)).events;
       if (feed.length < old.length + 1) await new Promise((r) => setTimeout(r, 50));
     }
     expect(feed.map((e) => [e.streamId, e.version])).toEqual([...old.map(([s, v]) => [s, v]), [a, 4]]);

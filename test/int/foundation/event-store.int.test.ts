@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream, FEED_START, readAll, readStream, type EventMetadata, type FeedCursor } from '../../../server/persistence/event-store.js';
+import { FEED_START, readFeed, readStream, type EventMetadata, type FeedCursor } from '../../../server/persistence/event-store.js';
+import { appendToStream } from '../../support/append.js';
 import { VersionConflictError } from '../../../server/domain/errors.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 
@@ -122,7 +123,7 @@ async function waitForLockWait() {
 async function drain(cursor: FeedCursor, atLeast = 0, streams?: string[]) {
   const seen: { streamId: string; type: string; position: number; transactionId: string }[] = [];
   for (const deadline = Date.now() + 15_000; ; ) {
-    const page = await readAll(em(), cursor, 3);
+    const page = await readFeed(em(), cursor, 3);
     seen.push(...page.events.filter((e) => !streams || streams.includes(e.streamId)));
     cursor = page.next;
     if (page.events.length === 3) continue;
@@ -131,7 +132,7 @@ async function drain(cursor: FeedCursor, atLeast = 0, streams?: string[]) {
   }
 }
 
-describe('the global feed (readAll)', () => {
+describe('the global feed (readFeed)', () => {
   it('pages through every event once, in (transaction id, position) order, and resumes from its cursor', async () => {
     const stream = { type: 'feed', id: randomUUID() };
     const start = await drain(FEED_START);
@@ -140,8 +141,8 @@ describe('the global feed (readAll)', () => {
     expect(seen.map((e) => e.type)).toEqual(['E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6']);
     const keys = seen.map((e) => [BigInt(e.transactionId), e.position] as const);
     for (let i = 1; i < keys.length; i++) expect(keys[i][0] > keys[i - 1][0] || (keys[i][0] === keys[i - 1][0] && keys[i][1] > keys[i - 1][1])).toBe(true);
-    expect((await readAll(em(), cursor, 10)).events).toEqual([]);
-    expect((await readAll(em(), cursor, 10)).next).toEqual(cursor);
+    expect((await readFeed(em(), cursor, 10)).events).toEqual([]);
+    expect((await readFeed(em(), cursor, 10)).next).toEqual(cursor);
   });
 
   it("never shows a transaction's events to a reader before it commits, its own reads included", async () => {
@@ -149,7 +150,7 @@ describe('the global feed (readAll)', () => {
     const { cursor } = await drain(FEED_START);
     await em().transactional(async (tx) => {
       await appendToStream(tx, stream, 0, [{ type: 'Mine', data: {} }], meta, opts());
-      expect((await readAll(tx, cursor, 10)).events.filter((e) => e.streamId === stream.id)).toEqual([]);
+      expect((await readFeed(tx, cursor, 10)).events.filter((e) => e.streamId === stream.id)).toEqual([]);
     });
     expect((await drain(cursor, 1, [stream.id])).seen.map((e) => e.type)).toEqual(['Mine']);
   });

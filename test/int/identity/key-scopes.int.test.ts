@@ -59,7 +59,7 @@ describe('a key scoped to tensions:read', () => {
 
     await withMcp(key, async (c) => {
       const names = (await c.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['get_tension', 'get_tension_history', 'list_tensions', 'whoami']);
+      expect(names).toEqual(['get_tension', 'get_tension_changes', 'get_tension_history', 'list_tensions', 'whoami']);
       const refused = await c.callTool({ name: 'sense_tension', arguments: { name: 'Nope', actorId } });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toMatchObject({ code: 'forbidden', missingPermission: 'tensions:write' });

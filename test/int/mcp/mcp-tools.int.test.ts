@@ -14,6 +14,8 @@ const SPEC_TOOLS = [
   'whoami', 'list_tensions', 'get_tension', 'get_tension_history', 'sense_tension', 'rename_tension', 'rescore_tension',
   'revise_tension_context', 'set_tension_lead', 'reassign_tension', 'resolve_tension', 'drop_tension', 'reopen_tension',
   'revive_tension', 'discard_tension', 'list_actors', 'get_actor', 'create_actor', 'list_users', 'list_events',
+  // SPEC §15
+  'get_tension_changes',
 ];
 
 /** What the permission table says a caller holding `grants` may call. */
@@ -227,7 +229,7 @@ describe('tool metadata', () => {
     tools = await withClient(admin.key, async (c) => (await c.listTools()).tools);
   });
 
-  it('the registry is exactly the tools SPEC §8 names', () => {
+  it('the registry is exactly the tools SPEC §8 and §15 name', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...SPEC_TOOLS].sort());
   });
 

@@ -98,7 +98,7 @@ describe('edits', () => {
     await step('revise', { currentContext: 'now' }, null, 4);
     expect((await step('revise', { currentContext: null }, 'TensionContextRevised', 5)).tension.currentContext).toBeNull();
     const led = await step('lead', { leadUserId: alice }, 'TensionLeadAssigned', 6);
-    expect(led.event.data).toEqual({ leadUserId: alice, leadName: 'Alice', previousLeadUserId: null });
+    expect(led.event.data).toEqual({ leadUserId: alice, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null });
     expect(led.tension.lead).toEqual({ id: alice, name: 'Alice', type: 'human' });
     await step('lead', { leadUserId: alice }, null, 6);
     expect((await step('lead', { leadUserId: null }, 'TensionLeadUnassigned', 7)).event.data).toEqual({ previousLeadUserId: alice });

@@ -1,7 +1,7 @@
 // The projection stays the fold of its stream: mixed workloads, concurrent writers, rebuilds (also racing commands).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fold } from '../../../server/domain/tension.evolve.js';
+import { foldPast } from '../../../server/domain/tension.past.js';
 import type { RecordedTensionEvent } from '../../../server/domain/tension.types.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 async function foldOf(id: string) {
   const events = await streamOf(app, id);
-  return fold(events.map((e) => ({ type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) }) as RecordedTensionEvent));
+  return foldPast(events.map((e) => ({ type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) }) as RecordedTensionEvent)).state;
 }
 
 function rowAsState(row: any) {

@@ -1,7 +1,7 @@
 // A rebuild of many streams never stops writers: commands keep answering while it runs, it repairs
 // what is damaged, and it leaves every row at its stream's fold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fold } from '../../../server/domain/tension.evolve.js';
+import { foldPast } from '../../../server/domain/tension.past.js';
 import type { RecordedTensionEvent } from '../../../server/domain/tension.types.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
@@ -55,7 +55,7 @@ afterAll(async () => {
 
 async function foldOf(id: string) {
   const events = await streamOf(app, id);
-  return fold(events.map((e) => ({ type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) }) as RecordedTensionEvent));
+  return foldPast(events.map((e) => ({ type: e.type, data: e.data, version: e.version, occurredAt: new Date(e.occurred_at) }) as RecordedTensionEvent)).state;
 }
 
 describe(`a rebuild of ${STREAMS.toLocaleString('en')} streams racing live commands`, () => {
