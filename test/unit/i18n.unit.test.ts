@@ -30,7 +30,10 @@ const SAMPLE_EVENTS: { [K in TensionEventType]: Extract<TensionEvent, { type: K 
     { type: 'TensionContextRevised', data: { potentialFuture: 'later', previousPotentialFuture: null } },
     { type: 'TensionContextRevised', data: { currentContext: 'now', previousCurrentContext: null, potentialFuture: 'later', previousPotentialFuture: null } },
   ],
-  TensionLeadAssigned: [{ type: 'TensionLeadAssigned', data: { leadUserId: '7b0c…', leadName: 'Alice', previousLeadUserId: null } }],
+  TensionLeadAssigned: [
+    { type: 'TensionLeadAssigned', data: { leadUserId: '7b0c…', leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } },
+    { type: 'TensionLeadAssigned', data: { leadUserId: '7b0c…', leadName: 'Alice', previousLeadUserId: '9d1e…', previousLeadName: 'Bob' } },
+  ],
   TensionLeadUnassigned: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: '7b0c…' } }],
   TensionReassigned: [{ type: 'TensionReassigned', data: { actorId: 'b', actorName: 'Org B', previousActorId: 'a', previousActorName: 'Org A' } }],
   TensionResolved: [{ type: 'TensionResolved', data: {} }],
