@@ -290,11 +290,11 @@ export function compareFeedCursors(a: FeedCursor, b: FeedCursor): number {
 }
 
 /**
- * `readAll` with filters, in one statement (one snapshot, one horizon). When the page is not full, the
- * returned `next` moves on to the last visible event of the whole feed, so a filtered follower does not
- * scan the same unmatched events again; everything it skips that way is visible and did not match.
+ * readFeed's one statement below `horizon`. A filter by type or by stream reads its own index in feed order
+ * (`(type | stream_id, transaction_id, position)`, migration 20261126010000), so a rare type or one stream
+ * costs its own events, not a walk over the whole feed. Exported so the plan-shape test explains it.
  */
-export async function readFeed(em: EntityManager, after: FeedCursor, limit: number, filter: FeedFilter = {}): Promise<FeedPage> {
+export function feedPageSql(horizon: string, after: FeedCursor, limit: number, filter: FeedFilter): { sql: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.types?.length) {
@@ -305,10 +305,8 @@ export async function readFeed(em: EntityManager, after: FeedCursor, limit: numb
     where.push('and stream_id = ?::uuid');
     params.push(filter.streamId);
   }
-  const horizon = await feedHorizon(em);
-  const [row] = await prepared<{ page: (EventRow & { tid: string })[]; tail_tid: string | null; tail_pos: string | null }>(
-    em,
-    `with page as (
+  return {
+    sql: `with page as (
        select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
               transaction_id::text as tid, transaction_id as xid
        from domain_events
@@ -320,8 +318,19 @@ export async function readFeed(em: EntityManager, after: FeedCursor, limit: numb
        order by transaction_id desc, position desc limit 1)
      select (select coalesce(json_agg(p order by p.xid, p.position), '[]'::json) from page p) as page,
             (select transaction_id::text from tail) as tail_tid, (select position from tail) as tail_pos`,
-    [horizon, after.transactionId, after.position, ...params, limit, horizon],
-  );
+    params: [horizon, after.transactionId, after.position, ...params, limit, horizon],
+  };
+}
+
+/**
+ * `readAll` with filters, in one statement (one snapshot, one horizon). When the page is not full, the
+ * returned `next` moves on to the last visible event of the whole feed, so a filtered follower does not
+ * scan the same unmatched events again; everything it skips that way is visible and did not match.
+ */
+export async function readFeed(em: EntityManager, after: FeedCursor, limit: number, filter: FeedFilter = {}): Promise<FeedPage> {
+  const horizon = await feedHorizon(em);
+  const { sql, params } = feedPageSql(horizon, after, limit, filter);
+  const [row] = await prepared<{ page: (EventRow & { tid: string })[]; tail_tid: string | null; tail_pos: string | null }>(em, sql, params);
   const events = row.page.map((r) => ({ ...toStoredEvent(r), transactionId: r.tid }));
   const last = events[events.length - 1];
   let next: FeedCursor = last ? { transactionId: last.transactionId, position: last.position } : after;
