@@ -7,6 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   indexes (`pg_trgm`, a trusted contrib extension on PostgreSQL and bundled with PGlite), so a search
  *   reads the rows that contain the text's trigrams instead of walking a whole table. Patterns of one or two
  *   characters have no trigram; their plans walk the sort order's index and stop at the page's last match.
+ *   `tension_text_matches` tells the planner what the predicate costs (below).
  * - Each tension sort as the keyset reads it, `(column, id)` in ONE direction: a btree read backwards serves
  *   the other direction, but `(score desc, id)` could not serve `score desc, id desc`, so every score group
  *   (a tenth of the table) was sorted. `name` had no index at all.
@@ -51,11 +52,24 @@ export class Migration20261126010000_list_indexes extends Migration {
       create index users_email_trgm_idx on users using gin (email gin_trgm_ops);
       create index actors_name_trgm_idx on actors using gin (name gin_trgm_ops);
     `);
+    // The tension search's predicate once more, priced as what it is. PostgreSQL prices every operator
+    // alike, so to the planner an ILIKE over three texts of up to 10,000 characters looks as cheap as an
+    // integer comparison, and below a few hundred thousand rows it scans the whole table (about 10 times
+    // slower than the trigram indexes at 20,000 tensions). The list adds this call beside the indexable
+    // ILIKEs: the same rows match, and every plan that evaluates the predicate row by row pays its price.
+    this.addSql(`
+      create function tension_text_matches(name text, current_context text, potential_future text, pattern text)
+        returns boolean language plpgsql immutable parallel safe cost 1000 as $$
+      begin
+        return name ilike pattern or current_context ilike pattern or potential_future ilike pattern;
+      end $$;
+    `);
   }
 
   override async down(): Promise<void> {
     // The extension stays: other objects of the database may use it by now.
     this.addSql(`
+      drop function tension_text_matches(text, text, text, text);
       drop index actors_name_trgm_idx;
       drop index users_email_trgm_idx;
       drop index users_name_trgm_idx;

@@ -94,7 +94,10 @@ export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[
   if (q.minScore !== undefined) add('t.score >= ?', q.minScore);
   if (q.q) {
     const p = likePattern(q.q);
+    // The ILIKEs are what the trigram indexes serve; tension_text_matches is the same predicate priced as
+    // costly, so the planner reads those indexes rather than filter every row (migration 20261126010000).
     add('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)', p, p, p);
+    add('tension_text_matches(t.name, t.current_context, t.potential_future, ?)', p);
   }
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
