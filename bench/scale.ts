@@ -12,6 +12,7 @@ import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, wo
 import { load, type HttpResult } from './http-load.js';
 import { fmt, median, type Figure } from './report.js';
 import { poolScores, provisionAgent } from './setup.js';
+import { dryRunCheck } from './rebuild.js';
 
 export interface ScaleOptions {
   sizes: ScaleSizes;
@@ -54,7 +55,8 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
   const db = await createBenchDatabase(serverUrl, process.env.BENCH_SCALE_DB_NAME ?? `bench_scale_${Date.now()}_${process.pid}`);
   const stops: (() => Promise<void>)[] = [];
   try {
-    const svc = await startService({ databaseUrl: db.url, dataDir: await mkdtemp(join(tmpdir(), 'bench-scale-')), logFile: join(outDir, 'service-scale.log') });
+    const env = { databaseUrl: db.url, dataDir: await mkdtemp(join(tmpdir(), 'bench-scale-')), logFile: join(outDir, 'service-scale.log') };
+    const svc = await startService(env);
     stops.push(() => svc.stop());
     const agent = await provisionAgent(svc.url);
     const admin = await Api.loginAdmin(svc.url);
@@ -70,6 +72,8 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
     const [{ size }] = await db.query<{ size: string }>('select pg_database_size(current_database())::text as size');
     const [{ events }] = await db.query<{ events: string }>('select count(*)::text as events from domain_events');
     log(`scale: written in ${Math.round(setupMs / 1000)} s; ${events} events; database ${Math.round(Number(size) / 2 ** 20)} MiB`);
+    const dryRun = await dryRunCheck(env);
+    if (dryRun.inserted || dryRun.updated || dryRun.deleted) throw new Error(`the scale bulk differs from what evolve folds: ${JSON.stringify(dryRun)}`);
 
     const api = new Api(svc.url).withKey(key);
     const common = word(123);
@@ -161,7 +165,7 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
     const http = [...gets, ...Object.values(measured).flat(), withAll, withoutTrigram, withoutNew, withAllAgain];
     const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
     figures.push({ name: '  non-2xx and errors (scale loads)', value: String(bad), target: '= 0', pass: bad === 0 });
-    return { figures, raw: { sizes: opts.sizes, setupMs, databaseBytes: Number(size), events: Number(events), gets, measured, rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes } } };
+    return { figures, raw: { sizes: opts.sizes, dryRun, setupMs, databaseBytes: Number(size), events: Number(events), gets, measured, rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes } } };
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     if (process.argv.includes('--keep-db')) await db.close();
