@@ -16,6 +16,7 @@ import { BACKLOG_BASE, REBUILD_BASE, sizesFor, tensionId } from './lib/sizes.js'
 import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildResult } from './rebuild.js';
 import { deleteStream, natsOrReason, relayFigures, relayLoads, relayRound, type RelayRound, type RelayTarget } from './relay.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
+import { scaleBench, scaleOptions } from './scale.js';
 import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReaders, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
@@ -98,6 +99,18 @@ async function main() {
   const logFile = join(outDir, 'service.log');
   const env0 = machine();
   log(`bench ${sizes.quick ? 'QUICK' : 'FULL'} → ${outDir}`);
+  // The scale part has a database of its own (bench/scale.ts); alone, it skips the shared setup.
+  const scale = want('scale') ? scaleOptions(option, sizes.quick, sizes.rounds) : undefined;
+  if (only?.length === 1 && scale) {
+    const { figures, raw } = await scaleBench(SERVER_URL, outDir, scale, log);
+    const table = renderTable(figures);
+    console.log(`\nscale: ${JSON.stringify(scale.sizes)}, ${scale.seconds} s per query, ${scale.rounds} rounds; ${env0.cpus} × ${env0.cpuModel}, PostgreSQL ${env0.postgres}\n`);
+    console.log(table);
+    await writeFile(join(outDir, 'results.json'), JSON.stringify({ scale: raw, machine: env0, figures }, null, 2));
+    await writeFile(join(outDir, 'table.md'), `${table}\n`);
+    if (figures.some((f) => f.pass === false)) process.exitCode = 1;
+    return;
+  }
   const db = await createBenchDatabase(SERVER_URL, process.env.BENCH_DB_NAME);
   log(`database ${db.name}`);
   const env: ServiceEnv = {
@@ -299,11 +312,17 @@ async function main() {
   }
 
   const figures = buildFigures(rounds, embedded, relayUnavailable);
+  let scaleRaw: unknown;
+  if (scale) {
+    const result = await scaleBench(SERVER_URL, outDir, scale, log);
+    figures.push(...result.figures);
+    scaleRaw = result.raw;
+  }
   const table = `${renderTable(figures)}\n\n${sideBySide(rounds)}`;
   const conditions = `${sizes.quick ? 'QUICK' : 'FULL'} run: ${sizes.tensions} tensions, ${sizes.seconds} s per measurement, ${sizes.rounds} rounds`;
   console.log(`\n${conditions}; ${env0.cpus} × ${env0.cpuModel}, ${env0.memoryGiB} GiB, Node ${env0.node}, PostgreSQL ${env0.postgres}\n`);
   console.log(table);
-  await writeFile(join(outDir, 'results.json'), JSON.stringify({ sizes, machine: env0, dryRun, figures, rounds, embedded }, null, 2));
+  await writeFile(join(outDir, 'results.json'), JSON.stringify({ sizes, machine: env0, dryRun, figures, rounds, embedded, scale: scaleRaw }, null, 2));
   await writeFile(join(outDir, 'table.md'), `${conditions}\n\n${table}\n`);
   log(`results in ${outDir}`);
   if (figures.some((f) => f.pass === false)) process.exitCode = 1;

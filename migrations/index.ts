@@ -11,6 +11,7 @@ import { Migration20261125000000_user_grants_function } from './Migration2026112
 import { Migration20261125100000_feed_horizon_per_database } from './Migration20261125100000_feed_horizon_per_database.js';
 import { Migration20261125120000_api_key_overlap_end } from './Migration20261125120000_api_key_overlap_end.js';
 import { Migration20261125230000_feed_horizon_wrap } from './Migration20261125230000_feed_horizon_wrap.js';
+import { Migration20261126010000_list_indexes } from './Migration20261126010000_list_indexes.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261125100000_feed_horizon_per_database', class: Migration20261125100000_feed_horizon_per_database },
   { name: 'Migration20261125120000_api_key_overlap_end', class: Migration20261125120000_api_key_overlap_end },
   { name: 'Migration20261125230000_feed_horizon_wrap', class: Migration20261125230000_feed_horizon_wrap },
+  { name: 'Migration20261126010000_list_indexes', class: Migration20261126010000_list_indexes },
 ];

@@ -26,7 +26,12 @@ const { parentPort, workerData } = require('node:worker_threads');
     const { PGlite } = await import(workerData.pgliteUrl);
     const { PGLiteSocketServer } = await import(workerData.socketUrl);
     const loadDataDir = workerData.loadDataDir ? new Blob([require('node:fs').readFileSync(workerData.loadDataDir)]) : undefined;
-    const db = await PGlite.create(workerData.pgdata ?? undefined, { loadDataDir, startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams] });
+    const { pg_trgm } = await import(workerData.pgTrgmUrl);
+    const db = await PGlite.create(workerData.pgdata ?? undefined, {
+      loadDataDir,
+      startParams: [...PGlite.defaultStartParams, ...workerData.memoryParams],
+      extensions: { pg_trgm },
+    });
     const server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: workerData.maxConnections });
     await server.start();
     parentPort.on('message', async (message) => {
@@ -189,6 +194,9 @@ export async function startEmbedded(opts: { dataDir?: string; maxConnections: nu
       pgliteUrl,
       memoryParams: MEMORY_PARAMS,
       socketUrl: import.meta.resolve('@electric-sql/pglite-socket'),
+      // Trigram indexes for substring search (issue 37); PGlite ships pg_trgm as a contrib extension that
+      // must be handed to it at start, after which the migration's `create extension` works as on PostgreSQL.
+      pgTrgmUrl: import.meta.resolve('@electric-sql/pglite/contrib/pg_trgm'),
       pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
       loadDataDir: opts.loadDataDir ?? null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),

@@ -73,8 +73,14 @@ export interface TensionQuery {
   limit: number;
 }
 
-/** One page of the filtered list, plus one row to tell whether more follow; `sort_value` is the cursor's. */
-export async function queryTensionRows(em: EntityManager, q: TensionQuery): Promise<(TensionRow & { sort_value: string })[]> {
+/**
+ * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
+ * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
+ * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
+ * deep it is. `q` stays a case-insensitive substring; the trigram indexes serve it (migration
+ * 20261126010000). Exported so the plan-shape test explains exactly what the service runs.
+ */
+export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
   const [column, cast] = SORT_COLUMN[q.sort];
   const where: string[] = [];
   const params: unknown[] = [];
@@ -88,16 +94,28 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery): Prom
   if (q.minScore !== undefined) add('t.score >= ?', q.minScore);
   if (q.q) {
     const p = likePattern(q.q);
+    // The ILIKEs are what the trigram indexes serve; tension_text_matches is the same predicate priced as
+    // costly, so the planner reads those indexes rather than filter every row (migration 20261126010000).
     add('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)', p, p, p);
+    add('tension_text_matches(t.name, t.current_context, t.potential_future, ?)', p);
   }
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
-  return em.execute(
-    `${TENSION_SELECT}, ${column}::text as sort_value from tensions t ${TENSION_FROM}
-     ${where.length ? `where ${where.join(' and ')}` : ''}
-     order by ${column} ${dir}, t.id ${dir} limit ?`,
-    [...params, q.limit + 1],
-  );
+  // The page is chosen on `tensions` alone, then joined: the planner's join strategy can never turn a
+  // page into a join and sort of every matching row (it did for `minScore=10&sort=score`, page 2).
+  return {
+    sql: `${TENSION_SELECT}, t.sort_value from (
+       select t.*, ${column}::text as sort_value from tensions t
+       ${where.length ? `where ${where.join(' and ')}` : ''}
+       order by ${column} ${dir}, t.id ${dir} limit ?) t ${TENSION_FROM}
+     order by ${column} ${dir}, t.id ${dir}`,
+    params: [...params, q.limit + 1],
+  };
+}
+
+export async function queryTensionRows(em: EntityManager, q: TensionQuery): Promise<(TensionRow & { sort_value: string })[]> {
+  const { sql, params } = tensionListSql(q);
+  return em.execute(sql, params);
 }
 
 export async function loadTensionRow(em: EntityManager, id: string): Promise<TensionRow | null> {

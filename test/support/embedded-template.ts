@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { migrate, openDatabase } from '../../server/persistence/database.js';
 import { embeddedDataFolder } from '../../server/persistence/embedded.js';
 
@@ -17,7 +18,7 @@ try {
 } finally {
   await db.close();
 }
-const pglite = await PGlite.create(embeddedDataFolder(dataDir));
+const pglite = await PGlite.create(embeddedDataFolder(dataDir), { extensions: { pg_trgm } });
 const tar = await pglite.dumpDataDir('none');
 await pglite.close();
 await writeFile(join(folder, 'migrated.tar'), Buffer.from(await tar.arrayBuffer()));

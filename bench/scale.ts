@@ -1,0 +1,174 @@
+// `npm run bench -- --only scale` (issue 37): a database of its own filled by SQL as the command path writes
+// (bench/lib/scale-data.ts), then each list query of the issue against `GET /tensions/:id` in the same round,
+// and the REST rescore with and without the indexes of migration 20261126010000.
+import autocannon from 'autocannon';
+import { join } from 'node:path';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { Api } from './lib/api.js';
+import { createBenchDatabase } from './lib/pg.js';
+import { startService } from './lib/service.js';
+import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData, type ScaleSizes } from './lib/scale-data.js';
+import { load, type HttpResult } from './http-load.js';
+import { fmt, median, type Figure } from './report.js';
+import { poolScores, provisionAgent } from './setup.js';
+import { dryRunCheck } from './rebuild.js';
+
+export interface ScaleOptions {
+  sizes: ScaleSizes;
+  /** seconds per query measurement */
+  seconds: number;
+  rounds: number;
+  connections: number;
+}
+
+/** Sizes from `--scale-tensions` etc.; the defaults keep this part to about 10 minutes on these machines. */
+export function scaleOptions(option: (name: string) => string | undefined, quick: boolean, rounds: number): ScaleOptions {
+  const n = (name: string, full: number, small: number) => Number(option(name) ?? (quick ? small : full));
+  const tensions = n('--scale-tensions', 200_000, 5_000);
+  return {
+    sizes: {
+      tensions,
+      actors: n('--scale-actors', Math.max(10, tensions / 10), 100),
+      users: n('--scale-users', Math.max(10, tensions / 10), 100),
+      audit: n('--scale-audit', tensions, 5_000),
+    },
+    seconds: quick ? 1 : 3,
+    rounds,
+    connections: 4,
+  };
+}
+
+/** The indexes the migration added, by what they serve: dropped for the rescore's other side. */
+const TRIGRAM = ['tensions_name_trgm_idx', 'tensions_current_context_trgm_idx', 'tensions_potential_future_trgm_idx'];
+const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx', 'domain_events_type_feed_idx', 'domain_events_stream_feed_idx'];
+
+async function timed(url: string, key: string, path: string, connections: number, seconds: number): Promise<HttpResult> {
+  const result = await autocannon({ url: `${url}${path}`, connections, duration: seconds, timeout: 30, headers: { authorization: `Bearer ${key}` } });
+  return {
+    connections, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
+    requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts,
+  };
+}
+
+export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleOptions, log: (s: string) => void): Promise<{ figures: Figure[]; raw: unknown }> {
+  const db = await createBenchDatabase(serverUrl, process.env.BENCH_SCALE_DB_NAME ?? `bench_scale_${Date.now()}_${process.pid}`);
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const env = { databaseUrl: db.url, dataDir: await mkdtemp(join(tmpdir(), 'bench-scale-')), logFile: join(outDir, 'service-scale.log') };
+    const svc = await startService(env);
+    stops.push(() => svc.stop());
+    const agent = await provisionAgent(svc.url);
+    const admin = await Api.loginAdmin(svc.url);
+    const role = await admin.call('POST', '/roles', {
+      code: `bench-scale-reader-${Date.now()}`, name: 'Bench scale reader',
+      permissions: ['tensions:read', 'actors:read', 'users:read', 'events:read', 'audit:read'],
+    });
+    const reader = await admin.call('POST', '/users', { type: 'agent', email: `bench-scale-${Date.now()}@example.com`, name: 'Bench scale reader', roleIds: [role.id] });
+    const { key } = await admin.call('POST', `/users/${reader.id}/api-keys`, { name: 'bench-scale' });
+    const started = performance.now();
+    await writeScaleData((sql, params) => db.query(sql, params), opts.sizes, log);
+    const setupMs = performance.now() - started;
+    const [{ size }] = await db.query<{ size: string }>('select pg_database_size(current_database())::text as size');
+    const [{ events }] = await db.query<{ events: string }>('select count(*)::text as events from domain_events');
+    log(`scale: written in ${Math.round(setupMs / 1000)} s; ${events} events; database ${Math.round(Number(size) / 2 ** 20)} MiB`);
+    const dryRun = await dryRunCheck(env);
+    if (dryRun.inserted || dryRun.updated || dryRun.deleted) throw new Error(`the scale bulk differs from what evolve folds: ${JSON.stringify(dryRun)}`);
+
+    const api = new Api(svc.url).withKey(key);
+    const common = word(123);
+    const queries: [string, string][] = [
+      ['tensions (default sort)', '/tensions'],
+      [`q=<common word> (${common})`, `/tensions?q=${common}`],
+      [`q=<rare word> (${RARE_WORD})`, `/tensions?q=${RARE_WORD}`],
+      ['q=<no match>', `/tensions?q=${NO_MATCH_WORD}`],
+      ['q=<word>&state=alive&sort=-score', `/tensions?q=${common}&state=alive&sort=-score`],
+      ['q=<word>&sort=name', `/tensions?q=${common}&sort=name`],
+      ['q=ka (two characters)', '/tensions?q=ka'],
+      ['state=resolved', '/tensions?state=resolved'],
+      ['state=alive&sort=name', '/tensions?state=alive&sort=name'],
+      ['state=stale&sort=-updatedAt', '/tensions?state=stale&sort=-updatedAt'],
+      ['minScore=9', '/tensions?minScore=9'],
+      ['minScore=10&sort=score', '/tensions?minScore=10&sort=score'],
+      ['actorId=', `/tensions?actorId=${scaleActorId(7)}`],
+      ['leadUserId=&sort=-updatedAt', `/tensions?leadUserId=${scaleUserId(3)}&sort=-updatedAt`],
+      ['leadUserId=&sort=name', `/tensions?leadUserId=${scaleUserId(3)}&sort=name`],
+      ['users q=', `/users?q=${word(77).slice(0, 5)}`],
+      ['actors q=', `/actors?q=${word(77).slice(0, 5)}`],
+      ['audit', '/audit'],
+      ['audit action=actor.created', '/audit?action=actor.created'],
+      ['feed types=TensionRevived', '/events?types=TensionRevived'],
+      ['feed streamId=', `/events?streamId=${scaleTensionId(777)}`],
+    ];
+    // Each query's second page too, where there is one (the first page's nextCursor).
+    const paths: [string, string][] = [];
+    for (const [name, path] of queries) {
+      paths.push([name, path]);
+      if (path.startsWith('/events')) continue;
+      const first = await api.call<{ nextCursor: string | null }>('GET', path);
+      if (first.nextCursor) paths.push([`${name}, page 2`, `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(first.nextCursor)}`]);
+    }
+    const ids = Array.from({ length: 200 }, (_, i) => scaleTensionId(1 + ((i * 7919) % opts.sizes.tensions)));
+    const measured: Record<string, HttpResult[]> = {};
+    const gets: HttpResult[] = [];
+    for (let r = 1; r <= opts.rounds; r++) {
+      gets.push(await load(svc.url, key, { kind: 'get', ids }, opts.connections, opts.seconds));
+      for (const [name, path] of paths) (measured[name] ??= []).push(await timed(svc.url, key, `/api/v1${path}`, opts.connections, opts.seconds));
+      log(`scale round ${r}: GET p99 ${gets[r - 1].p99} ms; ` + paths.map(([n]) => `${n} ${measured[n][r - 1].p99}`).join('; '));
+    }
+
+    // Rescore A/B: all indexes, then without the trigram ones, then without any the migration added, then
+    // all of them again (rebuilt, timed): the two "all" sides enclose the others, so a drift of the machine
+    // or the service's warm-up falls on both sides. An unmeasured load warms the service first.
+    const pool = Array.from({ length: Math.min(10_000, opts.sizes.tensions) }, (_, i) => scaleTensionId(1 + i));
+    const rescore = async (seconds = Math.max(opts.seconds, 8)) => load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds);
+    const definitions = await db.query<{ indexname: string; indexdef: string }>('select indexname, indexdef from pg_indexes where indexname = any($1::text[])', [[...TRIGRAM, ...BTREE]]);
+    await rescore(Math.max(2, opts.seconds));
+    const withAll = await rescore();
+    for (const index of TRIGRAM) await db.query(`drop index ${index}`);
+    const withoutTrigram = await rescore();
+    for (const index of BTREE) await db.query(`drop index ${index}`);
+    const withoutNew = await rescore();
+    const buildMs: Record<string, number> = {};
+    for (const d of definitions) {
+      const t0 = performance.now();
+      await db.query(d.indexdef);
+      buildMs[d.indexname] = Math.round(performance.now() - t0);
+    }
+    const withAllAgain = await rescore();
+    const withRps = (withAll.rps + withAllAgain.rps) / 2;
+    log(`scale rescore: all indexes ${Math.round(withAll.rps)}, without trigram ${Math.round(withoutTrigram.rps)}, without the new ones ${Math.round(withoutNew.rps)}, ` +
+      `all again ${Math.round(withAllAgain.rps)} req/s; index builds ${JSON.stringify(buildMs)} ms`);
+    const sizes = await db.query<{ name: string; bytes: string }>(
+      'select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c where c.relname = any($1::text[]) order by 1', [[...TRIGRAM, ...BTREE]]);
+
+    const getP99 = median(gets.map((g) => g.p99));
+    const figures: Figure[] = [
+      { name: `scale: ${opts.sizes.tensions} tensions, ${events} events, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`, value: `setup ${fmt(setupMs / 1000, ' s')}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}` },
+      { name: '  GET /tensions/:id p50 / p99', value: `${median(gets.map((g) => g.p50))} / ${getP99} ms` },
+    ];
+    for (const [name] of paths) {
+      const xs = measured[name];
+      // per round: this query's p99 over the same round's GET p99
+      const ratio = median(xs.map((x, i) => x.p99 / gets[i].p99));
+      figures.push({
+        name: `  ${name}: p50 / p99`, value: `${median(xs.map((x) => x.p50))} / ${median(xs.map((x) => x.p99))} ms`,
+        against: `${getP99} ms`, ratio, target: '<= 5', pass: ratio <= 5,
+      });
+    }
+    figures.push({
+      name: '  REST rescore 8 conns, all indexes (mean of before and after) vs without the new ones', value: fmt(withRps, ' req/s'),
+      against: fmt(withoutNew.rps, ' req/s'), ratio: withRps / withoutNew.rps, target: '>= 0.9', pass: withRps / withoutNew.rps >= 0.9,
+    });
+    figures.push({ name: '    all indexes before / after; without the trigram indexes only', value: `${fmt(withAll.rps)} / ${fmt(withAllAgain.rps)}; ${fmt(withoutTrigram.rps, ' req/s')}` });
+    figures.push({ name: '    new indexes: size (MiB), build (ms)', value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name]}`).join('; ') });
+    const http = [...gets, ...Object.values(measured).flat(), withAll, withoutTrigram, withoutNew, withAllAgain];
+    const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
+    figures.push({ name: '  non-2xx and errors (scale loads)', value: String(bad), target: '= 0', pass: bad === 0 });
+    return { figures, raw: { sizes: opts.sizes, dryRun, setupMs, databaseBytes: Number(size), events: Number(events), gets, measured, rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes } } };
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    if (process.argv.includes('--keep-db')) await db.close();
+    else await db.drop();
+  }
+}

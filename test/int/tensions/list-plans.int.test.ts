@@ -1,0 +1,161 @@
+// Plan shape at scale (issue 37): with tens of thousands of tensions and their events written as the command
+// path writes them, no list query the service builds (every filter, alone and with `q`, under every sort, first
+// and later pages) and no filtered feed read plans a sequential scan over `tensions` or `domain_events`.
+// Shapes, never timings; timings are `npm run bench -- --only scale`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData } from '../../../bench/lib/scale-data.js';
+import { queryTensionRows, tensionListSql, type TensionQuery, type TensionSortKey } from '../../../server/persistence/tension-projection.js';
+import { feedPageSql, FEED_START, type FeedFilter } from '../../../server/persistence/event-store.js';
+
+/** Big enough that a scan of either table costs far more than any index path (the planner then avoids it). */
+const TENSIONS = 20_000;
+const WATCHED = new Set(['tensions', 'domain_events']);
+
+let db: TestDatabase;
+let em: EntityManager;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ poolMax: 2 });
+  em = db.orm.em.fork();
+  // One connection for the bulk, so its begin/commit pairs enclose their statements.
+  const knex = em.getConnection().getKnex();
+  const conn = (await knex.client.acquireConnection()) as { query(sql: string, params?: unknown[]): Promise<unknown> };
+  try {
+    await writeScaleData((sql, params) => conn.query(sql, params), { tensions: TENSIONS, actors: TENSIONS / 500, users: TENSIONS / 1000, audit: 0 });
+  } finally {
+    await knex.client.releaseConnection(conn);
+  }
+}, 300_000);
+afterAll(async () => {
+  await db?.close();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  'Recheck Cond'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+function nodesOn(table: string, node: PlanNode, found: PlanNode[] = []): PlanNode[] {
+  if (node['Relation Name'] === table) found.push(node);
+  for (const child of node.Plans ?? []) nodesOn(table, child, found);
+  return found;
+}
+
+/** `Seq Scan on <table>` for every watched table the plan scans sequentially. */
+function seqScans(node: PlanNode, found: string[] = []): string[] {
+  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] && WATCHED.has(node['Relation Name'])) found.push(`Seq Scan on ${node['Relation Name']}`);
+  for (const child of node.Plans ?? []) seqScans(child, found);
+  return found;
+}
+
+async function plan(sql: string, params: unknown[]): Promise<PlanNode> {
+  const [row] = await em.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (format json) ${sql}`, params);
+  const json = row['QUERY PLAN'];
+  return (typeof json === 'string' ? JSON.parse(json) : json)[0].Plan;
+}
+
+/**
+ * The plan PostgreSQL keeps for a prepared statement once it stops planning each execution (the feed's
+ * statements are prepared on PostgreSQL): the generic plan, which cannot see the values.
+ */
+async function genericPlan(sql: string, params: unknown[]): Promise<PlanNode> {
+  const knex = em.getConnection().getKnex();
+  const conn = (await knex.client.acquireConnection()) as { query(sql: string): Promise<{ rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[] }> };
+  try {
+    let n = 0;
+    await conn.query(`prepare scale_plan_probe as ${sql.replace(/\?/g, () => `$${++n}`)}`);
+    await conn.query('set plan_cache_mode = force_generic_plan');
+    const literal = (v: unknown) => `'${String(v).replace(/'/g, "''")}'`;
+    const { rows } = await conn.query(`explain (format json) execute scale_plan_probe(${params.map(literal).join(', ')})`);
+    return rows[0]['QUERY PLAN'][0].Plan;
+  } finally {
+    await conn.query('reset plan_cache_mode; deallocate scale_plan_probe');
+    await knex.client.releaseConnection(conn);
+  }
+}
+
+const SORTS: [TensionSortKey, boolean][] = [
+  ['score', true], ['score', false], ['updatedAt', true], ['updatedAt', false],
+  ['createdAt', true], ['createdAt', false], ['name', false], ['name', true],
+];
+const common = word(123);
+const FILTERS: [string, Partial<TensionQuery>][] = [
+  ['no filter', {}],
+  ['state=alive', { state: 'alive' }],
+  ['state=resolved', { state: 'resolved' }],
+  ['state=stale', { state: 'stale' }],
+  ['actorId', { actorId: scaleActorId(7) }],
+  ['leadUserId', { leadUserId: scaleUserId(3) }],
+  ['minScore=9', { minScore: 9 }],
+  ['minScore=10', { minScore: 10 }],
+  [`q=${common} (common)`, { q: common }],
+  [`q=${RARE_WORD} (rare)`, { q: RARE_WORD }],
+  [`q=${NO_MATCH_WORD} (no match)`, { q: NO_MATCH_WORD }],
+  ['q=common&state=alive', { q: common, state: 'alive' }],
+  ['q=common&state=resolved', { q: common, state: 'resolved' }],
+  ['q=common&actorId', { q: common, actorId: scaleActorId(7) }],
+  ['q=common&leadUserId', { q: common, leadUserId: scaleUserId(3) }],
+  ['q=common&minScore=9', { q: common, minScore: 9 }],
+];
+
+describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'embedded'})`, () => {
+  it('the bulk is what the command path writes: about three events per tension, every state present', async () => {
+    const [counts] = await em.execute<{ tensions: string; events: string; states: string }[]>(
+      `select (select count(*) from tensions) as tensions, (select count(*) from domain_events) as events,
+              (select count(distinct state) from tensions) as states`,
+    );
+    expect(Number(counts.tensions)).toBe(TENSIONS);
+    expect(Number(counts.events)).toBeGreaterThan(3 * TENSIONS);
+    expect(Number(counts.states)).toBe(3);
+  });
+
+  it('no list query, first page or second, scans tensions sequentially', async () => {
+    const offenders: string[] = [];
+    for (const [label, filter] of FILTERS) {
+      for (const [sort, descending] of SORTS) {
+        const q: TensionQuery = { limit: 20, sort, descending, ...filter };
+        const name = `${label} sort=${descending ? '-' : ''}${sort}`;
+        const first = tensionListSql(q);
+        for (const scan of seqScans(await plan(first.sql, first.params))) offenders.push(`${name}: ${scan}`);
+        const rows = await queryTensionRows(em, q);
+        if (rows.length <= 20) continue;
+        const last = rows[19];
+        const second = tensionListSql({ ...q, after: { v: last.sort_value, id: last.id } });
+        for (const scan of seqScans(await plan(second.sql, second.params))) offenders.push(`${name}, page 2: ${scan}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the feed filtered by a rare type or by one stream reads its own index, not the whole feed', async () => {
+    const [{ h }] = await em.execute<{ h: string }[]>('select pg_snapshot_xmax(pg_current_snapshot())::text as h');
+    const filters: [string, FeedFilter, string | null][] = [
+      ['types=TensionRevived', { types: ['TensionRevived'] }, 'type'],
+      ['types=TensionRevived,TensionRenamed (both rare)', { types: ['TensionRevived', 'TensionRenamed'] }, 'type'],
+      ['streamId', { streamId: scaleTensionId(777) }, 'stream_id'],
+      ['no filter', {}, null],
+    ];
+    const offenders: string[] = [];
+    for (const [label, filter, column] of filters) {
+      const { sql, params, prepare } = feedPageSql(h, FEED_START, 100, filter);
+      const plans: [string, PlanNode][] = [[label, await plan(sql, params)]];
+      if (onPostgres && prepare) plans.push([`${label} (generic plan)`, await genericPlan(sql, params)]);
+      for (const [name, root] of plans) {
+        for (const scan of seqScans(root)) offenders.push(`${name}: ${scan}`);
+        if (!column) continue;
+        // The filter must bound the index scan, not be applied to every event the scan walks past.
+        const nodes = nodesOn('domain_events', root);
+        const bounded = nodes.some((n) => `${n['Index Cond'] ?? ''} ${n['Recheck Cond'] ?? ''}`.includes(`${column} =`));
+        const filtered = nodes.some((n) => (n.Filter ?? '').includes(`${column} =`));
+        if (!bounded || filtered) offenders.push(`${name}: ${column} filters rows instead of bounding the index scan`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
