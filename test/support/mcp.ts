@@ -1,5 +1,6 @@
-// MCP clients for tests, built with the official SDK: over Streamable HTTP, and over stdio.
+// MCP clients for tests, built with the official SDKs: over Streamable HTTP, and over stdio.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as Client2, StreamableHTTPClientTransport as StreamableHTTPClientTransport2 } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { TestApp } from './app.js';
@@ -10,6 +11,24 @@ export async function mcpHttpClient(app: TestApp, key: string): Promise<Client> 
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
   await client.connect(transport);
+  return client;
+}
+
+/**
+ * The 2.x SDK client speaking exactly `revision`: 2026-07-28 pinned (server/discover, then the version in
+ * every request, no initialize), or a 2025 revision offered in initialize (the server must accept it as is).
+ */
+export async function mcpHttpClientAt(app: TestApp, key: string, revision: string): Promise<Client2> {
+  const modern = revision >= '2026-07-28';
+  const client = new Client2(
+    { name: 'market-tests', version: '2.0.0' },
+    modern ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] },
+  );
+  const transport = new StreamableHTTPClientTransport2(new URL(`${app.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  if (client.getNegotiatedProtocolVersion() !== revision) throw new Error(`negotiated ${client.getNegotiatedProtocolVersion()}, not ${revision}`);
   return client;
 }
 
