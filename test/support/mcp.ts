@@ -1,6 +1,7 @@
 // MCP clients for tests, built with the official SDKs: over Streamable HTTP, and over stdio.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as Client2, StreamableHTTPClientTransport as StreamableHTTPClientTransport2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransport2 } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { TestApp } from './app.js';
@@ -32,15 +33,24 @@ export async function mcpHttpClientAt(app: TestApp, key: string, revision: strin
   return client;
 }
 
+const stdioServer = (key: string, env: Record<string, string>) => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', 'server/cli/main.ts', 'mcp'],
+  env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', MARKET_API_KEY: key, ...env },
+  stderr: 'pipe' as const,
+});
+
+/** `market-service mcp` with the 2.x SDK client pinned to a 2026 revision (server/discover, no initialize). */
+export async function mcpStdioClientAt(key: string, env: Record<string, string>, revision: string): Promise<Client2> {
+  const client = new Client2({ name: 'market-tests', version: '2.0.0' }, { versionNegotiation: { mode: { pin: revision } } });
+  await client.connect(new StdioClientTransport2(stdioServer(key, env)));
+  return client;
+}
+
 /** Spawns `market-service mcp` (from sources) against the given database environment. */
 export async function mcpStdioClient(key: string, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'market-tests', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', 'server/cli/main.ts', 'mcp'],
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', MARKET_API_KEY: key, ...env },
-    stderr: 'pipe',
-  });
+  const transport = new StdioClientTransport(stdioServer(key, env));
   await client.connect(transport);
   return client;
 }
