@@ -3,7 +3,7 @@
 // 2025 revisions (initialize, then requests without an envelope) to a JSON-answering stateless transport.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Ctx, Deps } from '../application/context.js';
-import { ok, type ErrorCode, type Refusal } from '../domain/errors.js';
+import { ok, refuse, type ErrorCode, type Refusal, type Result } from '../domain/errors.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isForeignOrigin } from '../http/cors.js';
@@ -40,9 +40,9 @@ function unauthenticated(res: Response, message: string) {
  * not enough here (SPEC §8): MCP clients are agents and scripts, which carry keys. Other bearer credentials
  * are added here, beside the key.
  */
-export function mcpCaller(req: Request): { ok: true; value: Ctx } | { ok: false; detail: string } {
-  if (req.authRefusal) return { ok: false, detail: req.authRefusal.detail };
-  if (!req.caller || req.caller.authenticatedBy !== 'api_key') return { ok: false, detail: 'MCP needs `Authorization: Bearer <API_KEY>`.' };
+export function mcpCaller(req: Request): Result<Ctx> {
+  if (req.authRefusal) return req.authRefusal;
+  if (!req.caller || req.caller.authenticatedBy !== 'api_key') return refuse('unauthenticated', 'MCP needs `Authorization: Bearer <API_KEY>`.');
   return ok({ caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) });
 }
 

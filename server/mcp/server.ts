@@ -17,11 +17,12 @@ import type { ToolDef } from './tool.js';
 export const MCP_SERVER_INFO = { name: 'market-service', version: serviceVersion() };
 
 /**
- * SPEC §8: every published revision from 2025-03-26 on, newest first. 2026-07-28 is stateless (the
- * version and client capabilities in each request's `_meta`, `server/discover`); the 2025 ones open
- * with `initialize`, which counter-offers the newest 2025 revision to a client asking for another.
+ * SPEC §8: every published revision from 2025-03-26 on, newest first, and 2024-11-05, which /mcp served
+ * before and still may. 2026-07-28 is stateless (the version and client capabilities in each request's
+ * `_meta`, `server/discover`); the older ones open with `initialize`, which counter-offers the newest 2025
+ * revision to a client asking for another.
  */
-export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 /**
  * The caching hints 2026-07-28 requires on list results (server/utilities/caching). tools/list is filtered by

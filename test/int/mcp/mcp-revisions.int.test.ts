@@ -106,7 +106,7 @@ describe('the 2026-07-28 revision on the wire', () => {
       expect(res.json.error, version).toMatchObject({ code: -32022, data: { requested: version, supported: MCP_PROTOCOL_VERSIONS } });
     }
     // a 2025-form request naming a revision this server does not serve: 400, the revisions in the message
-    const old = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': '2024-11-05' },
+    const old = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': '2024-10-07' },
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
     expect(old.status).toBe(400);
     expect(old.json.error.message).toContain(MCP_PROTOCOL_VERSIONS.join(', '));
