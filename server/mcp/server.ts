@@ -18,9 +18,10 @@ export const MCP_SERVER_INFO = { name: 'market-service', version: serviceVersion
 
 /**
  * SPEC §8: every published revision from 2025-03-26 on, newest first, and 2024-11-05, which /mcp served
- * before and still may. 2026-07-28 is stateless (the version and client capabilities in each request's
- * `_meta`, `server/discover`); the older ones open with `initialize`, which counter-offers the newest 2025
- * revision to a client asking for another.
+ * before and still may. The SDK serves 2026-07-28 (stateless: the version and client capabilities in each
+ * request's `_meta`, `server/discover`) on its own; this list decides which older revisions `initialize`
+ * accepts (it counter-offers 2025-11-25 to a client asking for another), and is what the error for an
+ * unsupported revision names.
  */
 export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
