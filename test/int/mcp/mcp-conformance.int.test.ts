@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { seedUserWithKey } from '../../support/clients.js';
 
 const EXPECTED = 'test/int/mcp/mcp-conformance.expected.yml';
-const CLI = 'node_modules/@modelcontextprotocol/conformance/dist/index.js';
+const CLI = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
 
 let app: TestApp;
 let proxy: Server;
