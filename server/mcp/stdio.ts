@@ -6,56 +6,13 @@ import { embeddedDataFolder } from '../persistence/embedded.js';
 import { migrationStatus, type Database } from '../persistence/database.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { Transform, type Readable } from 'node:stream';
-import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { ok } from '../domain/errors.js';
 import { existingSessionSecret, makeDeps, openServiceDatabase } from '../runtime.js';
-import { createMcpServer, toolCallRefusal } from './server.js';
-
-/**
- * The lines of `input` that the SDK's stdio transport should read. It skips a line that is not JSON without a
- * word, and reports one that is not a JSON-RPC message only to `onerror`; JSON-RPC asks for an answer (-32700
- * Parse error, -32600 Invalid Request) with id null, since no id could be read. A tools/call whose params break
- * the protocol's schema is answered here too (see toolCallRefusal). Those lines get their answer through
- * `reply` and go no further; the server keeps serving.
- */
-function guardedLines(input: Readable, reply: (message: unknown) => void): Readable {
-  let pending = '';
-  const pass = (line: string, out: Transform) => {
-    if (!line.trim()) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      return reply({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line that is not JSON. Send one JSON-RPC message per line.' } });
-    }
-    try {
-      parseJSONRPCMessage(parsed);
-    } catch {
-      return reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.' } });
-    }
-    const refused = toolCallRefusal(parsed);
-    if (refused) return reply(refused);
-    out.push(`${line}\n`);
-  };
-  return input.pipe(
-    new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        const lines = (pending + chunk.toString('utf8')).split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) pass(line.replace(/\r$/, ''), this);
-        done();
-      },
-      flush(done) {
-        pass(pending, this);
-        done();
-      },
-    }),
-  );
-}
+import { createMcpServer } from './server.js';
+import { guardedLines } from './stdio-lines.js';
 
 /** PostgreSQL's "database does not exist" (SQLSTATE 3D000). */
 const isMissingDatabase = (err: unknown) => (err as { code?: string } | null)?.code === '3D000' || /does not exist/.test(String((err as Error | null)?.message));
