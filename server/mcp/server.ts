@@ -1,9 +1,7 @@
 // One MCP server per caller: lists exactly the tools the caller may use, and runs them through the
 // same permission check, input parsing and error codes as the other faces.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
@@ -18,6 +16,26 @@ import type { ToolDef } from './tool.js';
 
 export const MCP_SERVER_INFO = { name: 'market-service', version: serviceVersion() };
 
+/**
+ * SPEC §8: every published revision from 2025-03-26 on, newest first, and 2024-11-05, which /mcp served
+ * before and still may. The SDK serves 2026-07-28 (stateless: the version and client capabilities in each
+ * request's `_meta`, `server/discover`) on its own; this list decides which older revisions `initialize`
+ * accepts (it counter-offers 2025-11-25 to a client asking for another), and is what the error for an
+ * unsupported revision names.
+ */
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+/**
+ * The caching hints 2026-07-28 requires on list results (server/utilities/caching). tools/list is filtered by
+ * the caller's grants, so only that caller may reuse it ("private"), and for a minute: a role change shows in
+ * tools/list within that minute, while tools/call checks the grants on every call. server/discover says the
+ * same to everyone ("public"). 2025 revisions carry no such fields; the SDK adds them only on 2026 answers.
+ */
+export const MCP_CACHE_HINTS = {
+  'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
+} as const;
+
 function allowed(ctx: Ctx, tool: ToolDef): boolean {
   return tool.operation === null || mayPerform(ctx.caller, tool.operation);
 }
@@ -27,7 +45,7 @@ function errorResult(refusal: Refusal): CallToolResult {
 }
 
 function successResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
 /** The optional `idempotencyKey` of write tools (SPEC §12), as tools/list shows it. */
@@ -53,41 +71,37 @@ function toolError(body: Record<string, unknown>): CallToolResult {
 
 /**
  * The SDK validates a tools/call itself, before any handler, and answers malformed params (a missing
- * name, non-object `arguments`) with -32603 and zod's issue list as the message. A request that breaks
- * the protocol's own schema is JSON-RPC's -32602 Invalid params, said in a sentence (SPEC §8; the
- * contract's `validation_failed` and the field paths in `data`). So, between the transport and the SDK,
- * such requests are answered here and never reach it. Arguments that are an object but fail the tool's
- * input schema stay tool results (`validation_failed`), as SPEC §8 asks. Call after connect.
+ * name, non-object `arguments`) with -32602 and zod's issue list as the message. A request that breaks
+ * the protocol's own schema is JSON-RPC's -32602 Invalid params said in a sentence (SPEC §8), with the
+ * contract's `validation_failed` and coded field errors in `data`. So each face asks this before the SDK
+ * sees a message (HTTP on the parsed body, stdio on each line) and sends the answer itself when there is
+ * one. Arguments that are an object but fail the tool's input schema stay tool results (`validation_failed`).
  */
-export function guardToolCalls(transport: Transport): void {
-  const deliver = transport.onmessage;
-  if (!deliver) throw new Error('guardToolCalls: connect the server to the transport first');
-  transport.onmessage = (message, extra) => {
-    const m = message as { id?: string | number; method?: unknown };
-    if (m.method === 'tools/call' && m.id !== undefined) {
-      const parsed = CallToolRequestSchema.safeParse(message);
-      if (!parsed.success) {
-        const errors = parsed.error.issues.map((i): FieldError => {
-          const path = i.path.filter((p) => p !== 'params').join('.') || 'params';
-          // the SDK's schema does not report the input: a missing member reads "received undefined"
-          if (i.code === 'invalid_type' && /received undefined$/.test(i.message)) return { path, message: 'is required', code: 'required', params: {} };
-          if (i.path.at(-1) === 'arguments') return { path, message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } };
-          if (i.path.at(-1) === 'name') return { path, message: 'must be the tool name (a string)', code: 'invalid_type', params: { expected: 'string' } };
-          return { path, message: 'is not valid', code: 'invalid_value', params: {} };
-        });
-        void transport.send({
-          jsonrpc: '2.0',
-          id: m.id,
-          error: {
-            code: ErrorCode.InvalidParams,
-            message: 'Invalid params: a tools/call needs the tool name as a string and its arguments as an object.',
-            data: { code: 'validation_failed', errors },
-          },
-        });
-        return;
-      }
+export function toolCallRefusal(message: unknown): JSONRPCErrorResponse | null {
+  const m = message as { id?: unknown; method?: unknown; params?: unknown } | null;
+  if (!m || typeof m !== 'object' || m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return null;
+  const errors: FieldError[] = [];
+  const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (params === undefined) errors.push({ path: 'params', message: 'is required', code: 'required', params: {} });
+  else if (!params || typeof params !== 'object' || Array.isArray(params)) {
+    errors.push({ path: 'params', message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } });
+  } else {
+    if (params.name === undefined) errors.push({ path: 'name', message: 'is required', code: 'required', params: {} });
+    else if (typeof params.name !== 'string') errors.push({ path: 'name', message: 'must be the tool name (a string)', code: 'invalid_type', params: { expected: 'string' } });
+    const args = params.arguments;
+    if (args !== undefined && (!args || typeof args !== 'object' || Array.isArray(args))) {
+      errors.push({ path: 'arguments', message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } });
     }
-    deliver.call(transport, message, extra);
+  }
+  if (!errors.length) return null;
+  return {
+    jsonrpc: '2.0',
+    id: m.id,
+    error: {
+      code: ProtocolErrorCode.InvalidParams,
+      message: 'Invalid params: a tools/call needs the tool name as a string and its arguments as an object.',
+      data: { code: 'validation_failed', errors },
+    },
   };
 }
 
@@ -143,6 +157,8 @@ function outputSchema(tool: ToolDef) {
 export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx>>): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
+    supportedProtocolVersions: MCP_PROTOCOL_VERSIONS,
+    cacheHints: MCP_CACHE_HINTS,
     instructions:
       'Market service: tensions are gaps between a current and a desired state, experienced by market actors. ' +
       'Call whoami first. Every write returns the tension and the event it appended (null when nothing changed). ' +
@@ -161,11 +177,11 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
     return { code: INTERNAL_ERROR, detail: 'Internal error: the request failed on the server. Report the requestId.', requestId };
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => {
     let requestId: string = deps.newId();
     try {
       const resolved = await resolveCtx();
-      if (!resolved.ok) throw new McpError(ErrorCode.InvalidRequest, resolved.detail, { code: resolved.code });
+      if (!resolved.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, resolved.detail, { code: resolved.code });
       const ctx = resolved.value;
       requestId = ctx.requestId;
       return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
@@ -178,12 +194,12 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
       })) };
     } catch (err) {
       // Protocol-level errors never echo an exception's message (it may hold SQL or a driver's words).
-      if (err instanceof McpError) throw err;
-      throw new McpError(ErrorCode.InternalError, 'Internal error', internal(err, requestId));
+      if (err instanceof ProtocolError) throw err;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error', internal(err, requestId));
     }
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     let requestId: string = deps.newId();
     try {
       const resolved = await resolveCtx();

@@ -6,32 +6,13 @@ import { embeddedDataFolder } from '../persistence/embedded.js';
 import { migrationStatus, type Database } from '../persistence/database.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { CommandRun } from '../cli/commands.js';
 import { authenticateApiKey, UNAUTHENTICATED } from '../auth/authenticate.js';
 import { ok } from '../domain/errors.js';
 import { existingSessionSecret, makeDeps, openServiceDatabase } from '../runtime.js';
-import { guardToolCalls, createMcpServer } from './server.js';
-
-/**
- * The SDK's stdio transport drops a line that is not JSON, or not a JSON-RPC message, reporting it only
- * to `onerror`; JSON-RPC asks for an answer (-32700 Parse error, -32600 Invalid Request) with id null,
- * since no id could be read. The transport reads on, so the server keeps serving.
- */
-function answerUnreadableLines(transport: StdioServerTransport): void {
-  const report = transport.onerror;
-  transport.onerror = (error) => {
-    report?.(error);
-    const rpc = error instanceof SyntaxError
-      ? { code: -32700, message: 'Parse error: a line that is not JSON. Send one JSON-RPC message per line.' }
-      : error.name === 'ZodError' || 'issues' in error
-        ? { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message.' }
-        : null;
-    // id null: the JSON-RPC specification's answer when the request's id could not be read
-    if (rpc) void transport.send({ jsonrpc: '2.0', id: null, error: rpc } as unknown as JSONRPCMessage);
-  };
-}
+import { createMcpServer } from './server.js';
+import { guardedLines } from './stdio-lines.js';
 
 /** PostgreSQL's "database does not exist" (SQLSTATE 3D000). */
 const isMissingDatabase = (err: unknown) => (err as { code?: string } | null)?.code === '3D000' || /does not exist/.test(String((err as Error | null)?.message));
@@ -93,29 +74,31 @@ export const runMcp: CommandRun = async (args, { config, logger }) => {
   if (!db) return 1;
   // A secret kept by the service, or one for this process only (list cursors then last as long as it does).
   const deps = makeDeps(config, logger, db, (await existingSessionSecret(config)) ?? randomBytes(48).toString('base64url'));
-  const server = createMcpServer(deps, async () => {
+  const resolveCtx = async () => {
     const caller = await authenticateApiKey(deps, key);
     if (!caller.ok) return caller;
     return ok({ caller: caller.value, via: 'mcp' as const, requestId: randomUUID(), clientAddress: null });
-  });
+  };
   const first = await authenticateApiKey(deps, key);
   if (!first.ok) {
     console.error(`market-service mcp: ${UNAUTHENTICATED(first.detail).detail}`);
     await db.close();
     return 2;
   }
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  guardToolCalls(transport);
-  answerUnreadableLines(transport);
+  // One factory for both eras: a 2026-07-28 client opens with server/discover, a 2025 one with initialize.
+  const reply = (message: unknown) => void process.stdout.write(`${JSON.stringify(message)}\n`);
+  const transport = new StdioServerTransport(guardedLines(process.stdin, reply), process.stdout);
+  const served = serveStdio(() => createMcpServer(deps, resolveCtx), {
+    transport,
+    onerror: (err) => logger.debug({ err }, 'mcp stdio message refused'),
+  });
   logger.info({ user: first.value.userName }, 'MCP server on stdio');
   await new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
     process.stdin.on('end', () => resolve());
     process.on('SIGTERM', () => resolve());
     process.on('SIGINT', () => resolve());
   });
-  await server.close();
+  await served.close();
   await db.close();
   return 0;
 };

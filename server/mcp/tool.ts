@@ -1,6 +1,6 @@
 // The shape of one MCP tool: a use case with its input/output schemas, annotations and permission.
 import type { z } from 'zod';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Ctx, Deps } from '../application/context.js';
 import type { Operation } from '../application/permission-table.js';
 import type { Result } from '../domain/errors.js';

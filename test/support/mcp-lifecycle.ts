@@ -1,8 +1,12 @@
 // A full tension lifecycle driven through MCP tools, shared by the HTTP and stdio tests.
 import { expect } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { commandResultOutput, historyPageOutput, type CommandResult, type HistoryEntry } from '../../server/application/tensions/tension.inputs.js';
+
+/** What the lifecycle needs of a client: the 1.x SDK's and the 2.x SDK's both have it. */
+export interface Client {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}
 
 export interface LifecycleIds {
   actorA: string;

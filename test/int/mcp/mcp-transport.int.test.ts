@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { seedDeps, seedUserWithKey } from '../../support/clients.js';
-import { mcpHttpClient, mcpStdioClient } from '../../support/mcp.js';
+import { mcpHttpClient, mcpStdioClient, mcpStdioClientAt } from '../../support/mcp.js';
 import { migrate, openDatabase } from '../../../server/persistence/database.js';
 import { onPostgres } from '../../support/database.js';
 
@@ -101,6 +101,22 @@ describe('MCP over stdio (market-service mcp)', () => {
     const result = await client!.callTool({ name: 'whoami', arguments: {} });
     expect(result.structuredContent).toMatchObject({ user: { type: 'agent' }, permissions: ['tensions:read'] });
   });
+
+  it('serves a 2026-07-28 client too: server/discover first, then the same tools, no initialize', async () => {
+    // the embedded database is one process's: the 1.x client's server goes first
+    await client?.close();
+    client = undefined;
+    const modern = await mcpStdioClientAt(agentKey, env, '2026-07-28');
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(modern.getDiscoverResult()).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
+      expect((await modern.listTools()).tools.map((t) => t.name)).toContain('list_tensions');
+      const me = await modern.callTool({ name: 'whoami', arguments: {} });
+      expect(me.structuredContent).toMatchObject({ user: { type: 'agent' }, permissions: ['tensions:read'] });
+    } finally {
+      await modern.close();
+    }
+  }, 60_000);
 
   // Last in this block: the embedded database is one process's, so the SDK client's server goes first.
   it('answers a line that is not JSON with a -32700 parse error (id null) and keeps serving', async () => {
