@@ -327,5 +327,5 @@ describe('export and import', () => {
     } finally {
       await moved.close();
     }
-  });
+  }, 120_000);
 });
