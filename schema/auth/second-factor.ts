@@ -27,15 +27,15 @@ const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
 const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implement({
   description: 'A started enrolment: the secret (shown once) as text, as an otpauth URI and as a QR code. Confirm it with confirmMfaEnrolment.',
   fields: (t) => ({
-    secret: t.exposeString('secret', { description: 'The TOTP secret (base32), to type into an authenticator app.' }),
-    otpauthUri: t.exposeString('otpauthUri', { description: 'The otpauth://totp/… URI the QR code holds.' }),
-    qrCodeSvg: t.exposeString('qrCodeSvg', { description: 'The QR code as an SVG document.' }),
+    secret: t.exposeString('secret', { nullable: true, description: 'The TOTP secret (base32), to type into an authenticator app. Null on an idempotent replay: a secret is never kept.' }),
+    otpauthUri: t.exposeString('otpauthUri', { nullable: true, description: 'The otpauth://totp/… URI the QR code holds. Null on an idempotent replay.' }),
+    qrCodeSvg: t.exposeString('qrCodeSvg', { nullable: true, description: 'The QR code as an SVG document. Null on an idempotent replay.' }),
   }),
 });
 
 const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').implement({
   description: 'Single-use recovery codes, shown once.',
-  fields: (t) => ({ recoveryCodes: t.exposeStringList('recoveryCodes', { description: 'Ten codes; each signs in once in place of an app code.' }) }),
+  fields: (t) => ({ recoveryCodes: t.exposeStringList('recoveryCodes', { nullable: true, description: 'Ten codes; each signs in once in place of an app code. Null on an idempotent replay: codes are never kept.' }) }),
 });
 
 const LoginMfaInput = builder.inputType('LoginMfaInput', {

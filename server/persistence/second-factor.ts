@@ -99,8 +99,11 @@ export async function insertChallenge(tx: EntityManager, c: { id: string; tokenH
 }
 
 export async function challengeByHash(em: EntityManager, tokenHash: string, opts: { lock?: boolean } = {}): Promise<ChallengeRow | null> {
-  const [row] = await em.execute(`select id, user_id, email, expires_at, failures, used_at from mfa_challenges where token_hash = ?${opts.lock ? ' for update' : ''}`, [tokenHash]);
-  return row ? { ...row, expires_at: new Date(row.expires_at), used_at: row.used_at ? new Date(row.used_at) : null } as ChallengeRow : null;
+  const [row] = await em.execute<(Omit<ChallengeRow, 'expires_at' | 'used_at'> & { expires_at: string | Date; used_at: string | Date | null })[]>(
+    `select id, user_id, email, expires_at, failures, used_at from mfa_challenges where token_hash = ?${opts.lock ? ' for update' : ''}`,
+    [tokenHash],
+  );
+  return row ? { ...row, expires_at: new Date(row.expires_at), used_at: row.used_at ? new Date(row.used_at) : null } : null;
 }
 
 /** Spends the challenge; false when another request spent it first. */

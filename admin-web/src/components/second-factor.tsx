@@ -39,13 +39,13 @@ export function SecondFactor() {
   const [code, setCode] = useState('');
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const status = data?.myMfa;
-  const enrolment = started.data?.startMfaEnrolment;
+  const enrolment = started.data?.startMfaEnrolment?.secret ? started.data.startMfaEnrolment : null;
 
   const onConfirm = async (e: FormEvent) => {
     e.preventDefault();
     const r = await confirm({ code: code.trim() });
     if (r.data) {
-      setRecoveryCodes(r.data.confirmMfaEnrolment.recoveryCodes);
+      setRecoveryCodes(r.data.confirmMfaEnrolment.recoveryCodes ?? []);
       setCode('');
       refetch();
     }
@@ -85,7 +85,7 @@ export function SecondFactor() {
       ) : enrolment ? (
         <form className="stack" onSubmit={onConfirm}>
           <p className="muted">{t('account.mfaScan')}</p>
-          <img src={svgDataUri(enrolment.qrCodeSvg)} alt={enrolment.otpauthUri} width={200} height={200} />
+          <img src={svgDataUri(enrolment.qrCodeSvg ?? '')} alt={enrolment.otpauthUri ?? ''} width={200} height={200} />
           <div><span className="muted">{t('account.mfaSecret')}: </span><code data-testid="mfa-secret">{enrolment.secret}</code></div>
           {wrongCode(confirmed.error)}
           <Field label={t('account.mfaCode')}>

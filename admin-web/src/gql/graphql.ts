@@ -436,14 +436,14 @@ export type MyMfaQuery = { myMfa: { enrolled: boolean, pending: boolean, recover
 export type StartMfaEnrolmentMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type StartMfaEnrolmentMutation = { startMfaEnrolment: { secret: string, otpauthUri: string, qrCodeSvg: string } };
+export type StartMfaEnrolmentMutation = { startMfaEnrolment: { secret: string | null, otpauthUri: string | null, qrCodeSvg: string | null } };
 
 export type ConfirmMfaEnrolmentMutationVariables = Exact<{
   code: string;
 }>;
 
 
-export type ConfirmMfaEnrolmentMutation = { confirmMfaEnrolment: { recoveryCodes: Array<string> } };
+export type ConfirmMfaEnrolmentMutation = { confirmMfaEnrolment: { recoveryCodes: Array<string> | null } };
 
 export type DisableMyMfaMutationVariables = Exact<{
   code: string;

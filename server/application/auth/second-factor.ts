@@ -64,9 +64,9 @@ export interface MfaEnrolment {
 }
 export const mfaEnrolmentOutput = z
   .object({
-    secret: z.string().describe('The TOTP secret (base32), to type into an authenticator app; shown in this answer only.'),
-    otpauthUri: z.string().describe('The `otpauth://totp/…` URI the QR code holds.'),
-    qrCodeSvg: z.string().describe('The QR code as an SVG document.'),
+    secret: z.string().optional().describe('The TOTP secret (base32), to type into an authenticator app; shown in this answer only (absent on an idempotent replay).'),
+    otpauthUri: z.string().optional().describe('The `otpauth://totp/…` URI the QR code holds (absent on an idempotent replay).'),
+    qrCodeSvg: z.string().optional().describe('The QR code as an SVG document (absent on an idempotent replay).'),
   })
   .describe('A started enrolment: confirm it with a code from the app (POST /me/mfa/totp/confirm).');
 
@@ -74,7 +74,7 @@ export interface RecoveryCodes {
   recoveryCodes: string[];
 }
 export const recoveryCodesOutput = z
-  .object({ recoveryCodes: z.array(z.string()).describe(`${RECOVERY_CODE_COUNT} single-use recovery codes; shown in this answer only.`) })
+  .object({ recoveryCodes: z.array(z.string()).optional().describe(`${RECOVERY_CODE_COUNT} single-use recovery codes; shown in this answer only (absent on an idempotent replay).`) })
   .describe('The recovery codes of a confirmed enrolment.');
 
 /** Whether REQUIRE_MFA_FOR_ADMINS applies to a holder of these grants. */

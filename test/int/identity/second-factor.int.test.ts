@@ -50,8 +50,8 @@ async function enrolledHuman(target: TestApp, grants: string[]) {
 }
 
 async function auditActions(userId: string): Promise<string[]> {
-  const rows = await app.em().execute('select action from audit_log where target_id = ? order by at, id', [userId]);
-  return rows.map((r: { action: string }) => r.action);
+  const rows = await app.em().execute<{ action: string }[]>('select action from audit_log where target_id = ? order by at, id', [userId]);
+  return rows.map((r) => r.action);
 }
 
 describe('enrolment', () => {
@@ -145,6 +145,16 @@ describe('two-step login', () => {
     expect((await loginMfa(app, { mfaToken: again.body.mfaToken, code: await codeAt(human.secret) })).status).toBe(200);
     const [entry] = await app.em().execute("select changes from audit_log where target_id = ? and action = 'auth.login' order by at desc limit 1", [human.userId]);
     expect(entry.changes).toEqual({ secondFactor: { from: null, to: 'totp' } });
+    step();
+  });
+
+  it('of simultaneous sign-ins with one code, exactly one gets in', async () => {
+    const human = await enrolledHuman(app, ['tensions:read']);
+    const tokens: string[] = [];
+    for (let i = 0; i < 4; i++) tokens.push((await login(app, human.email, PASSWORD)).body.mfaToken);
+    const code = await codeAt(human.secret);
+    const answers = await Promise.all(tokens.map((mfaToken) => loginMfa(app, { mfaToken, code })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 401, 401, 401]);
     step();
   });
 
