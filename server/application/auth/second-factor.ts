@@ -217,7 +217,8 @@ export async function disableMyMfa(deps: Deps, ctx: Ctx, input: unknown, client:
 /**
  * An administrator removes another user's second factor (a lost device): `POST /users/:id/mfa/reset`.
  * Under the escalation rule like every action on a user; the user enrols again at their next sign-in.
- * Resetting a user without one changes nothing (204, nothing recorded), so a retry is safe.
+ * Resetting a user without one changes nothing (204, nothing recorded), so a retry is safe. Not one's own
+ * (422 not_applicable): that takes a code, at POST /me/mfa/disable.
  */
 export async function resetUserMfa(deps: Deps, ctx: Ctx, id: string): Promise<Result<null>> {
   const denied = authorize(ctx, 'users.resetMfa');
@@ -226,6 +227,8 @@ export async function resetUserMfa(deps: Deps, ctx: Ctx, id: string): Promise<Re
   if (!userId) return userNotFound(id);
   const user = await userSummary(reader(deps.orm), userId);
   if (!user) return userNotFound(id);
+  // One's own factor goes only with a code (POST /me/mfa/disable): a stolen admin session cannot drop it here.
+  if (userId === ctx.caller.userId) return refuse('not_applicable', 'Remove your own second factor from your account page, with a code from your app or a recovery code.');
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);

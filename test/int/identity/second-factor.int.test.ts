@@ -263,6 +263,11 @@ describe('removal and an administrator’s reset', () => {
     }
     const agent = await seedUserWithKey(app, { grants: [] });
     expect((await client(app, caller.key).post(`/users/${agent.userId}/mfa/reset`)).body.code).toBe('not_applicable');
+    // Not one's own, even for a holder of *: that takes a code (POST /me/mfa/disable).
+    const admin = await enrolledHuman(app, ['*']);
+    const own = await sessionClient(app, admin.token).post(`/users/${admin.userId}/mfa/reset`);
+    expect([own.status, own.body.code]).toEqual([422, 'not_applicable']);
+    expect(await app.em().execute('select 1 from user_mfa where user_id = ?', [admin.userId])).toHaveLength(1);
     expect((await client(app, caller.key).post('/users/not-a-uuid/mfa/reset')).status).toBe(404);
   });
 });
