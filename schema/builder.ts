@@ -4,7 +4,8 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
 import { hasPermission, type Permission } from '../server/domain/permissions.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../server/application/permission-table.js';
-import { callerGrants, mayPerform } from '../server/application/authorize.js';
+import { callerGrants, mayPerform, MFA_ENROLMENT_REQUIRED } from '../server/application/authorize.js';
+import { toGraphQLError } from './errors.js';
 import type { GraphQLContext } from './context.js';
 
 type Failure = { scope?: string; parameter?: unknown; failures?: Failure[] };
@@ -44,6 +45,7 @@ export const builder = new SchemaBuilder<{
           extensions: { code: 'UNAUTHENTICATED' },
         });
       }
+      if (context.caller.mfaEnrolmentRequired) return toGraphQLError(MFA_ENROLMENT_REQUIRED());
       // Same members as REST's problem document (docs/graphql.md): name the missing permission.
       const missingPermission = neededPermission(result.failure as Failure);
       return new GraphQLError(`Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {

@@ -120,6 +120,7 @@ const schema = z
     NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
     NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -').default('MARKET_EVENTS'),
     RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+    REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).default('false'),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -183,6 +184,8 @@ export interface Config {
   natsStream: string;
   /** how long a relay's lease lasts without renewal; a standby takes over after it expires */
   relayLeaseMs: number;
+  /** SPEC §16: a holder of `*` signed in with a password must enrol a second factor before anything else */
+  requireMfaForAdmins: boolean;
 }
 
 /** HOST as a URL names it: IPv6 in brackets; a wildcard address (all interfaces) is reached as localhost. */
@@ -253,5 +256,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     natsStream: e.NATS_STREAM,
     relayLeaseMs: e.RELAY_LEASE_MS,
+    requireMfaForAdmins: e.REQUIRE_MFA_FOR_ADMINS === 'true',
   };
 }

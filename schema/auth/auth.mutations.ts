@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
-import { unwrap } from '../errors.js';
+import { toGraphQLError, unwrap } from '../errors.js';
+import { refuse } from '../../server/domain/errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { changePassword, login, logout, meOfNewSession } from '../../server/application/auth/auth.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
@@ -17,11 +18,15 @@ builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).
   login: t.field({
     type: MeRef,
-    description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict). Wrong password, unknown email, agent or deactivated user: INVALID_CREDENTIALS, one answer for all; throttled (RATE_LIMITED).',
+    description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict). Wrong password, unknown email, agent or deactivated user: INVALID_CREDENTIALS, one answer for all; throttled (RATE_LIMITED). A user with a second factor: MFA_REQUIRED with `mfaRequired` and `mfaToken` in the extensions, and no cookie; finish with loginMfa.',
     args: { input: t.arg({ type: LoginInput, required: true }) },
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
       const session = unwrap(await login(context.deps, actx, args.input));
+      // SPEC §16: a user with a second factor gets no session yet; the client completes it with loginMfa.
+      if (session.mfaRequired) {
+        throw toGraphQLError(refuse('mfa_required', 'Enter the code from your authenticator app to finish signing in.', { mfaRequired: true, mfaToken: session.mfaToken }));
+      }
       setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
       return unwrap(await meOfNewSession(context.deps, actx, session.token));
     },

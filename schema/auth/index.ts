@@ -2,3 +2,4 @@
 import './auth.type.js';
 import './auth.queries.js';
 import './auth.mutations.js';
+import './second-factor.js';

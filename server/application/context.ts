@@ -20,6 +20,11 @@ export interface Caller {
   authenticatedBy: 'session' | 'api_key' | 'system';
   apiKey: { id: string; name: string } | null;
   sessionId: string | null;
+  /**
+   * SPEC §16 (REQUIRE_MFA_FOR_ADMINS): a session of a holder of `*` without a second factor may do nothing
+   * but enrol one (and see who it is); every other operation is refused 403 `mfa_enrolment_required`.
+   */
+  mfaEnrolmentRequired?: boolean;
 }
 
 export interface Ctx {

@@ -55,11 +55,13 @@ export function requestHash(deps: Pick<Deps, 'sessionSecret'>, req: IdempotentRe
     .digest('base64url');
 }
 
-/** A secret is never kept: a replayed key creation answers the key's metadata without `key`. */
+/** Members that hold a secret shown once: an API key, a second factor's secret and its recovery codes. */
+const SECRET_MEMBERS = ['key', 'secret', 'otpauthUri', 'qrCodeSvg', 'recoveryCodes'];
+
+/** A secret is never kept: a replayed key creation answers the key's metadata without `key` (and so on). */
 function withoutSecret(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !('key' in body)) return body;
-  const { key: _secret, ...rest } = body as Record<string, unknown>;
-  return rest;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !SECRET_MEMBERS.some((m) => m in body)) return body;
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !SECRET_MEMBERS.includes(k)));
 }
 
 function scopeOf(ctx: Ctx): IdempotencyScope | null {

@@ -30,6 +30,7 @@ export const OPERATION_PERMISSIONS = {
   'users.reactivate': 'users:write',
   'users.setRoles': 'users:write',
   'users.resetPassword': 'users:write',
+  'users.resetMfa': 'users:write',
   'users.listApiKeys': 'users:read',
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
@@ -50,6 +51,10 @@ export const OPERATION_PERMISSIONS = {
   'me.createApiKey': null,
   'me.revokeApiKey': null,
   'me.rotateApiKey': null,
+  'me.getMfa': null,
+  'me.startMfaEnrolment': null,
+  'me.confirmMfaEnrolment': null,
+  'me.disableMfa': null,
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

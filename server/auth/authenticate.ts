@@ -6,6 +6,7 @@ import type { Caller, Deps } from '../application/context.js';
 import { verifySessionToken } from './session-token.js';
 import { keyHolder, recordKeyUse } from '../persistence/api-keys.js';
 import { sessionHolder } from '../persistence/sessions.js';
+import { hasConfirmedMfa } from '../persistence/second-factor.js';
 import { reader } from '../persistence/transaction.js';
 
 export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal =>
@@ -41,17 +42,22 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Resul
 export async function authenticateSession(deps: Deps, token: string): Promise<Caller | null> {
   const claims = verifySessionToken(deps.sessionSecret, token);
   if (!claims) return null;
-  const row = await sessionHolder(reader(deps.orm), claims.sessionId, claims.userId);
+  const em = reader(deps.orm);
+  const row = await sessionHolder(em, claims.sessionId, claims.userId);
   if (!row) return null;
+  const grants = row.grants ?? [];
+  // SPEC §16: looked up only when the switch is on and the user holds `*`, so other sessions pay nothing.
+  const mustEnrol = deps.config.requireMfaForAdmins && grants.includes('*') && !(await hasConfirmedMfa(em, row.user_id));
   return {
     kind: 'human',
     userId: row.user_id,
     userName: row.user_name,
-    userGrants: row.grants ?? [],
+    userGrants: grants,
     keyPermissions: null,
     authenticatedBy: 'session',
     apiKey: null,
     sessionId: row.id,
+    ...(mustEnrol ? { mfaEnrolmentRequired: true } : {}),
   };
 }
 

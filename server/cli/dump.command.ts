@@ -11,7 +11,8 @@ import { systemCaller } from '../application/context.js';
 import { rebuildTensionProjection } from '../application/tensions/index.js';
 import { migrationStatus } from '../persistence/database.js';
 import { checkDump, DumpError, exportRows, importRows, nonEmptyTables, type DumpCheckOptions, type DumpText } from '../persistence/dump.js';
-import { makeDeps, openServiceDatabase } from '../runtime.js';
+import { existingSessionSecret, makeDeps, openServiceDatabase } from '../runtime.js';
+import { unreadableEnrolments } from '../persistence/second-factor.js';
 import type { CommandRun } from './commands.js';
 
 const EXPORT_USAGE = 'Usage: market-service export [--out FILE]   (standard output without --out)';
@@ -124,6 +125,14 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
     if (!rebuilt.ok) {
       console.error(`${rebuilt.code}: ${rebuilt.detail}`);
       return 1;
+    }
+    // Second factors are encrypted under the exporting server's secret (never in plain text in the dump).
+    const unreadable = await unreadableEnrolments(em, await existingSessionSecret(config));
+    if (unreadable > 0) {
+      console.error(
+        `Warning: ${unreadable} user(s) have a second factor this server cannot read: start it with the exporting server's SESSION_SECRET ` +
+          '(or its data folder\'s session-secret file), or reset their second factor (POST /users/:id/mfa/reset).',
+      );
     }
     console.log(JSON.stringify({ imported: counts, sha256, projection: rebuilt.value }, null, 2));
     return 0;

@@ -9,6 +9,8 @@ export const REFUSAL_CODES = [
   'forbidden',
   'csrf_required',
   'session_required',
+  'mfa_enrolment_required',
+  'mfa_required',
   'escalation_denied',
   'not_found',
   'actor_not_found',

@@ -22,6 +22,11 @@ export const DUMP_TABLES: TableSpec[] = [
   { name: 'users', key: ['id'] },
   { name: 'user_roles', key: ['user_id', 'role_id'] },
   { name: 'api_keys', key: ['id'] },
+  // The second factor (SPEC §16): the secret stays encrypted under a key derived from the server's secret, so
+  // the dump never holds it in plain text; enrolments keep working where the importing server has the same
+  // SESSION_SECRET (docs/identity.md). Recovery codes are salted hashes. Pending sign-in challenges are not kept.
+  { name: 'user_mfa', key: ['user_id'] },
+  { name: 'user_recovery_codes', key: ['id'] },
   // The transaction id orders the feed inside one database only; the import's own transaction stamps
   // every event, so the feed order of an imported database is the position order.
   { name: 'domain_events', key: ['position'], local: ['transaction_id'] },

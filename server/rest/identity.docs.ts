@@ -7,12 +7,13 @@ import { createRoleInput, listRolesInput, updateRoleInput } from '../application
 import { roleOutput } from '../application/roles/role.read.js';
 import { apiKeyPageOutput, permissionListOutput, rolePageOutput, userPageOutput } from './openapi.components.js';
 import type { RouteDoc } from './openapi.js';
+import { loginAnswerOutput } from './second-factor.docs.js';
 
 const SELF = 'Self-service for a human signed in with a password (session cookie); API keys and agents get 403 session_required.';
 const VERSIONED = 'With `expectedVersion`, writes only if the user is still at that version (409 version_conflict otherwise).';
 
 export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
-  { method: 'post', path: '/auth/login', summary: 'Sign in a human with email and password; sets the `session` cookie', tag: 'auth', auth: 'public', body: loginInput, response: userOutput, status: 200, errors: ['invalid_credentials', 'rate_limited'], operationId: 'login', description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict) for the admin app. Agents, deactivated users, unknown emails and wrong passwords get the same 401 invalid_credentials. Failed attempts are throttled per email and per client (429 with `Retry-After`). No CSRF header needed.' },
+  { method: 'post', path: '/auth/login', summary: 'Sign in a human with email and password; sets the `session` cookie', tag: 'auth', auth: 'public', body: loginInput, response: loginAnswerOutput, status: 200, errors: ['invalid_credentials', 'rate_limited'], operationId: 'login', description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict) for the admin app. A user with a second factor gets `{ mfaRequired: true, mfaToken }` instead, and no cookie: finish with `POST /auth/login/mfa`. Agents, deactivated users, unknown emails and wrong passwords get the same 401 invalid_credentials. Failed attempts are throttled per email and per client (429 with `Retry-After`). No CSRF header needed.' },
   { method: 'post', path: '/auth/logout', summary: 'Sign out: revokes the session server-side', tag: 'auth', auth: 'session', status: 204, errors: ['session_required'], operationId: 'logout', idempotencyKey: false, description: 'Revokes the current session server-side and clears the cookie; the old cookie is refused from the next request on. Always ends the session it is called with: an `Idempotency-Key` is ignored (a logout is safe to repeat; once the session has ended, the next call is 401).' },
   { method: 'get', path: '/auth/me', summary: 'Who am I: user, roles, effective permissions, how I authenticated, the key in use', tag: 'auth', operation: 'me.get', response: meOutput, status: 200, operationId: 'getMe', description: "Who is calling: the user, their roles, their effective permissions, whether they came with a session or an API key, and that key's metadata (never the key)." },
 

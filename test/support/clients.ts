@@ -66,6 +66,7 @@ export async function seedUserWithKey(
   if (type === 'agent') created = unwrap(await provisionApiKey(deps, systemCtx(), user.id, { name: `${name} key` }), 'seed key');
   else {
     const session = unwrap(await login(deps, { via: 'rest', requestId: randomUUID(), client: '127.0.0.1' }, { email, password: SEED_PASSWORD }), 'seed login');
+    if (session.mfaRequired) throw new Error('seed: a new user has no second factor');
     const caller = await authenticateSession(deps, session.token);
     if (!caller) throw new Error('seed: the new session does not authenticate');
     created = unwrap(await createMyApiKey(deps, { caller, via: 'rest', requestId: randomUUID() }, { name: `${name} key` }), 'seed key');

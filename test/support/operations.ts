@@ -154,6 +154,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('resetUserPassword', 'id: $id, password: $password', '', '$id: ID!, $password: String!', { id: GHOST_ID, password: 'a-brand-new-password-1' }),
     mcp: null,
   },
+  'users.resetMfa': {
+    rest: { method: 'POST', path: '/users/:id/mfa/reset' },
+    graphql: m('resetUserMfa', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
   'users.listApiKeys': {
     rest: { method: 'GET', path: '/users/:id/api-keys' },
     graphql: q('userApiKeys', 'userId: $id', '{ data { id } }', '$id: ID!', { id: GHOST_ID }),
@@ -220,6 +225,18 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('changePassword', 'input: $input', '', '$input: ChangePasswordInput!', { input: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } }),
     mcp: null,
   },
+  'me.getMfa': { rest: { method: 'GET', path: '/me/mfa' }, graphql: q('myMfa', '', '{ enrolled }'), mcp: null },
+  'me.startMfaEnrolment': { rest: { method: 'POST', path: '/me/mfa/totp' }, graphql: m('startMfaEnrolment', '', '{ otpauthUri }', '', {}), mcp: null },
+  'me.confirmMfaEnrolment': {
+    rest: { method: 'POST', path: '/me/mfa/totp/confirm', body: { code: '123456' } },
+    graphql: m('confirmMfaEnrolment', 'code: $code', '{ recoveryCodes }', '$code: String!', { code: '123456' }),
+    mcp: null,
+  },
+  'me.disableMfa': {
+    rest: { method: 'POST', path: '/me/mfa/disable', body: { code: '123456' } },
+    graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
+    mcp: null,
+  },
   'me.listApiKeys': { rest: { method: 'GET', path: '/me/api-keys' }, graphql: q('myApiKeys', '', '{ data { id } }'), mcp: null },
   'me.createApiKey': {
     rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
@@ -254,12 +271,13 @@ export const USER_TARGET_OPERATIONS = (Object.keys(OPERATION_SURFACES) as Operat
 
 /** The user type an operation's target must have to succeed (the rest work on agents). */
 export function userTargetType(op: Operation): 'human' | 'agent' {
-  return op === 'users.resetPassword' ? 'human' : 'agent';
+  return op === 'users.resetPassword' || op === 'users.resetMfa' ? 'human' : 'agent';
 }
 
 /** REST routes that belong to no permission-table entry, and why. */
 export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
+  { method: 'POST', path: '/auth/login/mfa', why: 'public: the second step of a sign-in (SPEC §16), with the mfaToken of the first' },
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
   { method: 'GET', path: '/docs', why: 'public: the API description, to read and try (Swagger UI)' },
@@ -268,7 +286,7 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
 ] as const;
 
 /** GraphQL fields that belong to no permission-table entry. */
-export const GRAPHQL_FIELDS_WITHOUT_OPERATION = ['health', 'login', 'logout'] as const;
+export const GRAPHQL_FIELDS_WITHOUT_OPERATION = ['health', 'login', 'loginMfa', 'logout'] as const;
 
 /** Lists `METHOD /path` of every route mounted in an Express router, nested routers included. */
 export function mountedRoutes(router: unknown): string[] {

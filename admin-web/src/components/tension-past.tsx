@@ -116,7 +116,7 @@ export function CompareVersions({ id }: { id: string }) {
   return (
     <details className="past-compare">
       <summary>{t('past.compare')}</summary>
-      <form className="past-compare-form" onSubmit={submit}>
+      <form noValidate className="past-compare-form" onSubmit={submit}>
         <Field label={t('past.compareFrom')}>
           {(props) => <input {...props} type="number" min={1} step={1} required value={from} onChange={(e) => setFrom(e.target.value)} />}
         </Field>

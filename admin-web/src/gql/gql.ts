@@ -30,6 +30,10 @@ type Documents = {
     "\n  query PickUsers($q: String, $status: UserStatus, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n": typeof types.PickUsersDocument,
     "\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n": typeof types.PickUserDocument,
     "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n": typeof types.RoleOptionsDocument,
+    "\n  query MyMfa {\n    myMfa { enrolled pending recoveryCodesLeft required }\n  }\n": typeof types.MyMfaDocument,
+    "\n  mutation StartMfaEnrolment {\n    startMfaEnrolment { secret otpauthUri qrCodeSvg }\n  }\n": typeof types.StartMfaEnrolmentDocument,
+    "\n  mutation ConfirmMfaEnrolment($code: String!) {\n    confirmMfaEnrolment(code: $code) { recoveryCodes }\n  }\n": typeof types.ConfirmMfaEnrolmentDocument,
+    "\n  mutation DisableMyMfa($code: String!) {\n    disableMyMfa(code: $code)\n  }\n": typeof types.DisableMyMfaDocument,
     "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.RenameTensionDocument,
     "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.RescoreTensionDocument,
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": typeof types.ReviseTensionContextDocument,
@@ -47,6 +51,7 @@ type Documents = {
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
+    "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": typeof types.CreateRoleDocument,
     "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.UpdateRoleDocument,
@@ -67,6 +72,7 @@ type Documents = {
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.DeactivateUserDocument,
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": typeof types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
+    "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": typeof types.ResetUserMfaDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
@@ -88,6 +94,10 @@ const documents: Documents = {
     "\n  query PickUsers($q: String, $status: UserStatus, $cursor: String) {\n    users(q: $q, status: $status, limit: 20, cursor: $cursor) {\n      data { id name email type status }\n      nextCursor\n    }\n  }\n": types.PickUsersDocument,
     "\n  query PickUser($id: ID!) {\n    user(id: $id) { id name email type status }\n  }\n": types.PickUserDocument,
     "\n  query RoleOptions {\n    roles(limit: 100) {\n      data { id code name system inherits effectivePermissions }\n    }\n  }\n": types.RoleOptionsDocument,
+    "\n  query MyMfa {\n    myMfa { enrolled pending recoveryCodesLeft required }\n  }\n": types.MyMfaDocument,
+    "\n  mutation StartMfaEnrolment {\n    startMfaEnrolment { secret otpauthUri qrCodeSvg }\n  }\n": types.StartMfaEnrolmentDocument,
+    "\n  mutation ConfirmMfaEnrolment($code: String!) {\n    confirmMfaEnrolment(code: $code) { recoveryCodes }\n  }\n": types.ConfirmMfaEnrolmentDocument,
+    "\n  mutation DisableMyMfa($code: String!) {\n    disableMyMfa(code: $code)\n  }\n": types.DisableMyMfaDocument,
     "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.RenameTensionDocument,
     "\n  mutation RescoreTension($id: ID!, $input: RescoreTensionInput!) {\n    rescoreTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.RescoreTensionDocument,
     "\n  mutation ReviseTensionContext($id: ID!, $input: ReviseTensionContextInput!) {\n    reviseTensionContext(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n": types.ReviseTensionContextDocument,
@@ -105,6 +115,7 @@ const documents: Documents = {
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
+    "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.RoleDocument,
     "\n  mutation CreateRole($input: CreateRoleInput!) {\n    createRole(input: $input) { id }\n  }\n": types.CreateRoleDocument,
     "\n  mutation UpdateRole($id: ID!, $input: UpdateRoleInput!) {\n    updateRole(id: $id, input: $input) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.UpdateRoleDocument,
@@ -125,6 +136,7 @@ const documents: Documents = {
     "\n  mutation DeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.DeactivateUserDocument,
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
+    "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": types.ResetUserMfaDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
@@ -211,6 +223,22 @@ export function graphql(source: "\n  query RoleOptions {\n    roles(limit: 100) 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query MyMfa {\n    myMfa { enrolled pending recoveryCodesLeft required }\n  }\n"): (typeof documents)["\n  query MyMfa {\n    myMfa { enrolled pending recoveryCodesLeft required }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation StartMfaEnrolment {\n    startMfaEnrolment { secret otpauthUri qrCodeSvg }\n  }\n"): (typeof documents)["\n  mutation StartMfaEnrolment {\n    startMfaEnrolment { secret otpauthUri qrCodeSvg }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConfirmMfaEnrolment($code: String!) {\n    confirmMfaEnrolment(code: $code) { recoveryCodes }\n  }\n"): (typeof documents)["\n  mutation ConfirmMfaEnrolment($code: String!) {\n    confirmMfaEnrolment(code: $code) { recoveryCodes }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DisableMyMfa($code: String!) {\n    disableMyMfa(code: $code)\n  }\n"): (typeof documents)["\n  mutation DisableMyMfa($code: String!) {\n    disableMyMfa(code: $code)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"): (typeof documents)["\n  mutation RenameTension($id: ID!, $input: RenameTensionInput!) {\n    renameTension(id: $id, input: $input) { tension { ...TensionFields } event { ...HistoryEntryFields } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -276,6 +304,10 @@ export function graphql(source: "\n  mutation DeleteActor($id: ID!) {\n    delet
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n"): (typeof documents)["\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n"): (typeof documents)["\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -356,6 +388,10 @@ export function graphql(source: "\n  mutation ReactivateUser($id: ID!) {\n    re
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n"): (typeof documents)["\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n"): (typeof documents)["\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

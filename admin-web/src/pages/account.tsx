@@ -7,6 +7,7 @@ import { fieldMessage } from '../lib/refusals.js';
 import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ApiKeys } from '../components/api-keys.js';
+import { SecondFactor } from '../components/second-factor.js';
 import { Alert, Badge, Button, ErrorAlert, Field, PageHeader } from '../components/ui.js';
 
 const ChangePasswordDocument = graphql(`
@@ -32,6 +33,10 @@ export function AccountPage() {
         <section className="card" aria-labelledby="pw-h">
           <h2 id="pw-h">{t('account.changePassword')}</h2>
           <ChangePassword />
+        </section>
+        <section className="card" aria-labelledby="mfa-h">
+          <h2 id="mfa-h">{t('account.mfa')}</h2>
+          <SecondFactor />
         </section>
         <section className="card" aria-labelledby="perm-h">
           <h2 id="perm-h">{t('account.permissions')}</h2>

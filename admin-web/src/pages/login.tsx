@@ -1,6 +1,6 @@
 // The sign-in page for human operators; any refusal reads the same (agents, wrong passwords, …).
 import { useState, type FormEvent } from 'react';
-import { useMutation } from 'urql';
+import { useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
 import { errorCode } from '../lib/errors.js';
@@ -17,19 +17,40 @@ const LoginDocument = graphql(`
   }
 `);
 
+const LoginMfaDocument = graphql(`
+  mutation LoginMfa($input: LoginMfaInput!) {
+    loginMfa(input: $input) {
+      user { id name }
+    }
+  }
+`);
+
+/** The mfaToken of a password step answered MFA_REQUIRED (SPEC §16), or null. */
+function mfaTokenOf(error: CombinedError | undefined): string | null {
+  for (const e of error?.graphQLErrors ?? []) {
+    if (e.extensions?.code === 'MFA_REQUIRED' && typeof e.extensions.mfaToken === 'string') return e.extensions.mfaToken;
+  }
+  return null;
+}
+
 export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: () => void }) {
   const { t } = useI18n();
   useTitle(t('login.title'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [{ fetching, error }, login] = useMutation(LoginDocument);
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
   const code = errorCode(error);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const result = await login({ input: { email, password } });
     if (result.data?.login) onSignedIn();
+    const token = mfaTokenOf(result.error);
+    if (token) setMfaToken(token);
   };
+
+  if (mfaToken) return <SecondStep mfaToken={mfaToken} onSignedIn={onSignedIn} onRestart={() => { setMfaToken(null); setPassword(''); }} />;
 
   return (
     <div className="login-page">
@@ -44,7 +65,7 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
         {notice === 'loggedOut' && !error ? <Alert kind="success">{t('login.loggedOut')}</Alert> : null}
         {code === 'INVALID_CREDENTIALS' || code === 'UNAUTHENTICATED' ? <Alert kind="error">{t('login.invalid')}</Alert> : null}
         {code === 'RATE_LIMITED' ? <Alert kind="error">{t('login.rateLimited')}</Alert> : null}
-        {error && !['INVALID_CREDENTIALS', 'UNAUTHENTICATED', 'RATE_LIMITED'].includes(code ?? '') ? <ErrorAlert error={error} /> : null}
+        {error && !['INVALID_CREDENTIALS', 'UNAUTHENTICATED', 'RATE_LIMITED', 'MFA_REQUIRED'].includes(code ?? '') ? <ErrorAlert error={error} /> : null}
         <form noValidate onSubmit={submit} className="stack">
           <Field label={t('login.email')}>
             {(p) => <input {...p} type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
@@ -55,6 +76,44 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
           <Button type="submit" variant="primary" disabled={fetching} className="btn-block">
             {fetching ? t('login.submitting') : t('login.submit')}
           </Button>
+        </form>
+      </main>
+    </div>
+  );
+}
+
+/** The second step: a code from the authenticator app, or a recovery code. */
+function SecondStep({ mfaToken, onSignedIn, onRestart }: { mfaToken: string; onSignedIn: () => void; onRestart: () => void }) {
+  const { t } = useI18n();
+  useTitle(t('login.mfaTitle'));
+  const [code, setCode] = useState('');
+  const [{ fetching, error }, loginMfa] = useMutation(LoginMfaDocument);
+  const refused = errorCode(error);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const result = await loginMfa({ input: { mfaToken, code } });
+    if (result.data?.loginMfa) onSignedIn();
+  };
+  return (
+    <div className="login-page">
+      <main className="login-card" id="main">
+        <div className="login-head">
+          <div className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</div>
+          <LanguageSwitch />
+        </div>
+        <h1>{t('login.mfaTitle')}</h1>
+        <p className="muted">{t('login.mfaIntro')}</p>
+        {refused === 'INVALID_CREDENTIALS' ? <Alert kind="error">{t('login.mfaInvalid')}</Alert> : null}
+        {refused === 'RATE_LIMITED' ? <Alert kind="error">{t('login.rateLimited')}</Alert> : null}
+        {error && !['INVALID_CREDENTIALS', 'RATE_LIMITED'].includes(refused ?? '') ? <ErrorAlert error={error} /> : null}
+        <form noValidate onSubmit={submit} className="stack">
+          <Field label={t('login.mfaCode')}>
+            {(p) => <input {...p} name="code" autoComplete="one-time-code" inputMode="text" required autoFocus maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} />}
+          </Field>
+          <Button type="submit" variant="primary" disabled={fetching} className="btn-block">
+            {fetching ? t('login.submitting') : t('login.mfaSubmit')}
+          </Button>
+          <Button type="button" onClick={onRestart} className="btn-block">{t('login.mfaRestart')}</Button>
         </form>
       </main>
     </div>

@@ -103,6 +103,7 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
           <h2 id="profile-h">{t('users.profile')}</h2>
           <ProfileForm user={user} writable={writable} versioned={versioned} />
           {writable && user.type === 'human' ? <ResetPassword id={user.id} onReset={() => void versioned.latest().then((u) => u && u.version === based + 1 && setBased(u.version))} /> : null}
+          {writable && user.type === 'human' && user.id !== me.user.id ? <ResetSecondFactor user={user} /> : null}
           {writable && user.id !== me.user.id ? <Deactivate user={user} onDeactivated={() => setDeactivatedNow(true)} /> : null}
           {deactivatedNow && !active ? <Alert kind="success">{t('users.deactivated')}</Alert> : null}
           {!active && can('users:write') ? <Reactivate user={user} onReactivated={setBased} /> : null}
@@ -270,6 +271,38 @@ function ResetPassword({ id, onReset }: { id: string; onReset: () => void }) {
         <Button type="submit" disabled={fetching}>{t('users.resetPassword')}</Button>
       </div>
     </form>
+  );
+}
+
+const ResetMfaDocument = graphql(`
+  mutation ResetUserMfa($id: ID!) {
+    resetUserMfa(id: $id)
+  }
+`);
+
+/** SPEC §16: an administrator removes a user's second factor (a lost device); the user enrols again. */
+function ResetSecondFactor({ user }: { user: User }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const [{ fetching, error, data }, reset] = useMutation(ResetMfaDocument);
+  return (
+    <div className="section-split">
+      {data && !open ? <Alert kind="success">{t('users.mfaReset.done')}</Alert> : null}
+      <Button onClick={() => setOpen(true)}>{t('users.mfaReset')}</Button>
+      <ConfirmDialog
+        open={open}
+        title={t('users.mfaReset.title', { name: user.name })}
+        body={t('users.mfaReset.body')}
+        confirmLabel={t('users.mfaReset')}
+        busy={fetching}
+        error={error}
+        onClose={() => setOpen(false)}
+        onConfirm={async () => {
+          const r = await reset({ id: user.id }, { additionalTypenames: ['AuditEntry'] });
+          if (!r.error) setOpen(false);
+        }}
+      />
+    </div>
   );
 }
 

@@ -17,6 +17,11 @@ import { credentialsByEmail, credentialsById, setPasswordHash, shareCredentialOw
 import { insertSession, revokeSession, revokeSessionsOf } from '../../persistence/sessions.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 import { recordAudit, userTarget } from '../audit/audit.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuditChanges } from '../../persistence/audit.js';
+import { hasConfirmedMfa, mfaOf, challengeByHash, countChallengeFailure, spendChallenge } from '../../persistence/second-factor.js';
+import { hashMfaToken, newMfaToken } from '../../auth/second-factor.js';
+import { checkCode, issueMfaChallenge, loginMfaInput, MFA_TOKEN_MAX_FAILURES, spendCode } from './second-factor.js';
 
 export const loginInput = z.strictObject({
   // Deliberately loose: any malformed email is just another wrong credential.
@@ -36,6 +41,7 @@ export interface AnonCtx {
 }
 
 export interface LoginResult {
+  mfaRequired: false;
   user: UserView;
   sessionId: string;
   /** the session cookie's value */
@@ -43,12 +49,44 @@ export interface LoginResult {
   maxAgeMs: number;
 }
 
+/** SPEC §16: the password was right and the user has a second factor; `POST /auth/login/mfa` completes it. */
+export interface MfaChallenge {
+  mfaRequired: true;
+  mfaToken: string;
+}
+
 /** The audit context of a sign-in attempt: nobody is signed in yet. */
 const anonymous = (actx: AnonCtx) => ({ caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client });
 
 const INVALID = () => refuse('invalid_credentials', 'The email or password is wrong, or the account cannot sign in.');
 
-export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult>> {
+/**
+ * Creates the session of a sign-in whose every factor was checked, in `tx`: the user must still be an
+ * active human (the share lock keeps a deactivation from committing until the session is in, so it revokes
+ * it: SPEC §5, none comes back on reactivation). Null when it no longer is.
+ */
+export async function openSession(
+  deps: Deps,
+  tx: EntityManager,
+  actx: AnonCtx,
+  userId: string,
+  email: string,
+  changes?: AuditChanges,
+): Promise<LoginResult | null> {
+  const owner = await shareCredentialOwner(tx, userId);
+  if (owner?.type !== 'human') return null;
+  const now = deps.clock();
+  const sessionId = deps.newId();
+  const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
+  await clearPasswordAttempts(tx, email);
+  await insertSession(tx, { id: sessionId, userId, createdAt: now, expiresAt });
+  const view = (await loadUser(tx, userId))!;
+  await recordAudit(deps, tx, { caller: { kind: 'human', userId, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login', target: userTarget(userId, email), ...(changes ? { changes } : {}) });
+  const token = signSessionToken(deps.sessionSecret, { userId, sessionId }, expiresAt);
+  return { mfaRequired: false, user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs };
+}
+
+export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult | MfaChallenge>> {
   const parsed = parseInput(loginInput, input);
   if (!parsed.ok) return parsed;
   const { email, password } = parsed.value;
@@ -77,23 +115,66 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   };
   if (!eligible || !verified) return refused();
 
-  const now = deps.clock();
-  const sessionId = deps.newId();
-  const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
+  if (await hasConfirmedMfa(em, user.id)) {
+    // SPEC §16: no session yet. The reserved attempt stays counted until the code step succeeds, so knowing
+    // the password buys no more code guesses than the throttle allows.
+    const challenge = await transact(deps.orm, async (tx) => {
+      const owner = await shareCredentialOwner(tx, user.id);
+      if (owner?.type !== 'human') return INVALID();
+      return ok(await issueMfaChallenge(deps, tx, user.id, email, newMfaToken()));
+    });
+    return challenge.ok ? challenge : refused();
+  }
   const signedIn = await transact(deps.orm, async (tx) => {
-    // The user was read before the slow verify; a deactivation may have committed since. The share lock keeps
-    // one from committing until this session is in, so it revokes it (SPEC §5: none comes back on reactivation).
-    const owner = await shareCredentialOwner(tx, user.id);
-    if (owner?.type !== 'human') return INVALID();
-    await clearPasswordAttempts(tx, email);
-    await insertSession(tx, { id: sessionId, userId: user.id, createdAt: now, expiresAt });
-    const view = (await loadUser(tx, user.id))!;
-    await recordAudit(deps, tx, { caller: { kind: 'human', userId: user.id, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login', target: userTarget(user.id, email) });
-    const token = signSessionToken(deps.sessionSecret, { userId: user.id, sessionId }, expiresAt);
-    return ok({ user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs });
+    const session = await openSession(deps, tx, actx, user.id, email);
+    return session ? ok(session) : INVALID();
   });
   // Refused under the lock (deactivated meanwhile): the same answer and record as any other refusal.
   return signedIn.ok ? signedIn : refused();
+}
+
+const EXPIRED = () => refuse('invalid_credentials', 'This sign-in has expired or was already completed: sign in with your password again.');
+
+/**
+ * `POST /auth/login/mfa` `{mfaToken, code}`: the second step (SPEC §16). The code is a TOTP code (each
+ * accepted once) or an unused recovery code. Throttled with the password attempts of the user's email and
+ * the client; a token takes at most MFA_TOKEN_MAX_FAILURES wrong codes and lasts MFA_TOKEN_TTL_MS.
+ */
+export async function loginMfa(deps: Deps, actx: AnonCtx, input: unknown): Promise<Result<LoginResult>> {
+  const parsed = parseInput(loginMfaInput, input);
+  if (!parsed.ok) return parsed;
+  const em = reader(deps.orm);
+  const challenge = await challengeByHash(em, hashMfaToken(parsed.value.mfaToken));
+  if (!challenge || challenge.used_at || challenge.expires_at.getTime() <= deps.clock().getTime()) return EXPIRED();
+  const { user_id: userId, email } = challenge;
+  const throttled = await reservePasswordAttempt(deps, email, actx.client);
+  if (throttled) {
+    deps.metrics.rateLimited('login');
+    await recordAudit(deps, em, anonymous(actx), { action: 'auth.login_throttled', target: userTarget(userId, email) });
+    return throttled;
+  }
+  const row = await mfaOf(em, userId);
+  const check = row?.confirmed_at ? await checkCode(deps, em, userId, row, parsed.value.code) : null;
+  const wrong = async () => {
+    deps.metrics.loginFailure();
+    const failures = await countChallengeFailure(em, challenge.id);
+    if (failures >= MFA_TOKEN_MAX_FAILURES) await transact(deps.orm, async (tx) => ok(await spendChallenge(tx, challenge.id, deps.clock())));
+    await recordAudit(deps, em, anonymous(actx), { action: 'auth.mfa_failed', target: userTarget(userId, email) });
+    return refuse('invalid_credentials', 'The code is wrong, expired or was already used.');
+  };
+  if (!check) return wrong();
+  const signedIn = await transact(deps.orm, async (tx) => {
+    if (!(await spendChallenge(tx, challenge.id, deps.clock()))) return EXPIRED();
+    if (!(await spendCode(deps, tx, userId, check))) return refuse('invalid_credentials', 'replayed');
+    if (check.kind === 'recovery') {
+      await recordAudit(deps, tx, anonymous(actx), { action: 'auth.recovery_code_used', target: userTarget(userId, email) });
+    }
+    const session = await openSession(deps, tx, actx, userId, email, { secondFactor: { from: null, to: check.kind === 'totp' ? 'totp' : 'recovery_code' } });
+    return session ? ok(session) : INVALID();
+  });
+  if (signedIn.ok) return signedIn;
+  if (signedIn.detail === 'replayed') return wrong();
+  return signedIn;
 }
 
 /** Revokes the caller's session server-side; the old cookie is refused from the next request on. */

@@ -252,7 +252,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
-      'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetPassword', 'users.revokeApiKey',
+      'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetMfa', 'users.resetPassword', 'users.revokeApiKey',
       'users.rotateApiKey', 'users.setRoles', 'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).

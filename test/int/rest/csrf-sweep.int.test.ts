@@ -9,8 +9,8 @@ import { seedHuman } from '../../support/sessions.js';
 import { restRouter } from '../../../server/rest/router.js';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** login starts a session, so there is no session cookie to protect yet */
-const EXEMPT = new Set(['POST /auth/login']);
+/** login (both steps) starts a session, so there is no session cookie to protect yet */
+const EXEMPT = new Set(['POST /auth/login', 'POST /auth/login/mfa']);
 
 let app: TestApp;
 let cookie: string;

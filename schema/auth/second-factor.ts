@@ -1,0 +1,99 @@
+// The second factor on GraphQL (SPEC §16): the same use cases as REST's /me/mfa, /users/:id/mfa/reset and
+// /auth/login/mfa. `login` answers MFA_REQUIRED with `mfaRequired` and `mfaToken` in its extensions for a
+// user with a second factor; `loginMfa` completes the sign-in.
+import { builder } from '../builder.js';
+import { gqlCtx } from '../context.js';
+import { unwrap } from '../errors.js';
+import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
+import { loginMfa, meOfNewSession } from '../../server/application/auth/auth.js';
+import {
+  confirmMfaEnrolment, disableMyMfa, getMyMfa, resetUserMfa, startMfaEnrolment, type MfaEnrolment, type MfaStatus, type RecoveryCodes,
+} from '../../server/application/auth/second-factor.js';
+import { clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
+import { MeRef } from './auth.type.js';
+
+
+const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
+  description: "The caller's second factor.",
+  fields: (t) => ({
+    enrolled: t.exposeBoolean('enrolled', { description: 'A second factor (TOTP) is enrolled and confirmed.' }),
+    enrolledAt: t.expose('enrolledAt', { type: 'DateTime', nullable: true, description: 'When it was confirmed.' }),
+    pending: t.exposeBoolean('pending', { description: 'An enrolment waits for its confirming code.' }),
+    recoveryCodesLeft: t.exposeInt('recoveryCodesLeft', { description: 'Unused recovery codes.' }),
+    required: t.exposeBoolean('required', { description: 'The service requires this user to enrol before anything else (REQUIRE_MFA_FOR_ADMINS).' }),
+  }),
+});
+
+const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implement({
+  description: 'A started enrolment: the secret (shown once) as text, as an otpauth URI and as a QR code. Confirm it with confirmMfaEnrolment.',
+  fields: (t) => ({
+    secret: t.exposeString('secret', { nullable: true, description: 'The TOTP secret (base32), to type into an authenticator app. Null on an idempotent replay: a secret is never kept.' }),
+    otpauthUri: t.exposeString('otpauthUri', { nullable: true, description: 'The otpauth://totp/… URI the QR code holds. Null on an idempotent replay.' }),
+    qrCodeSvg: t.exposeString('qrCodeSvg', { nullable: true, description: 'The QR code as an SVG document. Null on an idempotent replay.' }),
+  }),
+});
+
+const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').implement({
+  description: 'Single-use recovery codes, shown once.',
+  fields: (t) => ({ recoveryCodes: t.exposeStringList('recoveryCodes', { nullable: true, description: 'Ten codes; each signs in once in place of an app code. Null on an idempotent replay: codes are never kept.' }) }),
+});
+
+const LoginMfaInput = builder.inputType('LoginMfaInput', {
+  fields: (t) => ({
+    mfaToken: t.string({ required: true, description: 'The mfaToken of the password step (MFA_REQUIRED extensions).' }),
+    code: t.string({ required: true, description: 'A 6-digit code from the authenticator app, or a recovery code.' }),
+  }),
+});
+
+builder.queryField('myMfa', (t) =>
+  t.field({
+    type: MfaStatusRef,
+    authScopes: { operation: 'me.getMfa' },
+    description: 'My second factor: enrolled or not, recovery codes left, and whether the service requires one of me. Password session only.',
+    resolve: async (_r, _a, context) => unwrap(await getMyMfa(context.deps, gqlCtx(context))),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  // Public, like login: it completes a sign-in (no authScopes on purpose).
+  loginMfa: t.field({
+    type: MeRef,
+    description: 'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
+    args: { input: t.arg({ type: LoginMfaInput, required: true }) },
+    resolve: async (_r, args, context) => {
+      const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
+      const session = unwrap(await loginMfa(context.deps, actx, args.input));
+      setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
+      return unwrap(await meOfNewSession(context.deps, actx, session.token));
+    },
+  }),
+  startMfaEnrolment: t.field({
+    type: MfaEnrolmentRef,
+    authScopes: { operation: 'me.startMfaEnrolment' },
+    description: 'Starts (or restarts) my TOTP enrolment; confirm it with confirmMfaEnrolment. Password session only; INVALID_TRANSITION when one is enrolled.',
+    args: { idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'startMfaEnrolment', args, () => startMfaEnrolment(context.deps, gqlCtx(context))),
+  }),
+  confirmMfaEnrolment: t.field({
+    type: RecoveryCodesRef,
+    authScopes: { operation: 'me.confirmMfaEnrolment' },
+    description: 'Confirms my pending enrolment with a code from the app; answers ten recovery codes, once. A wrong code counts as a failed sign-in.',
+    args: { code: t.arg.string({ required: true, description: 'The 6-digit code the app shows now.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'confirmMfaEnrolment', args, () => confirmMfaEnrolment(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req))),
+  }),
+  disableMyMfa: t.boolean({
+    authScopes: { operation: 'me.disableMfa' },
+    description: 'Removes my second factor, given a current code or a recovery code. A wrong code counts as a failed sign-in.',
+    args: { code: t.arg.string({ required: true, description: 'A code from the app, or a recovery code.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'disableMyMfa', args, async () => done(await disableMyMfa(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req)))),
+  }),
+  resetUserMfa: t.boolean({
+    authScopes: { operation: 'users.resetMfa' },
+    description: "An administrator removes a human user's second factor (a lost device); they enrol again. Under the escalation rule (ESCALATION_DENIED). Answers true.",
+    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'resetUserMfa', args, async () => done(await resetUserMfa(context.deps, gqlCtx(context), String(args.id)))),
+  }),
+}));
