@@ -42,7 +42,7 @@ function unauthenticated(res: Response, message: string) {
  */
 export function mcpCaller(req: Request): Result<Ctx> {
   if (req.authRefusal) return req.authRefusal;
-  if (!req.caller || req.caller.authenticatedBy !== 'api_key') return refuse('unauthenticated', 'MCP needs `Authorization: Bearer <API_KEY>`.');
+  if (!req.caller || req.caller.authenticatedBy !== 'api_key') return refuse('unauthenticated', 'MCP needs an API key: send it as Authorization: Bearer <API_KEY>.');
   return ok({ caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) });
 }
 
