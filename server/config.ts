@@ -120,6 +120,10 @@ const schema = z
     NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
     NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -').default('MARKET_EVENTS'),
     RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+    WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+    WEBHOOKS: z.enum(['true', 'false']).default('true'),
+    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -183,6 +187,14 @@ export interface Config {
   natsStream: string;
   /** how long a relay's lease lasts without renewal; a standby takes over after it expires */
   relayLeaseMs: number;
+  /** SPEC §14: webhooks may go to loopback, private, link-local addresses and over plain http (internal deployments, tests) */
+  webhookAllowPrivate: boolean;
+  /** webhook attempts this instance runs at once, over all endpoints */
+  webhookConcurrency: number;
+  /** false: this instance sends no webhooks (another does); the API still manages them */
+  webhooks: boolean;
+  /** how long an instance holds an endpoint's first attempts without renewal; another takes over after it */
+  webhookLeaseMs: number;
 }
 
 /** HOST as a URL names it: IPv6 in brackets; a wildcard address (all interfaces) is reached as localhost. */
@@ -253,5 +265,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     natsStream: e.NATS_STREAM,
     relayLeaseMs: e.RELAY_LEASE_MS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    webhooks: e.WEBHOOKS === 'true',
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS,
   };
 }
