@@ -102,3 +102,42 @@ export type WebhookOperation = keyof typeof WEBHOOK_OPERATIONS;
 export const WEBHOOK_PERMISSIONS = Object.fromEntries(Object.entries(WEBHOOK_OPERATIONS).map(([op, d]) => [op, d.permission])) as {
   [K in WebhookOperation]: (typeof WEBHOOK_OPERATIONS)[K]['permission'];
 };
+
+// ---- answers, as schemas (the OpenAPI document) ----------------------------------------------------------
+
+export const webhookOutput = z.object({
+  id: z.string().describe('The endpoint id (a UUID).'),
+  url: z.string().describe('Where each event is POSTed.'),
+  description: z.string().nullable().describe('What it is for.'),
+  types: z.array(z.string()).nullable().describe('The event types it receives; null: every event.'),
+  enabled: z.boolean().describe('false: nothing is sent.'),
+  disabledReason: z.enum(['manual', 'gone', 'failing']).nullable().describe('Why it is disabled: `manual` (enabled set to false), `gone` (it answered 410), `failing` (five days of nothing but failures); null when enabled.'),
+  previousSecretExpiresAt: z.string().nullable().describe('Until when the secret before the last rotation still signs beside the current one; null when it does not.'),
+  failingSince: z.string().nullable().describe('When its current run of failed attempts began; null when the last attempt succeeded.'),
+  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion.'),
+  createdAt: z.string().describe('ISO 8601.'),
+  updatedAt: z.string().describe('ISO 8601.'),
+});
+export const webhookWithSecretOutput = webhookOutput.extend({
+  secret: z.string().describe('The signing secret (`whsec_` + base64), in this answer only: store it now.'),
+});
+export const webhookPageOutput = z.object({ data: z.array(webhookOutput).describe('This page of endpoints.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const deliveryOutput = z.object({
+  id: z.string().describe('The delivery id (a UUID).'),
+  eventId: z.string().nullable().describe('The event delivered (also the `webhook-id` header); null for a test message.'),
+  eventType: z.string().describe('The event type, or `webhook.test`.'),
+  attempts: z.number().int().describe('Attempts made so far.'),
+  status: z.enum(DELIVERY_STATUSES).describe('pending (not attempted yet, or its first attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
+  lastResponseStatus: z.number().int().nullable().describe("The last attempt's HTTP status; null when no answer came."),
+  lastResponseBody: z.string().nullable().describe("At most 1 KB of the last answer's body."),
+  lastError: z.string().nullable().describe('Why the last attempt failed; null when it succeeded.'),
+  durationMs: z.number().int().nullable().describe('How long the last attempt took.'),
+  createdAt: z.string().describe('ISO 8601.'),
+  lastAttemptAt: z.string().nullable().describe('When the last attempt began.'),
+  nextAttemptAt: z.string().nullable().describe('When it is attempted next; null when it has succeeded or failed.'),
+});
+export const deliveryPageOutput = z.object({ data: z.array(deliveryOutput).describe('This page of deliveries, newest first.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const replayOutput = z.object({
+  queued: z.number().int().describe('Deliveries this call queued.'),
+  nextCursor: z.string().nullable().describe('When the call stopped at its limit: replay again with this as `after`; null when every event is queued.'),
+});
