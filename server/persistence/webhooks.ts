@@ -125,14 +125,6 @@ export async function rotateSecretRow(tx: EntityManager, id: string, secret: str
   );
 }
 
-export async function endpointSecrets(em: EntityManager, id: string): Promise<EndpointSecrets | null> {
-  const [row] = await em.execute<{ secret: string; previous_secret: string | null; previous_secret_until: Date | string | null }[]>(
-    'select secret, previous_secret, previous_secret_until from webhook_endpoints where id = ?',
-    [id],
-  );
-  return row ? { secret: row.secret, previousSecret: row.previous_secret, previousSecretUntil: date(row.previous_secret_until) } : null;
-}
-
 /** Disables an enabled endpoint (410 Gone, or five days of failures); true when this call did. */
 export async function disableEndpoint(tx: EntityManager, id: string, reason: DisabledReason, at: Date): Promise<EndpointRow | null> {
   const [row] = await tx.execute<EndpointRecord[]>(
@@ -159,7 +151,8 @@ export async function insertDeliveries(tx: EntityManager, endpointId: string, ro
   await tx.execute(
     `insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, payload, created_at)
      select d.id, ?, d.message_id, d.event_id, d.event_type, d.payload, ?
-     from json_to_recordset(?::json) with ordinality as d(id uuid, message_id text, event_id uuid, event_type text, payload json, n int)
+     from rows from (json_to_recordset(?::json) as (id uuid, message_id text, event_id uuid, event_type text, payload json))
+          with ordinality as d(id, message_id, event_id, event_type, payload, n)
      order by n`,
     [endpointId, at, JSON.stringify(rows.map((r) => ({ id: r.id, message_id: r.messageId, event_id: r.eventId, event_type: r.eventType, payload: r.payload })))],
   );
@@ -259,12 +252,18 @@ export interface ClaimedDelivery {
   attempt: number;
   url: string;
   failingSince: Date | null;
+  secrets: EndpointSecrets;
 }
 
-type ClaimRecord = { id: string; endpoint_id: string; message_id: string; event_type: string; payload: unknown; attempts: number; url: string; failing_since: Date | string | null };
+type ClaimRecord = {
+  id: string; endpoint_id: string; message_id: string; event_type: string; payload: unknown; attempts: number; url: string; failing_since: Date | string | null;
+  secret: string; previous_secret: string | null; previous_secret_until: Date | string | null;
+};
 const toClaim = (r: ClaimRecord): ClaimedDelivery => ({
   id: r.id, endpointId: r.endpoint_id, messageId: r.message_id, eventType: r.event_type, payload: r.payload, attempt: r.attempts, url: r.url, failingSince: date(r.failing_since),
+  secrets: { secret: r.secret, previousSecret: r.previous_secret, previousSecretUntil: date(r.previous_secret_until) },
 });
+const CLAIMED = 'd.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_until';
 
 /**
  * Claims the endpoint's next first attempt in feed order: counts the attempt and moves its next-attempt
@@ -278,7 +277,7 @@ export async function claimFirstAttempt(em: EntityManager, endpointId: string, n
        order by d.seq limit 1 for update skip locked)
      update webhook_deliveries d set attempts = 1, last_attempt_at = ?, next_attempt_at = ?
      from next, webhook_endpoints e where d.id = next.id and e.id = d.endpoint_id and e.enabled
-     returning d.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since`,
+     returning ${CLAIMED}`,
     [endpointId, now, runUntil],
   );
   return row ? toClaim(row) : null;
@@ -294,7 +293,7 @@ export async function claimDueRetries(em: EntityManager, now: Date, runUntil: Da
        order by d.next_attempt_at limit ? for update of d skip locked)
      update webhook_deliveries d set attempts = d.attempts + 1, last_attempt_at = ?, next_attempt_at = ?
      from due, webhook_endpoints e where d.id = due.id and e.id = d.endpoint_id
-     returning d.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since`,
+     returning ${CLAIMED}`,
     [now, `{${busy.join(',')}}`, limit, now, runUntil],
   );
   return rows.map(toClaim);

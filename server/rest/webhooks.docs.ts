@@ -29,7 +29,7 @@ export const WEBHOOK_ROUTE_DOCS: RouteDoc[] = [
     description: 'A new secret, in this answer only. For `overlapSeconds` the old secret signs too (two signatures in `webhook-signature`), so the receiver can switch without missing a message.',
   }),
   route('webhooks.test', {
-    summary: 'Send a webhook.test message', response: deliveryOutput, errors: ['escalation_denied', 'not_applicable', 'rate_limited'], operationId: 'testWebhook',
+    summary: 'Send a webhook.test message', response: deliveryOutput, errors: ['escalation_denied', 'not_applicable', 'rate_limited'], operationId: 'sendWebhookTest',
     description: `Queues a \`webhook.test\` message to the endpoint, sent like any event; the answer is its delivery. At most 5 wait at once per endpoint (429). A disabled endpoint is 422 not_applicable. ${FEED}`,
   }),
   route('webhooks.listDeliveries', { summary: "List an endpoint's deliveries", query: listDeliveriesInput, response: deliveryPageOutput, operationId: 'listWebhookDeliveries', description: 'Deliveries with their attempts, newest first, optionally of one status.' }),

@@ -149,8 +149,7 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
   /** Sends one claimed attempt and records what came of it. */
   const run = async (d: store.ClaimedDelivery) => {
     try {
-      const secrets = await store.endpointSecrets(em(), d.endpointId);
-      if (!secrets) return; // deleted meanwhile
+      const { secrets } = d;
       const now0 = opts.clock();
       const signing = [secrets.secret, ...(secrets.previousSecret && secrets.previousSecretUntil && secrets.previousSecretUntil > now0 ? [secrets.previousSecret] : [])];
       const result = await attempt(d.url, { id: d.messageId, body: JSON.stringify(d.payload), secrets: signing }, rules, { timeoutMs });
@@ -170,7 +169,8 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
           durationMs: result.durationMs,
         });
         if (!recorded) return;
-        await store.markEndpointHealth(tx, d.endpointId, succeeded, now);
+        // (a success after successes changes nothing: no write)
+        if (!succeeded || d.failingSince) await store.markEndpointHealth(tx, d.endpointId, succeeded, now);
         if (gone) await disable(tx, d.endpointId, 'gone', now);
         else if (!succeeded && d.failingSince && now.getTime() - d.failingSince.getTime() >= FAILING_DISABLE_MS) await disable(tx, d.endpointId, 'failing', now);
       });
