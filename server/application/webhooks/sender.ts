@@ -89,7 +89,7 @@ export async function attempt(url: string, message: Message, rules: DestinationR
       res.on('error', () => done());
     });
     const timer = setTimeout(() => {
-      finish({ status: null, body: null, error: `no answer within ${Math.round((opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000)} s` });
+      finish({ status: null, body: null, error: `no answer within ${(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s` });
       req.destroy();
     }, opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
     req.on('error', (err: NodeJS.ErrnoException) => finish({ status: null, body: null, error: err.code ? `connection failed: ${err.code}` : 'connection failed' }));
