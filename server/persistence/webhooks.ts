@@ -291,7 +291,7 @@ export async function claimDueRetries(em: EntityManager, now: Date, runUntil: Da
        select d.id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
        where d.attempts > 0 and d.status in ('pending', 'retrying') and d.next_attempt_at <= ? and not (d.endpoint_id = any(?::uuid[]))
        order by d.next_attempt_at limit ? for update of d skip locked)
-     update webhook_deliveries d set attempts = d.attempts + 1, last_attempt_at = ?, next_attempt_at = ?
+     update webhook_deliveries d set attempts = d.attempts + 1, status = 'pending', last_attempt_at = ?, next_attempt_at = ?
      from due, webhook_endpoints e where d.id = due.id and e.id = d.endpoint_id
      returning ${CLAIMED}`,
     [now, `{${busy.join(',')}}`, limit, now, runUntil],

@@ -127,7 +127,7 @@ export const deliveryOutput = z.object({
   eventId: z.string().nullable().describe('The event delivered (also the `webhook-id` header); null for a test message.'),
   eventType: z.string().describe('The event type, or `webhook.test`.'),
   attempts: z.number().int().describe('Attempts made so far.'),
-  status: z.enum(DELIVERY_STATUSES).describe('pending (not attempted yet, or its first attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
+  status: z.enum(DELIVERY_STATUSES).describe('pending (not attempted yet, or an attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
   lastResponseStatus: z.number().int().nullable().describe("The last attempt's HTTP status; null when no answer came."),
   lastResponseBody: z.string().nullable().describe("At most 1 KB of the last answer's body."),
   lastError: z.string().nullable().describe('Why the last attempt failed; null when it succeeded.'),
