@@ -13,7 +13,7 @@ export interface Received {
 }
 
 /** What the receiver answers a request: a status (and body), or no answer at all (`hang`). */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -33,8 +33,10 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
       received.push(r);
       const a = answer(r);
       if (a === 'hang') return;
-      res.writeHead(a.status, a.headers ?? {});
-      res.end(a.body ?? '');
+      setTimeout(() => {
+        res.writeHead(a.status, a.headers ?? {});
+        res.end(a.body ?? '');
+      }, a.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
