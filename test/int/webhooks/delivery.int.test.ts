@@ -35,7 +35,7 @@ describe('delivery', () => {
     expect(everything.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const filtered = await api.post('/webhooks', { url: rescoresOnly.url, types: ['TensionRescored'] });
     expect(filtered.status).toBe(201);
-    run = dispatcher(app.db.orm, { clock: time.clock });
+    run = dispatcher(app.db.orm, { clock: time.clock, metrics: app.deps.metrics });
 
     const actorId = await newActor(api, 'Webhook Org');
     const tensions: string[] = [];
@@ -84,6 +84,12 @@ describe('delivery', () => {
     expect(log.status).toBe(200);
     expect(log.body.data[0]).toMatchObject({ attempts: 1, status: 'succeeded', lastResponseStatus: 204, lastError: null, nextAttemptAt: null });
     expect(log.body.nextCursor).toEqual(expect.any(String));
+    // /metrics: attempts by outcome, latency, and each endpoint's backlog (none left) and oldest pending age
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toContain(`market_webhook_attempts_total{outcome="succeeded"} ${events.length + rescores.length}`);
+    expect(metrics).toContain(`market_webhook_attempt_duration_seconds_count{outcome="succeeded"} ${events.length + rescores.length}`);
+    expect(metrics).toContain(`market_webhook_backlog{endpoint="${everything.body.id}"} 0`);
+    expect(metrics).toContain(`market_webhook_oldest_pending_seconds{endpoint="${filtered.body.id}"} 0`);
     const more = await api.get(`/webhooks/${everything.body.id}/deliveries?limit=100&cursor=${encodeURIComponent(log.body.nextCursor)}`);
     expect(more.status).toBe(200);
     expect(new Set([...log.body.data, ...more.body.data].map((d: { id: string }) => d.id)).size).toBe(log.body.data.length + more.body.data.length);
