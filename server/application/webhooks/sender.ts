@@ -69,7 +69,8 @@ export async function attempt(url: string, message: Message, rules: DestinationR
       let kept = 0;
       const done = () => {
         const status = res.statusCode ?? 0;
-        const body = Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '');
+        // PostgreSQL text cannot hold NUL
+        const body = Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '');
         const redirect = status >= 300 && status < 400;
         finish({ status, body, error: redirect ? `answered ${status}: redirects are not followed` : status >= 200 && status < 300 ? null : `answered ${status}` });
       };
