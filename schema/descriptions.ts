@@ -15,6 +15,9 @@ import { createRoleInput, listRolesInput, updateRoleInput } from '../server/appl
 import { changePasswordInput, loginInput, meOutput } from '../server/application/auth/auth.js';
 import { feedEventOutput, listEventsQuery } from '../server/application/events/events.js';
 import { auditEntryOutput, listAuditQuery } from '../server/application/audit/audit.js';
+import {
+  createWebhookInput, deliveryOutput, listDeliveriesInput, listWebhooksInput, replayOutput, updateWebhookInput, webhookOutput,
+} from '../server/application/webhooks/operations.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
@@ -53,6 +56,13 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   'Query.myApiKeys': listApiKeysInput,
   'Query.events': listEventsQuery,
   'Subscription.tensionEvents': listEventsQuery,
+  Webhook: webhookOutput,
+  WebhookDelivery: deliveryOutput,
+  WebhookReplay: replayOutput,
+  CreateWebhookInput: createWebhookInput,
+  UpdateWebhookInput: updateWebhookInput,
+  'Query.webhooks': listWebhooksInput,
+  'Query.webhookDeliveries': listDeliveriesInput,
   LoginInput: loginInput,
   ChangePasswordInput: changePasswordInput,
 };

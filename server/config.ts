@@ -121,6 +121,10 @@ const schema = z
     NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -').default('MARKET_EVENTS'),
     RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
     REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).default('false'),
+    WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+    WEBHOOKS: z.enum(['true', 'false']).default('true'),
+    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   });
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
@@ -186,6 +190,14 @@ export interface Config {
   relayLeaseMs: number;
   /** SPEC §16: a holder of `*` signed in with a password must enrol a second factor before anything else */
   requireMfaForAdmins: boolean;
+  /** SPEC §14: webhooks may go to loopback, private, link-local addresses and over plain http (internal deployments, tests) */
+  webhookAllowPrivate: boolean;
+  /** webhook attempts this instance runs at once, over all endpoints */
+  webhookConcurrency: number;
+  /** false: this instance sends no webhooks (another does); the API still manages them */
+  webhooks: boolean;
+  /** how long an instance holds an endpoint's first attempts without renewal; another takes over after it */
+  webhookLeaseMs: number;
 }
 
 /** HOST as a URL names it: IPv6 in brackets; a wildcard address (all interfaces) is reached as localhost. */
@@ -257,5 +269,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsStream: e.NATS_STREAM,
     relayLeaseMs: e.RELAY_LEASE_MS,
     requireMfaForAdmins: e.REQUIRE_MFA_FOR_ADMINS === 'true',
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    webhooks: e.WEBHOOKS === 'true',
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS,
   };
 }

@@ -94,6 +94,14 @@ export async function startService(
       })
     : undefined;
 
+  // The webhook dispatcher (SPEC §14): every instance runs one unless WEBHOOKS=false; they share the work through the database.
+  const webhooks = config.webhooks
+    ? (await import('./application/webhooks/dispatcher.js')).startWebhookDispatcher({
+        orm: db.orm, logger, clock: deps.clock, newId: deps.newId, metrics: deps.metrics, resolveHost: deps.resolveHost,
+        allowPrivate: config.webhookAllowPrivate, concurrency: config.webhookConcurrency, leaseMs: config.webhookLeaseMs,
+      })
+    : undefined;
+
   let draining = false;
   const health: Health = { draining: () => draining, schemaCurrent };
   const app = buildApp(deps, { ...appOptions, health });
@@ -123,6 +131,8 @@ export async function startService(
         // Stop accepting; keep-alive sockets close as soon as they are idle (a request that began before
         // the signal finishes first); sockets still busy after the limit are cut.
         await relay?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the relay failed'));
+        // Attempts in flight finish (at most their timeout); what is queued waits in the database for any instance.
+        await webhooks?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the webhook dispatcher failed'));
         // Open event streams and long polls end now (clients resume with Last-Event-ID elsewhere).
         await closeFeedHub(db.orm);
         const closed = new Promise<void>((r) => server.close(() => r()));

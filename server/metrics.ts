@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { backlog } from './persistence/webhooks.js';
 
 export type CommandOutcome = 'appended' | 'noop' | 'refused';
 
@@ -22,6 +23,8 @@ export interface Metrics {
   watchRelay(relay: RelayState): () => void;
   /** a round of publishing to the relay's target that failed (refused, unacknowledged, or not connected) */
   relayPublishFailure(relay: string): void;
+  /** one webhook attempt: its outcome and how long it took (SPEC §14) */
+  webhookAttempt(outcome: 'succeeded' | 'failed' | 'gone' | 'not_sent', seconds: number): void;
 }
 
 /** What a running relay reports of itself to `/metrics`. */
@@ -148,8 +151,53 @@ export function createMetrics(orm: MikroORM): Metrics {
     labelNames: ['relay'] as const,
     registers: [registry],
   });
+  const webhookAttempts = new Counter({
+    name: 'market_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: succeeded (2xx), failed (another answer, a timeout, no connection), gone (410: the endpoint is disabled), not_sent (the URL resolves to an address not allowed).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookLatency = new Histogram({
+    name: 'market_webhook_attempt_duration_seconds',
+    help: 'Time from connecting to a webhook endpoint to its answer (or the timeout), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+    registers: [registry],
+  });
+  // Read from the deliveries at scrape time, so every instance reports it, wherever the attempts run.
+  const webhookBacklog = async () => {
+    try {
+      return await backlog(orm.em.fork(), new Date());
+    } catch {
+      return []; // the schema predates webhooks (MIGRATE_ON_START=false), or the database is away
+    }
+  };
+  new Gauge({
+    name: 'market_webhook_backlog',
+    help: 'Webhook deliveries waiting (pending or retrying), by endpoint id.',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const b of await webhookBacklog()) this.set({ endpoint: b.endpointId }, b.waiting);
+    },
+  });
+  new Gauge({
+    name: 'market_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook delivery still waiting, by endpoint id; 0 when none waits.',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const b of await webhookBacklog()) this.set({ endpoint: b.endpointId }, b.oldestSeconds);
+    },
+  });
   return {
     registry,
+    webhookAttempt: (outcome, seconds) => {
+      webhookAttempts.inc({ outcome });
+      webhookLatency.observe({ outcome }, seconds);
+    },
     watchRelay: (relay) => {
       relays.add(relay);
       return () => void relays.delete(relay);

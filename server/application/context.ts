@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { HostResolver } from './webhooks/destination.js';
 
 export type Via = 'graphql' | 'rest' | 'mcp' | 'cli';
 
@@ -45,6 +46,8 @@ export interface Deps {
   newId: () => string;
   sessionSecret: string;
   metrics: Metrics;
+  /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
+  resolveHost?: HostResolver;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

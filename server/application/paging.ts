@@ -15,7 +15,7 @@ export interface Page<T> {
 }
 
 /** Every list that pages; a cursor is valid for the list that issued it only. */
-export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys' | 'events' | 'audit';
+export type ListName = 'tensions' | 'tensionHistory' | 'actors' | 'users' | 'roles' | 'apiKeys' | 'events' | 'audit' | 'webhooks' | 'webhookDeliveries';
 
 /** Room for the longest genuine key (a 200-character name of escaped characters) with its signature. */
 const MAX_CURSOR_LENGTH = 2048;

@@ -3,6 +3,7 @@
 // commands' rows come from their registry entries, each of which states its permission.
 import type { Permission } from '../domain/permissions.js';
 import { TENSION_COMMANDS, type TensionCommandOperation } from './tensions/registry.js';
+import { WEBHOOK_PERMISSIONS } from './webhooks/operations.js';
 
 /** The tension commands' rows, each stated by its registry entry, so a new command brings its own row. */
 const TENSION_COMMAND_PERMISSIONS = Object.fromEntries(TENSION_COMMANDS.map((c) => [c.operation, c.permission])) as Record<
@@ -45,6 +46,7 @@ export const OPERATION_PERMISSIONS = {
   'events.list': 'events:read',
   'audit.list': 'audit:read',
   'audit.vocabulary': 'audit:read',
+  ...WEBHOOK_PERMISSIONS,
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,

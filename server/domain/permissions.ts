@@ -14,6 +14,8 @@ export const PERMISSION_CATALOGUE = [
   'projections:rebuild',
   'events:read',
   'audit:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Permission = (typeof PERMISSION_CATALOGUE)[number];

@@ -62,7 +62,7 @@ export function operationIdOf(r: Pick<RouteDoc, 'operation' | 'operationId' | 'm
   return `${split[1]}${noun(area)}${split[2] ?? ''}`;
 }
 
-const AREA_THING: Record<string, string> = { tensions: 'tension', actors: 'actor', users: 'user', 'api-keys': 'user', roles: 'role' };
+const AREA_THING: Record<string, string> = { tensions: 'tension', actors: 'actor', users: 'user', 'api-keys': 'user', roles: 'role', webhooks: 'webhook endpoint' };
 
 function pathParamDescription(r: RouteDoc, name: string): string {
   if (r.pathParams?.[name]) return r.pathParams[name];
@@ -256,5 +256,6 @@ const TAGS = [
   { name: 'api-keys', description: "Agent users' API keys." },
   { name: 'roles', description: 'Hierarchical roles and the permission catalogue.' },
   { name: 'audit', description: 'The audit trail of identity and administration actions (SPEC §11).' },
+  { name: 'webhooks', description: 'Every event pushed to systems that take HTTP calls, signed as Standard Webhooks says (SPEC §14).' },
   { name: 'docs', description: 'This document and its pages.' },
 ];

@@ -14,6 +14,7 @@ import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
+import { webhooksRoutes } from './webhooks.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
@@ -69,7 +70,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [meRoutes(deps), secondFactorRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
+  const guarded = [meRoutes(deps), secondFactorRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps), webhooksRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));

@@ -40,10 +40,15 @@ export const AUDIT_ACTIONS = [
   'actor.updated',
   'actor.deleted',
   'projections.rebuilt',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection'] as const;
+export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection', 'webhook'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 export interface AuditChange {
@@ -151,7 +156,7 @@ export const auditEntryOutput = z.object({
     via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face it came through.'),
   }).describe('Who acted, and how.'),
   target: z.object({
-    type: z.string().describe('user, role, key, actor or projection.'),
+    type: z.string().describe('user, role, key, actor, projection or webhook.'),
     id: z.string().nullable().describe("The target's id; null when there is none (a failed login for an unknown email)."),
     label: z.string().nullable().describe('A readable name for it at the time (an email, a role code, a key name, …).'),
   }).describe('What it was done to.'),

@@ -172,6 +172,8 @@ const malformedKey: Record<ListName, fc.Arbitrary<{ key: unknown; sort?: string 
   roles: fc.oneof(fc.tuple(badScalar.filter((v) => typeof v !== 'string' || v.includes('\u0000') || v.length > 1000 || /[\uD800-\uDFFF]/.test(v))), fc.constant([]), fc.tuple(fc.constant('a'), fc.constant('b')), fc.constant({ code: 'a' })).map((key) => ({ key })),
   apiKeys: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.constant('2026-01-01')).map((key) => ({ key })),
   audit: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.tuple(validInstant, uuid, uuid), fc.constant({})).map((key) => ({ key })),
+  webhooks: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.constant({})).map((key) => ({ key })),
+  webhookDeliveries: fc.oneof(fc.tuple(badScalar, fc.nat()), fc.tuple(validInstant, badScalar.filter((v) => !Number.isSafeInteger(v) || (v as number) < 0)), fc.tuple(validInstant), fc.constant({})).map((key) => ({ key })),
   // the feed's `after` cursor has its own fuzz (test/int/events/feed.int.test.ts)
   events: fc.oneof(fc.record({ t: badScalar, p: fc.nat() }), fc.record({ t: fc.constant('1'), p: badScalar })).map((key) => ({ key })),
 };

@@ -1,0 +1,71 @@
+import { builder } from '../builder.js';
+import { gqlCtx } from '../context.js';
+import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
+import {
+  createWebhook, deleteWebhook, replayWebhook, retryDelivery, rotateWebhookSecret, sendTestMessage, updateWebhook,
+} from '../../server/application/webhooks/webhooks.js';
+import { WebhookDeliveryRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks.type.js';
+
+const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
+  fields: (t) => ({ url: t.string({ required: true }), description: t.string(), types: t.stringList(), enabled: t.boolean() }),
+});
+const UpdateWebhookInput = builder.inputType('UpdateWebhookInput', {
+  fields: (t) => ({
+    url: t.string(),
+    description: t.string({ description: 'null clears it' }),
+    types: t.stringList({ description: 'null: every event' }),
+    enabled: t.boolean(),
+    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the endpoint is at this version' }),
+  }),
+});
+
+/** Absent fields stay as they are; explicit nulls clear `description` and `types` (a null `url`/`enabled` is no change). */
+const patchOf = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (v !== null || k === 'description' || k === 'types')));
+const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+builder.mutationFields((t) => ({
+  createWebhook: t.field({
+    type: WebhookWithSecretRef,
+    authScopes: { operation: 'webhooks.create' },
+    args: { input: t.arg({ type: CreateWebhookInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'createWebhook', args, () => createWebhook(context.deps, gqlCtx(context), dropNulls(args.input))),
+  }),
+  updateWebhook: t.field({
+    type: WebhookRef,
+    authScopes: { operation: 'webhooks.update' },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'updateWebhook', args, () => updateWebhook(context.deps, gqlCtx(context), String(args.id), patchOf(args.input))),
+  }),
+  deleteWebhook: t.boolean({
+    authScopes: { operation: 'webhooks.delete' },
+    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'deleteWebhook', args, async () => done(await deleteWebhook(context.deps, gqlCtx(context), String(args.id)))),
+  }),
+  rotateWebhookSecret: t.field({
+    type: WebhookWithSecretRef,
+    authScopes: { operation: 'webhooks.rotateSecret' },
+    args: { id: t.arg.id({ required: true }), overlapSeconds: t.arg.int(), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'rotateWebhookSecret', args, () =>
+        rotateWebhookSecret(context.deps, gqlCtx(context), String(args.id), dropNulls({ overlapSeconds: args.overlapSeconds }))),
+  }),
+  testWebhook: t.field({
+    type: WebhookDeliveryRef,
+    authScopes: { operation: 'webhooks.test' },
+    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'testWebhook', args, () => sendTestMessage(context.deps, gqlCtx(context), String(args.id))),
+  }),
+  retryWebhookDelivery: t.field({
+    type: WebhookDeliveryRef,
+    authScopes: { operation: 'webhooks.retryDelivery' },
+    args: { id: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'retryWebhookDelivery', args, () => retryDelivery(context.deps, gqlCtx(context), String(args.id), String(args.deliveryId))),
+  }),
+  replayWebhook: t.field({
+    type: WebhookReplayRef,
+    authScopes: { operation: 'webhooks.replay' },
+    args: { id: t.arg.id({ required: true }), after: t.arg.string({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    resolve: (_r, args, context) => idempotentMutation(context, 'replayWebhook', args, () => replayWebhook(context.deps, gqlCtx(context), String(args.id), { after: args.after })),
+  }),
+}));

@@ -1,0 +1,143 @@
+// The webhook operations (SPEC §14), each declared once: its permission-table id, the permission it needs,
+// its zod input and the REST route that serves it. The use cases (webhooks.ts) and the faces read these;
+// the permission table takes its rows from here. Nothing here imports the application layer, so the
+// permission table can import it without a cycle.
+import { z } from 'zod';
+import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
+import type { Permission } from '../../domain/permissions.js';
+import { cursorParam, cursorSchema, limitSchema } from '../paging.js';
+import { codePoints } from '../schemas.js';
+import { expectedVersion } from '../tensions/tension.inputs.js';
+
+export const WEBHOOK_TYPES: readonly string[] = [...TENSION_EVENT_TYPES];
+export const OVERLAP_MAX_SECONDS = 604_800;
+export const URL_MAX = 2048;
+/** Endpoints per service: a bound on the work one caller can hand the dispatcher. */
+export const ENDPOINTS_MAX = 100;
+/** Test messages waiting per endpoint. */
+export const PENDING_TESTS_MAX = 5;
+/** Events one replay call queues at most; the answer's `nextCursor` continues. */
+export const REPLAY_MAX = 10_000;
+
+const url = z.string().max(URL_MAX).describe(`Where to POST each event: an https URL (http too when WEBHOOK_ALLOW_PRIVATE=true), at most ${URL_MAX} characters, whose host resolves only to public addresses.`);
+const description = z
+  .string()
+  .transform((s) => s.trim())
+  .refine((s) => codePoints(s) <= 500, 'must be at most 500 characters')
+  .meta({ maxLength: 500 })
+  .nullable()
+  .describe('What the endpoint is for, at most 500 characters; null clears it.');
+const types = z
+  .array(z.string().refine((t) => WEBHOOK_TYPES.includes(t), { message: `must be one of ${WEBHOOK_TYPES.join(', ')}` }).meta({ enum: [...WEBHOOK_TYPES] }))
+  .min(1)
+  .max(WEBHOOK_TYPES.length)
+  .transform((ts) => [...new Set(ts)])
+  .nullable()
+  .describe(`Only these event types (${WEBHOOK_TYPES.join(', ')}); null or omitted: every event.`);
+const enabled = z.boolean().describe('false: nothing is sent until it is enabled again (then from the events after that moment).');
+
+export const createWebhookInput = z.strictObject({
+  url,
+  description: description.optional(),
+  types: types.optional(),
+  enabled: enabled.optional(),
+});
+
+export const updateWebhookInput = z.strictObject({
+  url: url.optional(),
+  description: description.optional(),
+  types: types.optional(),
+  enabled: enabled.optional(),
+  expectedVersion: expectedVersion.describe('Refuse with version_conflict, writing nothing, unless the endpoint is at this version.'),
+});
+
+export const rotateWebhookSecretInput = z.strictObject({
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(OVERLAP_MAX_SECONDS)
+    .default(0)
+    .describe(`For how many seconds (0-${OVERLAP_MAX_SECONDS}) the old secret keeps signing beside the new one; 0 when omitted: it stops at once.`),
+});
+
+export const listWebhooksInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as const;
+const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
+export const listDeliveriesInput = z.strictObject({
+  status: z.preprocess(blankToUndefined, z.enum(DELIVERY_STATUSES).optional()).describe('Only deliveries in this status.'),
+  limit: limitSchema,
+  cursor: cursorSchema,
+});
+
+export const replayWebhookInput = z.strictObject({
+  after: cursorParam.describe("Send again every matching event after this feed cursor (an event page's nextCursor, §10). At most 10,000 a call: continue from the answer's nextCursor."),
+});
+
+export const emptyInput = z.strictObject({});
+
+interface Declared {
+  permission: Permission;
+  input: z.ZodType;
+  rest: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; status: number };
+}
+
+export const WEBHOOK_OPERATIONS = {
+  'webhooks.list': { permission: 'webhooks:read', input: listWebhooksInput, rest: { method: 'get', path: '/webhooks', status: 200 } },
+  'webhooks.get': { permission: 'webhooks:read', input: emptyInput, rest: { method: 'get', path: '/webhooks/:id', status: 200 } },
+  'webhooks.create': { permission: 'webhooks:write', input: createWebhookInput, rest: { method: 'post', path: '/webhooks', status: 201 } },
+  'webhooks.update': { permission: 'webhooks:write', input: updateWebhookInput, rest: { method: 'patch', path: '/webhooks/:id', status: 200 } },
+  'webhooks.delete': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'delete', path: '/webhooks/:id', status: 204 } },
+  'webhooks.rotateSecret': { permission: 'webhooks:write', input: rotateWebhookSecretInput, rest: { method: 'post', path: '/webhooks/:id/rotate-secret', status: 201 } },
+  'webhooks.test': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'post', path: '/webhooks/:id/test', status: 202 } },
+  'webhooks.listDeliveries': { permission: 'webhooks:read', input: listDeliveriesInput, rest: { method: 'get', path: '/webhooks/:id/deliveries', status: 200 } },
+  'webhooks.retryDelivery': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', status: 202 } },
+  'webhooks.replay': { permission: 'webhooks:write', input: replayWebhookInput, rest: { method: 'post', path: '/webhooks/:id/replay', status: 202 } },
+} as const satisfies Record<string, Declared>;
+
+export type WebhookOperation = keyof typeof WEBHOOK_OPERATIONS;
+
+/** The permission-table rows of the webhook operations. */
+export const WEBHOOK_PERMISSIONS = Object.fromEntries(Object.entries(WEBHOOK_OPERATIONS).map(([op, d]) => [op, d.permission])) as {
+  [K in WebhookOperation]: (typeof WEBHOOK_OPERATIONS)[K]['permission'];
+};
+
+// ---- answers, as schemas (the OpenAPI document) ----------------------------------------------------------
+
+export const webhookOutput = z.object({
+  id: z.string().describe('The endpoint id (a UUID).'),
+  url: z.string().describe('Where each event is POSTed.'),
+  description: z.string().nullable().describe('What it is for.'),
+  types: z.array(z.string()).nullable().describe('The event types it receives; null: every event.'),
+  enabled: z.boolean().describe('false: nothing is sent.'),
+  disabledReason: z.enum(['manual', 'gone', 'failing']).nullable().describe('Why it is disabled: `manual` (enabled set to false), `gone` (it answered 410), `failing` (five days of nothing but failures); null when enabled.'),
+  previousSecretExpiresAt: z.string().nullable().describe('Until when the secret before the last rotation still signs beside the current one; null when it does not.'),
+  failingSince: z.string().nullable().describe('When its current run of failed attempts began; null when the last attempt succeeded.'),
+  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion.'),
+  createdAt: z.string().describe('ISO 8601.'),
+  updatedAt: z.string().describe('ISO 8601.'),
+});
+export const webhookWithSecretOutput = webhookOutput.extend({
+  secret: z.string().describe('The signing secret (`whsec_` + base64), in this answer only: store it now.'),
+});
+export const webhookPageOutput = z.object({ data: z.array(webhookOutput).describe('This page of endpoints.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const deliveryOutput = z.object({
+  id: z.string().describe('The delivery id (a UUID).'),
+  eventId: z.string().nullable().describe('The event delivered (also the `webhook-id` header); null for a test message.'),
+  eventType: z.string().describe('The event type, or `webhook.test`.'),
+  attempts: z.number().int().describe('Attempts made so far.'),
+  status: z.enum(DELIVERY_STATUSES).describe('pending (not attempted yet, or an attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
+  lastResponseStatus: z.number().int().nullable().describe("The last attempt's HTTP status; null when no answer came."),
+  lastResponseBody: z.string().nullable().describe("At most 1 KB of the last answer's body."),
+  lastError: z.string().nullable().describe('Why the last attempt failed; null when it succeeded.'),
+  durationMs: z.number().int().nullable().describe('How long the last attempt took.'),
+  createdAt: z.string().describe('ISO 8601.'),
+  lastAttemptAt: z.string().nullable().describe('When the last attempt began.'),
+  nextAttemptAt: z.string().nullable().describe('When it is attempted next; null when it has succeeded or failed.'),
+});
+export const deliveryPageOutput = z.object({ data: z.array(deliveryOutput).describe('This page of deliveries, newest first.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const replayOutput = z.object({
+  queued: z.number().int().describe('Deliveries this call queued.'),
+  nextCursor: z.string().nullable().describe('When the call stopped at its limit: replay again with this as `after`; null when every event is queued.'),
+});
