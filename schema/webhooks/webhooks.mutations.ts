@@ -44,7 +44,7 @@ builder.mutationFields((t) => ({
   rotateWebhookSecret: t.field({
     type: WebhookWithSecretRef,
     authScopes: { operation: 'webhooks.rotateSecret' },
-    args: { id: t.arg.id({ required: true }), overlapSeconds: t.arg.int(), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: { id: t.arg.id({ required: true }), overlapSeconds: t.arg.int({ description: 'How long the old secret keeps signing beside the new one, in seconds (SPEC §14); default as REST' }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'rotateWebhookSecret', args, () =>
         rotateWebhookSecret(context.deps, gqlCtx(context), String(args.id), dropNulls({ overlapSeconds: args.overlapSeconds }))),
@@ -58,14 +58,14 @@ builder.mutationFields((t) => ({
   retryWebhookDelivery: t.field({
     type: WebhookDeliveryRef,
     authScopes: { operation: 'webhooks.retryDelivery' },
-    args: { id: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: { id: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true, description: 'The delivery to attempt again (a UUID)' }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'retryWebhookDelivery', args, () => retryDelivery(context.deps, gqlCtx(context), String(args.id), String(args.deliveryId))),
   }),
   replayWebhook: t.field({
     type: WebhookReplayRef,
     authScopes: { operation: 'webhooks.replay' },
-    args: { id: t.arg.id({ required: true }), after: t.arg.string({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: { id: t.arg.id({ required: true }), after: t.arg.string({ required: true, description: 'A feed cursor (nextCursor of the event feed): events after it are queued again' }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) => idempotentMutation(context, 'replayWebhook', args, () => replayWebhook(context.deps, gqlCtx(context), String(args.id), { after: args.after })),
   }),
 }));

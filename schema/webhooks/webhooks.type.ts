@@ -22,7 +22,7 @@ export const WebhookRef = builder.objectRef<WebhookView>('Webhook').implement({
 export const WebhookWithSecretRef = builder.objectRef<WebhookWithSecret>('WebhookWithSecret').implement({
   description: 'An endpoint with its signing secret, shown in this answer only.',
   fields: (t) => ({
-    webhook: t.field({ type: WebhookRef, resolve: ({ secret: _secret, ...view }) => view }),
+    webhook: t.field({ type: WebhookRef, description: 'The endpoint as stored.', resolve: ({ secret: _secret, ...view }) => view }),
     secret: t.exposeString('secret', { description: 'whsec_…: store it now, it is not shown again' }),
   }),
 });
@@ -54,5 +54,6 @@ export const WebhookDeliveryPageRef = builder.objectRef<Page<DeliveryView>>('Web
 });
 
 export const WebhookReplayRef = builder.objectRef<ReplayView>('WebhookReplay').implement({
+  description: 'What one replay call queued, and the cursor to continue from when it stopped at its limit.',
   fields: (t) => ({ queued: t.exposeInt('queued'), nextCursor: t.exposeString('nextCursor', { nullable: true }) }),
 });
