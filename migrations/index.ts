@@ -10,6 +10,7 @@ import { Migration20261124200000_feed_wakeups_after_commit } from './Migration20
 import { Migration20261125000000_user_grants_function } from './Migration20261125000000_user_grants_function.js';
 import { Migration20261125100000_feed_horizon_per_database } from './Migration20261125100000_feed_horizon_per_database.js';
 import { Migration20261125120000_api_key_overlap_end } from './Migration20261125120000_api_key_overlap_end.js';
+import { Migration20261126030000_oauth_store } from './Migration20261126030000_oauth_store.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261125000000_user_grants_function', class: Migration20261125000000_user_grants_function },
   { name: 'Migration20261125100000_feed_horizon_per_database', class: Migration20261125100000_feed_horizon_per_database },
   { name: 'Migration20261125120000_api_key_overlap_end', class: Migration20261125120000_api_key_overlap_end },
+  { name: 'Migration20261126030000_oauth_store', class: Migration20261126030000_oauth_store },
 ];

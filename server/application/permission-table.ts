@@ -33,6 +33,8 @@ export const OPERATION_PERMISSIONS = {
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
   'users.rotateApiKey': 'users:write',
+  'users.listConnectedApps': 'users:read',
+  'users.revokeConnectedApp': 'users:write',
   'roles.list': 'roles:read',
   'roles.get': 'roles:read',
   'roles.create': 'roles:write',
@@ -49,6 +51,8 @@ export const OPERATION_PERMISSIONS = {
   'me.createApiKey': null,
   'me.revokeApiKey': null,
   'me.rotateApiKey': null,
+  'me.listConnectedApps': null,
+  'me.revokeConnectedApp': null,
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -40,7 +40,7 @@ export function mcpHandler(deps: Deps) {
   const serve = async (req: Request, res: Response, next: NextFunction) => {
     if (req.authRefusal) return unauthenticated(res, req.authRefusal.detail);
     // A cookie is not enough here: MCP clients are agents and scripts, which carry keys.
-    if (!req.caller || req.caller.authenticatedBy !== 'api_key') {
+    if (!req.caller || (req.caller.authenticatedBy !== 'api_key' && req.caller.authenticatedBy !== 'oauth')) {
       return unauthenticated(res, 'MCP needs `Authorization: Bearer <API_KEY>`.');
     }
     if (req.method !== 'POST') {

@@ -164,6 +164,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
     mcp: null,
   },
+  'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
+  'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:keyId' }, graphql: null, mcp: null },
   'users.rotateApiKey': {
     rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
     graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
@@ -226,6 +228,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
     mcp: null,
   },
+  'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
+  'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:keyId' }, graphql: null, mcp: null },
   'me.revokeApiKey': {
     rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
     graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
@@ -237,7 +241,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
  * Operations on one user that SPEC §2 leaves open to any caller with the permission ("Reading is not limited";
  * "Listing a user's keys (metadata only) is reading").
  */
-export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get', 'users.listApiKeys'];
+export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get', 'users.listApiKeys', 'users.listConnectedApps'];
 
 /**
  * Every operation that acts on one existing user or its keys: those whose REST path starts `/users/:id`,
