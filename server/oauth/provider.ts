@@ -129,9 +129,9 @@ export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaCon
     }
     await next();
   });
-  provider.on('grant.error', ((ctx: KoaContext, err: Error & { error_description?: string }) => {
+  provider.on('grant.error', ((ctx: KoaContext, err: Error & { error_detail?: string }) => {
     const grantId = ctx.oidc?.entities?.RefreshToken?.grantId;
-    if (err.error_description === 'refresh token already used' && grantId) hooks.onRefreshReuse(ctx, grantId);
+    if (err.error_detail === 'refresh token already used' && grantId) hooks.onRefreshReuse(ctx, grantId);
   }) as never);
   provider.on('registration_create.success', ((ctx: KoaContext, client: { clientId: string; clientName?: string }) => {
     hooks.onRegistered(ctx, client.clientId, client.clientName);
