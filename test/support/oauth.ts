@@ -102,3 +102,12 @@ export async function tokenRequest(app: TestApp, form: Record<string, string>) {
 export async function exchangeCode(app: TestApp, clientId: string, code: string, verifier: string, extra: Record<string, string> = {}) {
   return tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: `${app.url}/mcp`, ...extra });
 }
+
+/** A grant (connected app) `id` of the user, as the consent would leave it: for sweeps that need one to act on. */
+export async function seedGrant(app: Pick<TestApp, 'deps'>, userId: string, id: string): Promise<void> {
+  const payload = { accountId: userId, clientId: 'sweep-client', kind: 'Grant', jti: id, resources: { [`${app.deps.config.publicUrl}/mcp`]: 'tensions:read' } };
+  await app.deps.orm.em.fork().execute(
+    `insert into oauth_store (kind, id, payload, user_id, client_name, client_verified, expires_at) values ('Grant', ?, ?::jsonb, ?, 'Sweep client', false, now() + interval '1 hour')`,
+    [id, JSON.stringify(payload), userId],
+  );
+}

@@ -36,7 +36,7 @@ export const GHOST_ID = '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90';
 export const GHOST_KEY_ID = '0b9e2d61-8c4f-4a37-b1d2-6e5f7a8c9d01';
 
 export function fillPath(path: string, ids: { id?: string; keyId?: string } = {}): string {
-  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
+  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':appId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
 }
 
 const q = (field: string, args: string, selection: string, decl = '', variables: Record<string, unknown> = {}): GraphqlSurface => ({
@@ -165,7 +165,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     mcp: null,
   },
   'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
-  'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:keyId' }, graphql: null, mcp: null },
+  'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:appId' }, graphql: null, mcp: null },
   'users.rotateApiKey': {
     rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
     graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
@@ -229,7 +229,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     mcp: null,
   },
   'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
-  'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:keyId' }, graphql: null, mcp: null },
+  'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:appId' }, graphql: null, mcp: null },
   'me.revokeApiKey': {
     rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
     graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
