@@ -9,6 +9,7 @@ import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
 import { clientAddress } from '../http/session-cookie.js';
 import { batchRefusal } from './batch.js';
+import { mcpChallenge } from '../oauth/http.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 let sdk: Promise<[typeof import('./server.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
@@ -26,8 +27,8 @@ function refusal(res: Response, code: ErrorCode, message: string, extra: Record<
   jsonRpcError(res, REFUSAL_STATUS[code], RPC_CODES[code] ?? -32000, message, { code, ...extra });
 }
 
-function unauthenticated(res: Response, message: string) {
-  res.setHeader('WWW-Authenticate', 'Bearer');
+function unauthenticated(deps: Deps, req: Request, res: Response, message: string) {
+  res.setHeader('WWW-Authenticate', mcpChallenge(deps, req.get('authorization') !== undefined));
   refusal(res, 'unauthenticated', message);
 }
 
@@ -38,10 +39,10 @@ export function mcpHandler(deps: Deps) {
     refusal(res, 'forbidden', 'This Origin may not call /mcp: only the service itself and the origins in CORS_ORIGINS may.');
   };
   const serve = async (req: Request, res: Response, next: NextFunction) => {
-    if (req.authRefusal) return unauthenticated(res, req.authRefusal.detail);
+    if (req.authRefusal) return unauthenticated(deps, req, res, req.authRefusal.detail);
     // A cookie is not enough here: MCP clients are agents and scripts, which carry keys.
     if (!req.caller || (req.caller.authenticatedBy !== 'api_key' && req.caller.authenticatedBy !== 'oauth')) {
-      return unauthenticated(res, 'MCP needs `Authorization: Bearer <API_KEY>`.');
+      return unauthenticated(deps, req, res, 'MCP needs `Authorization: Bearer <token>`: an OAuth access token or an API key.');
     }
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');

@@ -19,8 +19,13 @@ import { buildOAuthServer, type OAuthServer } from './provider.js';
 const REGISTRATIONS_PER_HOUR = 20;
 const HOUR_MS = 3600_000;
 
-export function protectedResourceMetadataUrl(deps: Deps): string {
+export function protectedResourceMetadataUrl(deps: Pick<Deps, 'config'>): string {
   return `${deps.config.publicUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/mcp`;
+}
+
+/** /mcp's 401 challenge (SPEC §13, RFC 9728 §5.1): where an OAuth client finds the authorization server. */
+export function mcpChallenge(deps: Pick<Deps, 'config'>, presented: boolean): string {
+  return `Bearer resource_metadata="${protectedResourceMetadataUrl(deps)}"${presented ? ', error="invalid_token"' : ''}`;
 }
 
 /** Everything OAuth: mount before the REST router; returns the router and the /mcp bearer check. */
@@ -200,7 +205,7 @@ export function oauth(deps: Deps) {
     toProvider(req, res);
   });
 
-  /** In front of /mcp: a key already authenticated; otherwise an OAuth access token, or the 401 that points clients to the metadata. */
+  /** In front of /mcp: a key has already authenticated; otherwise an OAuth access token may. The MCP handler answers 401 (`mcpChallenge`). */
   const mcpBearer = async (req: Request, res: Response, next: NextFunction) => {
     try {
       const bearer = bearerToken(req.get('authorization'));
@@ -211,14 +216,7 @@ export function oauth(deps: Deps) {
           req.authRefusal = null;
         } else req.authRefusal = result;
       }
-      if (req.caller && req.caller.authenticatedBy !== 'session') return next();
-      const invalid = bearer !== undefined ? ', error="invalid_token"' : '';
-      res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${protectedResourceMetadataUrl(deps)}"${invalid}`);
-      res.status(401).json({
-        jsonrpc: '2.0',
-        error: { code: -32001, message: req.authRefusal?.detail ?? 'MCP needs `Authorization: Bearer <token>`: an OAuth access token or an API key.', data: { code: 'unauthenticated' } },
-        id: null,
-      });
+      next();
     } catch (err) {
       next(err);
     }

@@ -11,6 +11,7 @@ import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { uuidSchema } from '../schemas.js';
 import { mayActOnUser } from '../users/act-on-user.js';
+import { userNotFound } from '../users/users.js';
 import { requirePasswordSession } from '../users/api-keys.js';
 import { parseInput } from '../validate.js';
 
@@ -34,6 +35,24 @@ function toView(row: ConnectedAppRow, resource: string): ConnectedApp {
     lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null,
   };
 }
+
+export const connectedAppListOutput = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.string().describe("The grant's id (events written through it name it as `oauthGrantId`)."),
+        client: z.object({
+          id: z.string().describe('The client id: a registered id, or the https URL of its metadata document.'),
+          name: z.string().describe('The name the client gave.'),
+          verified: z.boolean().describe('true for a client known by a metadata document at its own https address; false for a registered one.'),
+        }).describe('The AI client the grant was given to.'),
+        scopes: z.array(z.string()).describe('The permissions granted (narrowed further by the person’s own, on every request).'),
+        createdAt: z.date().describe('When the person allowed it.'),
+        lastUsedAt: z.date().nullable().describe('Written at most once a minute.'),
+      }).describe('One connected app: an OAuth grant for /mcp.'),
+    ).describe('Newest first, at most 100.'),
+  })
+  .describe('The AI clients a person connected by OAuth, newest first.') satisfies z.ZodType<{ data: ConnectedApp[] }>;
 
 const grantIdSchema = z.string().min(1).max(128).regex(/^[\w-]+$/, 'not a connected app id');
 const userInput = z.strictObject({ userId: uuidSchema });
@@ -85,7 +104,7 @@ export async function listUserConnectedApps(deps: Deps, ctx: Ctx, input: unknown
   if (denied) return denied;
   const parsed = parseInput(userInput, input);
   if (!parsed.ok) return parsed;
-  if (!(await userSummary(reader(deps.orm), parsed.value.userId))) return refuse('not_found', `No user ${parsed.value.userId}.`);
+  if (!(await userSummary(reader(deps.orm), parsed.value.userId))) return userNotFound(parsed.value.userId);
   return listFor(deps, parsed.value.userId);
 }
 
@@ -94,6 +113,6 @@ export async function revokeUserConnectedApp(deps: Deps, ctx: Ctx, input: unknow
   if (denied) return denied;
   const parsed = parseInput(revokeInput, input);
   if (!parsed.ok) return parsed;
-  if (!(await userSummary(reader(deps.orm), parsed.value.userId))) return refuse('not_found', `No user ${parsed.value.userId}.`);
+  if (!(await userSummary(reader(deps.orm), parsed.value.userId))) return userNotFound(parsed.value.userId);
   return revokeFor(deps, ctx, parsed.value.userId, parsed.value.id, true);
 }

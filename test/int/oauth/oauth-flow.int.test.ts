@@ -28,6 +28,8 @@ describe('OAuth for /mcp', () => {
       authorization_response_iss_parameter_supported: true,
     });
     expect(as.token_endpoint_auth_methods_supported).toContain('none');
+    expect(as.response_types_supported).toEqual(['code']);
+    expect(as.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
   });
 
   it('runs the whole flow and the token works on /mcp', async () => {
