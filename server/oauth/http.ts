@@ -176,9 +176,14 @@ export function oauth(deps: Deps) {
         const chosen = chosenScopes(ctx, scope, parsed.value.scopes);
         if (!chosen.ok) return sendProblem(res, chosen, req.requestId);
         const grant = new provider.Grant({ accountId: ctx.caller.userId!, clientId: found.client.id });
+        // The permissions are scopes of the provider and of the resource: granted (and the rest refused) as both.
+        grant.addOIDCScope(chosen.value.join(' '));
         grant.addResourceScope(resource(), chosen.value.join(' '));
         const rejected = (scope ?? '').split(' ').filter((s) => s && !chosen.value.includes(s));
-        if (rejected.length) grant.rejectResourceScope(resource(), rejected.join(' '));
+        if (rejected.length) {
+          grant.rejectOIDCScope(rejected.join(' '));
+          grant.rejectResourceScope(resource(), rejected.join(' '));
+        }
         const grantId = await grant.save();
         outcome = { grantId, scopes: chosen.value };
         result = { login: { accountId: ctx.caller.userId!, remember: false }, consent: { grantId } };

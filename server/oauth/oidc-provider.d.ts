@@ -8,6 +8,8 @@ declare module 'oidc-provider' {
     clientId?: string;
     addResourceScope(resource: string, scope: string): void;
     rejectResourceScope(resource: string, scope: string): void;
+    addOIDCScope(scope: string): void;
+    rejectOIDCScope(scope: string): void;
     save(): Promise<string>;
   }
   export interface ClientInstance {

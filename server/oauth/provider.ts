@@ -54,6 +54,8 @@ export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaCon
   const provider = new Provider(issuer, {
     adapter: oauthAdapter(deps),
     clients: [],
+    // Known here too (not only as the resource's): clients register with `scope` naming them (RFC 7591).
+    scopes: ['openid', 'offline_access', ...PERMISSION_CATALOGUE],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     routes: OAUTH_PATHS,
