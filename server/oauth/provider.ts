@@ -109,8 +109,12 @@ export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaCon
         },
       },
     },
+    // Metadata documents: at most 5 KiB, fetched within oidc-provider's 2.5 s, redirects not followed, and
+    // (unless OAUTH_ALLOW_PRIVATE_CLIENTS) through its dispatcher that refuses special-use addresses.
     fetchResponseBodyLimits: { 'client_id metadata document': 5 * 1024 },
-    timeout: 5000,
+    ...(deps.config.oauthAllowPrivateClients
+      ? { fetch: (url: string, options: RequestInit & { dispatcher?: unknown }) => fetch(url, { ...options, dispatcher: undefined } as RequestInit) }
+      : {}),
     enableHttpPostMethods: false,
     renderError: (ctx: KoaContext, out: Record<string, unknown>) => {
       ctx.set('Content-Type', 'application/json; charset=utf-8');
@@ -134,9 +138,9 @@ export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaCon
   provider.on('grant.error', ((ctx: KoaContext, err: Error & { error_detail?: string }) => {
     const grantId = ctx.oidc?.entities?.RefreshToken?.grantId;
     if (err.error_detail === 'refresh token already used' && grantId) hooks.onRefreshReuse(ctx, grantId);
-  }) as never);
+  }));
   provider.on('registration_create.success', ((ctx: KoaContext, client: { clientId: string; clientName?: string }) => {
     hooks.onRegistered(ctx, client.clientId, client.clientName);
-  }) as never);
+  }));
   return { provider, issuer, resource, consentPath };
 }
