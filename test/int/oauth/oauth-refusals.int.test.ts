@@ -149,6 +149,8 @@ describe('consent refuses', () => {
     expect(denied.status).toBe(200);
     const resumed = await fetch(new URL(denied.json.redirectTo, app.url), { redirect: 'manual', headers: { cookie: jar.header() } });
     expect(errorOf(resumed)).toBe('access_denied');
+    const [entry] = await app.em().execute<{ action: string }[]>(`select action from audit_log where by_user_id = ? and action = 'oauth.denied'`, [person.userId]);
+    expect(entry?.action).toBe('oauth.denied');
   });
   it('being framed: the consent page says frame-ancestors none', async () => {
     const res = await fetch(`${app.url}/oauth/consent/anything`, { headers: { accept: 'text/html' } });
