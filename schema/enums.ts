@@ -70,7 +70,7 @@ export const ViaEnum = builder.enumType('Via', {
 
 export const AuthenticatedByEnum = builder.enumType('AuthenticatedBy', {
   description: 'How the caller of this request authenticated.',
-  values: values({ session: 'A password session (the admin web app cookie).', api_key: 'An API key (`Authorization: Bearer`).' }),
+  values: values({ session: 'A password session (the admin web app cookie).', api_key: 'An API key (`Authorization: Bearer`).', oauth: 'An OAuth access token a person granted an AI client (MCP only).' }),
 });
 
 export const TensionEventTypeEnum = builder.enumType('TensionEventType', {

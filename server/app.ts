@@ -16,6 +16,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { adminWeb } from './http/admin-web.js';
 import { graphqlHandler } from './graphql/yoga.js';
 import { mcpHandler } from './mcp/http.js';
+import { oauth } from './oauth/http.js';
 import { httpMetrics, metricsEndpoint, routeLabel } from './metrics.js';
 import { httpTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
@@ -105,15 +106,15 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
 
   app.use(opts.authenticate ?? authenticateRequest(deps));
   app.use(rateLimit(deps));
+  // SPEC §13: the OAuth metadata, the authorization server under /oauth, and the token check in front of /mcp.
+  const oauthFace = oauth(deps);
+  app.use(oauthFace.router);
   app.use('/api/v1', restRouter(deps));
   app.use('/graphql', ...graphqlHandler(deps));
-  app.use('/mcp', ...mcpHandler(deps));
+  app.use('/mcp', oauthFace.mcpBearer, ...mcpHandler(deps));
 
-  // SPEC §8: nothing is served under /.well-known/ (no OAuth metadata: MCP takes a Bearer API key), and a
-  // client probing it must read a JSON 404, never the admin app's HTML.
-  app.use('/.well-known', (req: Request, res: Response) =>
-    notFound(req, res, ' This service publishes no OAuth metadata: call /mcp and the API with `Authorization: Bearer <API_KEY>`.'),
-  );
+  // Any other /.well-known/ path: a client probing it must read a JSON 404, never the admin app's HTML.
+  app.use('/.well-known', (req: Request, res: Response) => notFound(req, res));
   const web = opts.webDist === undefined ? adminWebDist() : opts.webDist;
   if (web) app.use(adminWeb(web));
 

@@ -115,6 +115,7 @@ const schema = z
     TRUST_PROXY: trustProxy.optional(),
     PUBLIC_URL: publicUrl.optional(),
     ALLOWED_HOSTS: allowedHosts.optional(),
+    OAUTH_ALLOW_PRIVATE_CLIENTS: z.enum(['true', 'false']).default('false'),
     FEED_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
     NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a nats://, tls:// or ws(s):// URL (comma-separate several)').optional(),
     NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
@@ -180,6 +181,8 @@ export interface Config {
   publicUrl: string;
   /** SPEC §6: the host names (lower-case, IPv6 in brackets) the service answers to, any port */
   allowedHosts: string[];
+  /** SPEC §13: fetch client metadata documents from loopback, private and link-local addresses too */
+  oauthAllowPrivateClients: boolean;
   /** how often an open event stream (SSE) sends a comment line, so proxies keep it open */
   feedHeartbeatMs: number;
   /** the in-process relay to NATS JetStream runs when set (SPEC §10) */
@@ -263,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY ?? ['loopback'],
     publicUrl: e.PUBLIC_URL ?? `http://${urlHost(e.HOST)}:${e.PORT}`,
     allowedHosts: answeredHosts(e.PUBLIC_URL, e.ALLOWED_HOSTS, e.HOST),
+    oauthAllowPrivateClients: e.OAUTH_ALLOW_PRIVATE_CLIENTS === 'true',
     feedHeartbeatMs: e.FEED_HEARTBEAT_MS,
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,

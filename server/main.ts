@@ -6,6 +6,7 @@ import { buildApp, type AppOptions, type Health } from './app.js';
 import { makeDeps, openServiceDatabase, resolveSessionSecret } from './runtime.js';
 import { bootstrap } from './persistence/bootstrap.js';
 import { migrationStatus } from './persistence/database.js';
+import { deleteExpiredOAuthRows } from './persistence/oauth-store.js';
 import { deleteExpired } from './persistence/housekeeping.js';
 import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
 
@@ -77,6 +78,8 @@ export async function startService(
     try {
       const gone = await deleteExpired(db.orm.em.fork(), deps.clock(), LOGIN_WINDOW_MS);
       if (gone.sessions || gone.loginAttempts || gone.idempotencyKeys) logger.info(gone, 'housekeeping: expired rows deleted');
+      const oauthRows = await deleteExpiredOAuthRows(db.orm.em.fork(), deps.clock());
+      if (oauthRows) logger.info({ oauthRows }, 'housekeeping: expired OAuth codes, tokens and grants deleted');
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; retried at the next interval');
     }

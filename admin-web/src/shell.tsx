@@ -18,6 +18,7 @@ import { RolesPage } from './pages/roles-list.js';
 import { RoleEditPage } from './pages/role-edit.js';
 import { AccountPage } from './pages/account.js';
 import { ActivityPage } from './pages/activity.js';
+import { ConsentPage } from './pages/consent.js';
 
 interface Route {
   pattern: string;
@@ -38,6 +39,7 @@ const ROUTES: Route[] = [
   { pattern: '/roles/:id', permission: 'roles:read', render: (p) => <RoleEditPage key={p.id} id={p.id} /> },
   { pattern: '/activity', permission: 'audit:read', render: () => <ActivityPage /> },
   { pattern: '/account', permission: null, render: () => <AccountPage /> },
+  { pattern: '/oauth/consent/:uid', permission: null, render: (p) => <ConsentPage key={p.uid} uid={p.uid} /> },
 ];
 
 const NAV: { to: string; label: MessageKey; permission: string | null }[] = [

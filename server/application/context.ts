@@ -18,7 +18,9 @@ export interface Caller {
   userGrants: string[];
   /** the key's `permissions` when the request came with a scoped key; null = all of the user's */
   keyPermissions: string[] | null;
-  authenticatedBy: 'session' | 'api_key' | 'system';
+  authenticatedBy: 'session' | 'api_key' | 'oauth' | 'system';
+  /** the grant behind an OAuth access token (SPEC §13); `keyPermissions` then holds its scopes */
+  oauthGrant?: { id: string; clientId: string; clientName: string | null } | null;
   apiKey: { id: string; name: string } | null;
   sessionId: string | null;
   /**

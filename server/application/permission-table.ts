@@ -36,6 +36,8 @@ export const OPERATION_PERMISSIONS = {
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
   'users.rotateApiKey': 'users:write',
+  'users.listConnectedApps': 'users:read',
+  'users.revokeConnectedApp': 'users:write',
   'roles.list': 'roles:read',
   'roles.get': 'roles:read',
   'roles.create': 'roles:write',
@@ -57,6 +59,8 @@ export const OPERATION_PERMISSIONS = {
   'me.startMfaEnrolment': null,
   'me.confirmMfaEnrolment': null,
   'me.disableMfa': null,
+  'me.listConnectedApps': null,
+  'me.revokeConnectedApp': null,
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

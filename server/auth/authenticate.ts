@@ -7,6 +7,7 @@ import { verifySessionToken } from './session-token.js';
 import { keyHolder, recordKeyUse } from '../persistence/api-keys.js';
 import { sessionHolder } from '../persistence/sessions.js';
 import { hasConfirmedMfa } from '../persistence/second-factor.js';
+import { recordGrantUse, tokenHolder } from '../persistence/oauth-store.js';
 import { reader } from '../persistence/transaction.js';
 
 export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal =>
@@ -66,4 +67,34 @@ export function bearerToken(header: string | undefined): string | undefined | nu
   if (header === undefined) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1] : null;
+}
+
+/**
+ * An OAuth access token's caller (SPEC §13): its person's grants narrowed by the grant's scopes, read on every
+ * request like a key's, so revocation, deactivation and role changes apply at once. Only for `resource`:
+ * a token bound to another audience is refused.
+ */
+export async function authenticateOAuthToken(deps: Deps, token: string, resource: string): Promise<Result<Caller>> {
+  if (!/^[\w-]{20,128}$/.test(token)) return UNAUTHENTICATED('The access token is malformed.');
+  const em = reader(deps.orm);
+  const now = deps.clock();
+  const row = await tokenHolder(em, hashApiKey(token), now);
+  const audiences = row ? (Array.isArray(row.aud) ? row.aud : [row.aud]) : [];
+  if (!row || !audiences.includes(resource)) return UNAUTHENTICATED('The access token is unknown, expired or revoked.');
+  const lastUsed = row.last_used_at ? new Date(row.last_used_at) : null;
+  if (!lastUsed || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS) {
+    void recordGrantUse(em, row.grant_id, now, LAST_USED_RESOLUTION_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not record oauth grant use'));
+  }
+  const scopes = (row.resources?.[resource] ?? '').split(' ').filter(Boolean);
+  return ok({
+    kind: 'human',
+    userId: row.user_id,
+    userName: row.user_name,
+    userGrants: row.grants ?? [],
+    keyPermissions: scopes,
+    authenticatedBy: 'oauth',
+    apiKey: null,
+    sessionId: null,
+    oauthGrant: { id: row.grant_id, clientId: row.client_id, clientName: row.client_name },
+  });
 }

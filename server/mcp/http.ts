@@ -13,6 +13,7 @@ import { clientAddress } from '../http/session-cookie.js';
 import { batchRefusal } from './batch.js';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { mcpChallenge } from '../oauth/http.js';
 
 /** The MCP SDK loads on the first /mcp request, not at start (~0.35 s of imports). */
 const loadSdk = () => Promise.all([import('./server.js'), import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]);
@@ -30,19 +31,21 @@ function refusal(res: Response, code: ErrorCode, message: string, extra: Record<
   jsonRpcError(res, REFUSAL_STATUS[code], RPC_CODES[code] ?? -32000, message, { code, ...extra });
 }
 
-function unauthenticated(res: Response, message: string) {
-  res.setHeader('WWW-Authenticate', 'Bearer');
+function unauthenticated(deps: Deps, req: Request, res: Response, message: string) {
+  res.setHeader('WWW-Authenticate', mcpChallenge(deps, req.get('authorization') !== undefined));
   refusal(res, 'unauthenticated', message);
 }
 
 /**
  * Who calls /mcp: the request's authenticated caller, when it came with a credential MCP takes. A cookie is
- * not enough here (SPEC §8): MCP clients are agents and scripts, which carry keys. Other bearer credentials
- * are added here, beside the key.
+ * not enough here (SPEC §8): MCP clients are agents and scripts, which carry keys or OAuth access tokens
+ * (SPEC §13; the token is checked by server/oauth before this).
  */
 export function mcpCaller(req: Request): Result<Ctx> {
   if (req.authRefusal) return req.authRefusal;
-  if (!req.caller || req.caller.authenticatedBy !== 'api_key') return refuse('unauthenticated', 'MCP needs an API key: send it as Authorization: Bearer <API_KEY>.');
+  if (!req.caller || (req.caller.authenticatedBy !== 'api_key' && req.caller.authenticatedBy !== 'oauth')) {
+    return refuse('unauthenticated', 'MCP needs a bearer credential: an OAuth access token or an API key, as Authorization: Bearer <token>.');
+  }
   return ok({ caller: req.caller, via: 'mcp' as const, requestId: req.requestId, clientAddress: clientAddress(req) });
 }
 
@@ -77,7 +80,7 @@ export function mcpHandler(deps: Deps) {
   };
   const serve = async (req: Request, res: Response, next: NextFunction) => {
     const caller = mcpCaller(req);
-    if (!caller.ok) return unauthenticated(res, caller.detail);
+    if (!caller.ok) return unauthenticated(deps, req, res, caller.detail);
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
       return refusal(res, 'method_not_allowed', 'Method not allowed: this server is stateless, use POST.');

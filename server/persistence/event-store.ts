@@ -34,6 +34,8 @@ export interface EventMetadata {
   requestId: string | null;
   correlationId: string | null;
   causationId: string | null;
+  /** the OAuth grant whose token made the change (SPEC §13); absent otherwise */
+  oauthGrantId?: string;
 }
 
 export interface StoredEvent {

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import type { Deps } from '../application/context.js';
 import { createUser, deactivateUser, getUser, listUsers, reactivateUser, resetUserPassword, setUserRoles, updateUser } from '../application/users/users.js';
 import { listUserApiKeys, provisionApiKey, revokeUserApiKey, rotateUserApiKey } from '../application/users/api-keys.js';
+import { listUserConnectedApps, revokeUserConnectedApp } from '../application/oauth/connected-apps.js';
 import { handle } from './handle.js';
 
 export function usersRoutes(deps: Deps): Router {
@@ -31,6 +32,11 @@ export function usersRoutes(deps: Deps): Router {
   router.delete(
     '/users/:id/api-keys/:keyId',
     handle(deps, (d, ctx, req) => revokeUserApiKey(d, ctx, id(req.params.id), id(req.params.keyId)), { status: 204 }),
+  );
+  router.get('/users/:id/connected-apps', handle(deps, (d, ctx, req) => listUserConnectedApps(d, ctx, { userId: id(req.params.id) })));
+  router.delete(
+    '/users/:id/connected-apps/:appId',
+    handle(deps, (d, ctx, req) => revokeUserConnectedApp(d, ctx, { userId: id(req.params.id), id: id(req.params.appId) }), { status: 204 }),
   );
   return router;
 }

@@ -36,7 +36,7 @@ export const GHOST_ID = '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90';
 export const GHOST_KEY_ID = '0b9e2d61-8c4f-4a37-b1d2-6e5f7a8c9d01';
 
 export function fillPath(path: string, ids: { id?: string; keyId?: string } = {}): string {
-  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
+  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':appId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
 }
 
 const q = (field: string, args: string, selection: string, decl = '', variables: Record<string, unknown> = {}): GraphqlSurface => ({
@@ -174,6 +174,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
     mcp: null,
   },
+  'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
+  'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:appId' }, graphql: null, mcp: null },
   'users.rotateApiKey': {
     rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
     graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
@@ -283,6 +285,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
     mcp: null,
   },
+  'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
+  'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:appId' }, graphql: null, mcp: null },
   'me.revokeApiKey': {
     rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
     graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
@@ -294,7 +298,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
  * Operations on one user that SPEC §2 leaves open to any caller with the permission ("Reading is not limited";
  * "Listing a user's keys (metadata only) is reading").
  */
-export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get', 'users.listApiKeys'];
+export const USER_READS_NOT_LIMITED: readonly Operation[] = ['users.get', 'users.listApiKeys', 'users.listConnectedApps'];
 
 /**
  * Every operation that acts on one existing user or its keys: those whose REST path starts `/users/:id`,

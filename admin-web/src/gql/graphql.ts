@@ -19,6 +19,8 @@ export type ActorType =
 export type AuthenticatedBy =
   /** An API key (`Authorization: Bearer`). */
   | 'api_key'
+  /** An OAuth access token a person granted an AI client (MCP only). */
+  | 'oauth'
   /** A password session (the admin web app cookie). */
   | 'session';
 

@@ -8,6 +8,7 @@ import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { ApiKeys } from '../components/api-keys.js';
 import { SecondFactor } from '../components/second-factor.js';
+import { ConnectedApps } from '../components/connected-apps.js';
 import { Alert, Badge, Button, ErrorAlert, Field, PageHeader } from '../components/ui.js';
 
 const ChangePasswordDocument = graphql(`
@@ -51,6 +52,11 @@ export function AccountPage() {
         <h2 id="mykeys-h">{t('account.keys')}</h2>
         <p className="muted">{t('account.keysIntro')}</p>
         <ApiKeys userGrants={me.permissions} canWrite />
+      </section>
+      <section className="card" aria-labelledby="myapps-h">
+        <h2 id="myapps-h">{t('apps.title')}</h2>
+        <p className="muted">{t('apps.intro')}</p>
+        <ConnectedApps canWrite />
       </section>
     </>
   );

@@ -12,6 +12,7 @@ import { useSession } from '../lib/session.js';
 import { useTitle } from '../lib/use-title.js';
 import { UserActivity } from '../components/activity.js';
 import { ApiKeys } from '../components/api-keys.js';
+import { ConnectedApps } from '../components/connected-apps.js';
 import { ActorField } from '../components/pickers.js';
 import { RolePicker, useRoleOptions } from '../components/role-picker.js';
 import { ConflictDialog } from '../components/conflict-dialog.js';
@@ -118,7 +119,12 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
           <h2 id="keys-h">{t('keys.title')}</h2>
           <ApiKeys userId={user.id} userName={user.name} userGrants={user.roles.flatMap((r) => r.effectivePermissions)} canWrite={writable} />
         </section>
-      ) : null}
+      ) : (
+        <section className="card" aria-labelledby="apps-h">
+          <h2 id="apps-h">{t('apps.title')}</h2>
+          <ConnectedApps userId={user.id} canWrite={writable} />
+        </section>
+      )}
       {can('audit:read') ? <UserActivity userId={user.id} /> : null}
     </>
   );

@@ -45,10 +45,15 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'webhook.disabled',
+  'oauth.client_registered',
+  'oauth.authorized',
+  'oauth.denied',
+  'oauth.revoked',
+  'oauth.refresh_reuse_detected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection', 'webhook'] as const;
+export const AUDIT_TARGET_TYPES = ['user', 'role', 'key', 'actor', 'projection', 'webhook', 'oauth_client', 'connected_app'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 export interface AuditChange {

@@ -193,7 +193,7 @@ export interface MeView {
   user: UserView;
   roles: RoleView[];
   permissions: string[];
-  authenticatedBy: 'session' | 'api_key';
+  authenticatedBy: 'session' | 'api_key' | 'oauth';
   apiKey: ApiKeyMetadata | null;
 }
 
@@ -203,7 +203,7 @@ export const meOutput = z
     user: userOutput.describe('Who is calling.'),
     roles: z.array(roleOutput).describe('Their roles.'),
     permissions: z.array(z.string()).describe('Their effective permissions: every permission their roles grant, inherited ones included.'),
-    authenticatedBy: z.enum(['session', 'api_key']).describe('How this request authenticated: the session cookie or an API key.'),
+    authenticatedBy: z.enum(['session', 'api_key', 'oauth']).describe('How this request authenticated: the session cookie, an API key, or an OAuth access token (MCP only).'),
     apiKey: apiKeyOutput.nullable().describe("The API key in use (metadata, never the key); null with a session."),
   })
   .describe('Who is calling, with what rights, and how.') satisfies z.ZodType<MeView>;

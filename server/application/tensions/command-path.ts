@@ -29,6 +29,8 @@ export function eventMetadata(ctx: Ctx): EventMetadata {
     requestId: ctx.requestId,
     correlationId: ctx.correlationId ?? null,
     causationId: ctx.causationId ?? null,
+    // SPEC §13: a change made through an OAuth token names the grant (only then: older events keep their shape)
+    ...(ctx.caller.oauthGrant ? { oauthGrantId: ctx.caller.oauthGrant.id } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { isUniqueViolation, reader, transact } from '../../persistence/transacti
 import * as users from '../../persistence/users.js';
 import { revokeSessionsOf } from '../../persistence/sessions.js';
 import { revokeKeysOf } from '../../persistence/api-keys.js';
+import { revokeGrantsOf } from '../../persistence/oauth-store.js';
 import { shareActorType } from '../../persistence/actors.js';
 import { unknownRoleIds } from '../../persistence/roles.js';
 import { loadUser, toUserViews, type UserView } from './user.read.js';
@@ -202,6 +203,7 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
       await users.markDeactivated(tx, userId, now);
       await revokeSessionsOf(tx, userId, now);
       await revokeKeysOf(tx, userId, now);
+      await revokeGrantsOf(tx, userId);
     });
     if (lastAdmin) return lastAdmin;
     await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });

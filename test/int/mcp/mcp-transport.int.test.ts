@@ -25,7 +25,8 @@ describe('MCP over Streamable HTTP', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const anonymous = await fetch(`${app.url}/mcp`, { method: 'POST', headers, body });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    // SPEC §13: the challenge points OAuth clients to the protected-resource metadata
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.deps.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`);
     const cookieOnly = await fetch(`${app.url}/mcp`, { method: 'POST', headers: { ...headers, cookie: 'session=whatever' }, body });
     expect(cookieOnly.status).toBe(401);
   });

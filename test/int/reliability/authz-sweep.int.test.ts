@@ -1,6 +1,7 @@
 // Authorization sweep, generated from OPERATION_PERMISSIONS: on every face that serves an operation,
 // no credentials → 401, every permission but the needed one → 403 naming it, only the needed one → let in;
 // and for every operation acting on a user, a more privileged target → 403 escalation_denied, a peer → done.
+import { seedGrant } from '../../support/oauth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isObjectType } from 'graphql';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -204,7 +205,8 @@ describe('MCP', () => {
       });
       count(res.status);
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      // SPEC §13: the challenge names the protected-resource metadata, so an OAuth client can find the server
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"/);
       expect((await res.json()).error.data.code).toBe('unauthenticated');
     }
   });
@@ -253,7 +255,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
       'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetMfa', 'users.resetPassword', 'users.revokeApiKey',
-      'users.rotateApiKey', 'users.setRoles', 'users.update',
+      'users.revokeConnectedApp', 'users.rotateApiKey', 'users.setRoles', 'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
     expect(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].mcp)).toEqual([]);
@@ -287,7 +289,8 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
       const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
       const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
       expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBe(200);
-      const surface = OPERATION_SURFACES[op].graphql!;
+      const surface = OPERATION_SURFACES[op].graphql;
+      if (!surface) return;
       const gqlRes = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
       expect(gqlRes.body.errors, surface.field).toBeUndefined();
       expect(gqlRes.body.data?.[surface.field]).toBeTruthy();
@@ -298,6 +301,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
   describe.each(PEERS)('a target holding $label', ({ grants }) => {
     it.each(USER_TARGET_OPERATIONS)('%s: REST → done', async (op) => {
       const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      if (op === 'users.revokeConnectedApp') await seedGrant(app, target.userId, target.keyId);
       const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
       expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeGreaterThanOrEqual(200);
       expect(res.status).toBeLessThan(300);
