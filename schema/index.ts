@@ -9,5 +9,6 @@ import './actors/index.js';
 import './tensions/index.js';
 import './events/index.js';
 import './audit/index.js';
+import './operations.js';
 
 export const schema = describeFromZod(builder.toSchema({ sortSchema: true }));

@@ -2,16 +2,13 @@ import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
-import { changePassword, login, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { changePassword, changePasswordInput, login, loginInput, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { zodInputType } from '../zod-input.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
-const LoginInput = builder.inputType('LoginInput', {
-  fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
-});
-const ChangePasswordInput = builder.inputType('ChangePasswordInput', {
-  fields: (t) => ({ currentPassword: t.string({ required: true }), newPassword: t.string({ required: true }) }),
-});
+const LoginInput = zodInputType('LoginInput', loginInput);
+const ChangePasswordInput = zodInputType('ChangePasswordInput', changePasswordInput);
 
 builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).

@@ -1,27 +1,12 @@
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
-import { createRole, deleteRole, updateRole } from '../../server/application/roles/roles.js';
+import { createRole, createRoleInput, deleteRole, updateRole, updateRoleInput } from '../../server/application/roles/roles.js';
+import { zodInputType } from '../zod-input.js';
 import { RoleRef } from './roles.type.js';
 
-const CreateRoleInput = builder.inputType('CreateRoleInput', {
-  fields: (t) => ({
-    code: t.string({ required: true }),
-    name: t.string({ required: true }),
-    permissions: t.stringList({ required: true }),
-    inherits: t.idList(),
-  }),
-});
-
-const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
-  fields: (t) => ({
-    code: t.string(),
-    name: t.string(),
-    permissions: t.stringList(),
-    inherits: t.idList(),
-    expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the role is at this version' }),
-  }),
-});
+const CreateRoleInput = zodInputType('CreateRoleInput', createRoleInput);
+const UpdateRoleInput = zodInputType('UpdateRoleInput', updateRoleInput);
 
 /** GraphQL sends explicit nulls for cleared optional fields; the use case treats absent and null alike. */
 const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));

@@ -6,7 +6,7 @@ import { sendCode, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
 import { meRoutes } from './me.routes.js';
-import { usersRoutes } from './users.routes.js';
+import { operationRoutes } from './operations.routes.js';
 import { rolesRoutes } from './roles.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
@@ -68,7 +68,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [meRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
+  const guarded = [meRoutes(deps), operationRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));

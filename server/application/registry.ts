@@ -1,0 +1,6 @@
+// Every area's operation registry, in the order the faces list them (REST routes and the OpenAPI
+// document's paths follow it). The tension commands have their own (tensions/registry.ts).
+import type { OperationEntry } from './operations.js';
+import { USER_OPERATIONS } from './users/users.operations.js';
+
+export const OPERATIONS: readonly OperationEntry[] = [...USER_OPERATIONS];
