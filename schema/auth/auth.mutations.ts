@@ -1,14 +1,12 @@
 import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
-import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
-import { changePassword, changePasswordInput, login, loginInput, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { login, loginInput, logout, meOfNewSession } from '../../server/application/auth/auth.js';
 import { zodInputType } from '../zod-input.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
 const LoginInput = zodInputType('LoginInput', loginInput);
-const ChangePasswordInput = zodInputType('ChangePasswordInput', changePasswordInput);
 
 builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).
@@ -31,13 +29,5 @@ builder.mutationFields((t) => ({
       clearSessionCookie(context.deps, context.req, context.res);
       return true;
     },
-  }),
-  changePassword: t.boolean({
-    authScopes: { operation: 'me.changePassword' },
-    args: { input: t.arg({ type: ChangePasswordInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) =>
-      idempotentMutation(context, 'changePassword', args, async () =>
-        done(await changePassword(context.deps, gqlCtx(context), args.input, clientAddress(context.req))),
-      ),
   }),
 }));

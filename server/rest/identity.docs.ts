@@ -1,33 +1,12 @@
-// OpenAPI descriptions of the identity routes (auth, me, roles, permissions), from the use cases' schemas; the
-// users area's (users, API keys) are generated from its operation registry.
-import { changePasswordInput, loginInput, meOutput } from '../application/auth/auth.js';
-import { createApiKeyInput, createdApiKeyOutput, listApiKeysInput, rotateApiKeyInput } from '../application/users/api-keys.js';
+// OpenAPI descriptions of the identity routes: login and logout by hand (no permission-table row: public,
+// and the caller's own session); every other (me, users, API keys, roles) generated from the registries.
+import { loginInput } from '../application/auth/auth.js';
 import { userOutput } from '../application/users/user.read.js';
-import { createRoleInput, listRolesInput, updateRoleInput } from '../application/roles/roles.js';
-import { roleOutput } from '../application/roles/role.read.js';
-import { apiKeyPageOutput, permissionListOutput, rolePageOutput } from './openapi.components.js';
 import type { RouteDoc } from './openapi.js';
 import { operationDocs } from './operations.docs.js';
-
-const SELF = 'Self-service for a human signed in with a password (session cookie); API keys and agents get 403 session_required.';
 
 export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
   { method: 'post', path: '/auth/login', summary: 'Sign in a human with email and password; sets the `session` cookie', tag: 'auth', auth: 'public', body: loginInput, response: userOutput, status: 200, errors: ['invalid_credentials', 'rate_limited'], operationId: 'login', description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict) for the admin app. Agents, deactivated users, unknown emails and wrong passwords get the same 401 invalid_credentials. Failed attempts are throttled per email and per client (429 with `Retry-After`). No CSRF header needed.' },
   { method: 'post', path: '/auth/logout', summary: 'Sign out: revokes the session server-side', tag: 'auth', auth: 'session', status: 204, errors: ['session_required'], operationId: 'logout', idempotencyKey: false, description: 'Revokes the current session server-side and clears the cookie; the old cookie is refused from the next request on. Always ends the session it is called with: an `Idempotency-Key` is ignored (a logout is safe to repeat; once the session has ended, the next call is 401).' },
-  { method: 'get', path: '/auth/me', summary: 'Who am I: user, roles, effective permissions, how I authenticated, the key in use', tag: 'auth', operation: 'me.get', response: meOutput, status: 200, operationId: 'getMe', description: "Who is calling: the user, their roles, their effective permissions, whether they came with a session or an API key, and that key's metadata (never the key)." },
-
-  { method: 'post', path: '/me/password', summary: 'Change my password (revokes my other sessions)', tag: 'me', operation: 'me.changePassword', auth: 'session', body: changePasswordInput, status: 204, errors: ['session_required'], description: `Changes my password given the current one; my other sessions are revoked. ${SELF}` },
-  { method: 'get', path: '/me/api-keys', summary: 'List my API keys', tag: 'me', operation: 'me.listApiKeys', auth: 'session', query: listApiKeysInput, response: apiKeyPageOutput, status: 200, errors: ['session_required'], description: `My API keys, metadata only (never a key). ${SELF}` },
-  { method: 'post', path: '/me/api-keys', summary: 'Create an API key for myself; the key is shown once', tag: 'me', operation: 'me.createApiKey', auth: 'session', body: createApiKeyInput, response: createdApiKeyOutput, status: 201, errors: ['session_required'], description: `Creates an API key acting as me, optionally narrowed to some of my permissions. The plaintext \`key\` is in this answer only: store it now. ${SELF}` },
-  { method: 'post', path: '/me/api-keys/:keyId/rotate', summary: 'Rotate one of my API keys', tag: 'me', operation: 'me.rotateApiKey', auth: 'session', body: rotateApiKeyInput, bodyRequired: false, response: createdApiKeyOutput, status: 201, errors: ['session_required', 'not_found', 'not_applicable'], description: `A new key (shown once) with the old one's name, permissions and expiry; the old one stops working after \`overlapSeconds\` (at once for 0). ${SELF}` },
-  { method: 'delete', path: '/me/api-keys/:keyId', summary: 'Revoke one of my API keys', tag: 'me', operation: 'me.revokeApiKey', auth: 'session', status: 204, errors: ['session_required'], description: `Revokes one of my API keys; it is refused from the very next request. Another user's key is 404. ${SELF}` },
-
-  ...operationDocs(['users', 'api-keys']),
-
-  { method: 'get', path: '/permissions', summary: 'The permission catalogue', tag: 'roles', operation: 'permissions.list', response: permissionListOutput, status: 200, description: 'Every permission a role can grant.' },
-  { method: 'get', path: '/roles', summary: 'List roles', tag: 'roles', operation: 'roles.list', query: listRolesInput, response: rolePageOutput, status: 200, description: 'Roles, a page at a time, each with its own and its effective (inherited) permissions.' },
-  { method: 'post', path: '/roles', summary: 'Create a role (permissions you hold yourself, optionally inheriting other roles)', tag: 'roles', operation: 'roles.create', body: createRoleInput, response: roleOutput, status: 201, errors: ['escalation_denied', 'role_cycle'], description: 'Creates a role granting permissions you hold yourself, optionally inheriting other roles. A duplicate code is 409 code_taken; an inheritance loop 409 role_cycle.' },
-  { method: 'get', path: '/roles/:id', summary: 'Get a role', tag: 'roles', operation: 'roles.get', response: roleOutput, status: 200, description: 'One role with its own and effective permissions.' },
-  { method: 'patch', path: '/roles/:id', summary: 'Update a role (not the permissions of a system role)', tag: 'roles', operation: 'roles.update', body: updateRoleInput, response: roleOutput, status: 200, errors: ['system_role', 'role_cycle', 'last_admin', 'escalation_denied', 'version_conflict'], description: "Changes a role's code, name, permissions or inherited roles. A system role's permissions cannot change. The edit acts on everyone holding the role or a role inheriting it: the caller must hold every effective permission of those roles before and after the change, a rename too (403 escalation_denied otherwise). With `expectedVersion`, writes only if the role is still at that version (409 version_conflict otherwise)." },
-  { method: 'delete', path: '/roles/:id', summary: 'Delete a role that no user holds and no role inherits', tag: 'roles', operation: 'roles.delete', status: 204, errors: ['escalation_denied', 'system_role', 'role_in_use'], description: 'Deletes a role that no user holds and no role inherits (409 role_in_use otherwise); system roles stay. The caller must hold every effective permission the role carries (403 escalation_denied otherwise).' },
+  ...operationDocs(['auth', 'me', 'users', 'api-keys', 'roles']),
 ];

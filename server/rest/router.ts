@@ -5,9 +5,7 @@ import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
-import { meRoutes } from './me.routes.js';
 import { operationRoutes } from './operations.routes.js';
-import { rolesRoutes } from './roles.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
@@ -68,7 +66,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [meRoutes(deps), operationRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
+  const guarded = [operationRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));

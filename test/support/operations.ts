@@ -171,28 +171,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'roles.list': { rest: { method: 'GET', path: '/roles' }, graphql: q('roles', '', '{ data { id } }'), mcp: null },
-  'roles.get': {
-    rest: { method: 'GET', path: '/roles/:id' },
-    graphql: q('role', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'roles.create': {
-    rest: { method: 'POST', path: '/roles', body: { code: 'sweep-role', name: 'Sweep role', permissions: [] } },
-    graphql: m('createRole', 'input: $input', '{ id }', '$input: CreateRoleInput!', { input: { code: 'sweep-role-gql', name: 'Sweep role', permissions: [] } }),
-    mcp: null,
-  },
-  'roles.update': {
-    rest: { method: 'PATCH', path: '/roles/:id', body: { name: 'Renamed role' } },
-    graphql: m('updateRole', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateRoleInput!', { id: GHOST_ID, input: { name: 'Renamed role' } }),
-    mcp: null,
-  },
-  'roles.delete': {
-    rest: { method: 'DELETE', path: '/roles/:id' },
-    graphql: m('deleteRole', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'permissions.list': { rest: { method: 'GET', path: '/permissions' }, graphql: q('permissions', '', ''), mcp: null },
   'projections.rebuild': {
     // SPEC §3: the CLI and GraphQL only.
     rest: null,
@@ -207,28 +185,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
   // REST and MCP clients read the same lists as the `action` and `targetType` enums of GET /audit's OpenAPI parameters.
   'audit.vocabulary': { rest: null, graphql: q('auditVocabulary', '', '{ actions targetTypes }'), mcp: null },
-  'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
-  'me.changePassword': {
-    rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },
-    graphql: m('changePassword', 'input: $input', '', '$input: ChangePasswordInput!', { input: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } }),
-    mcp: null,
-  },
-  'me.listApiKeys': { rest: { method: 'GET', path: '/me/api-keys' }, graphql: q('myApiKeys', '', '{ data { id } }'), mcp: null },
-  'me.createApiKey': {
-    rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
-    graphql: m('createMyApiKey', 'input: $input', '{ id }', '$input: CreateApiKeyInput!', { input: { name: 'Mine' } }),
-    mcp: null,
-  },
-  'me.rotateApiKey': {
-    rest: { method: 'POST', path: '/me/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
-    graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
-    mcp: null,
-  },
-  'me.revokeApiKey': {
-    rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
-    graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
-    mcp: null,
-  },
 };
 
 /**
