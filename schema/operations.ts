@@ -10,7 +10,7 @@ import { graphqlField, inputJsonOf, zodInputType, type JsonSchema } from './zod-
 import { inputOptional, pathParamsOf, type OperationEntry } from '../server/application/operations.js';
 import { OPERATIONS } from '../server/application/registry.js';
 import type { Result } from '../server/domain/errors.js';
-import { ApiKeyPageRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
+import { ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
 import { RolePageRef, RoleRef } from './roles/roles.type.js';
 import { MeRef } from './auth/auth.type.js';
 import { ActorPageType, ActorType } from './actors/actor.type.js';
@@ -19,6 +19,7 @@ import { ActorPageType, ActorType } from './actors/actor.type.js';
 const OUTPUT_TYPES = {
   User: UserRef,
   UserPage: UserPageRef,
+  ApiKey: ApiKeyRef,
   ApiKeyPage: ApiKeyPageRef,
   CreatedApiKey: CreatedApiKeyRef,
   Role: RoleRef,
