@@ -2,36 +2,123 @@
 // come from its JSON Schema (zod 4's z.toJSONSchema, the same the OpenAPI document and MCP tools show).
 // The use case parses the input again with the zod schema itself, so bounds and refinements hold on
 // every face; GraphQL only states the shape.
+//
+// What a property becomes:
+// - a string: `ID` when it is a UUID (format uuid, or the pattern of server/domain/ids.ts), `DateTime` for
+//   format date-time, else `String`;
+// - an enum: the GraphQL enum registered in schema/enums.ts with exactly these values, else `String` (the
+//   permission grants `tensions:*` are no GraphQL names; the use case checks the value);
+// - integer, number, boolean: `Int`, `Float`, `Boolean`;
+// - an array of any of those: a list of non-null items (`[ID!]`).
+// Anything else (objects, unions of two types) is refused when the schema is built, so it fails at start-up
+// and in the schema drift test rather than at a request.
 import { z } from 'zod';
+import type { InputObjectRef } from '@pothos/core';
 import { builder } from './builder.js';
+import { enumOfValues } from './enums.js';
 
-type JsonSchema = { type?: string | string[]; format?: string; description?: string; anyOf?: JsonSchema[]; properties?: Record<string, JsonSchema>; required?: string[] };
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-/** The GraphQL scalar of one JSON Schema property, and whether it admits null. */
-function scalarOf(json: JsonSchema): { scalar: 'ID' | 'String' | 'Int' | 'Float' | 'Boolean'; nullable: boolean } {
-  const variants = json.anyOf ?? (Array.isArray(json.type) ? json.type.map((type) => ({ ...json, type })) : [json]);
-  const nullable = variants.some((v) => v.type === 'null');
-  const [v] = variants.filter((x) => x.type !== 'null');
-  if (!v || variants.length - (nullable ? 1 : 0) !== 1) throw new Error(`zodInputType: unsupported property ${JSON.stringify(json)}`);
-  const scalar = v.type === 'string' ? (v.format === 'uuid' ? 'ID' : 'String') : v.type === 'integer' ? 'Int' : v.type === 'number' ? 'Float' : v.type === 'boolean' ? 'Boolean' : null;
-  if (!scalar) throw new Error(`zodInputType: unsupported type ${String(v.type)}`);
-  return { scalar, nullable };
+export type JsonSchema = {
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  enum?: unknown[];
+  description?: string;
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+};
+
+/** The JSON Schema pattern zod writes for the shared UUID check (uuidSchema: any case, lower-cased). */
+const UUID_PATTERNS = new Set(['^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$']);
+
+type Scalar = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
+/** What one property is in GraphQL: a scalar or enum, maybe a list of them, and whether it admits null. */
+export interface GraphqlShape {
+  named: Scalar | NonNullable<ReturnType<typeof enumOfValues>>;
+  list: boolean;
+  nullable: boolean;
 }
 
-/** A property is required in GraphQL only when the schema requires it and it cannot be null. */
-export function zodInputType(name: string, schema: z.ZodType, description?: string) {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+/** The one non-null variant of a property (`anyOf [X, null]`, `type: [X, 'null']`), and whether null was one. */
+function variantsOf(json: JsonSchema): { v: JsonSchema | undefined; nullable: boolean; count: number } {
+  const variants = json.anyOf ?? (Array.isArray(json.type) ? json.type.map((type) => ({ ...json, type })) : [json]);
+  const nullable = variants.some((x) => x.type === 'null');
+  const rest = variants.filter((x) => x.type !== 'null');
+  return { v: rest[0], nullable, count: rest.length };
+}
+
+function namedOf(v: JsonSchema, where: string): GraphqlShape['named'] {
+  if (v.enum) {
+    if (!v.enum.every((x) => typeof x === 'string')) throw new Error(`zodInputType: ${where}: only string enums are supported`);
+    return enumOfValues(v.enum) ?? 'String';
+  }
+  switch (v.type) {
+    case 'string':
+      if (v.format === 'uuid' || (v.pattern && UUID_PATTERNS.has(v.pattern))) return 'ID';
+      return v.format === 'date-time' ? 'DateTime' : 'String';
+    case 'integer':
+      return 'Int';
+    case 'number':
+      return 'Float';
+    case 'boolean':
+      return 'Boolean';
+    default:
+      throw new Error(`zodInputType: ${where}: unsupported type ${JSON.stringify(v)}`);
+  }
+}
+
+/** The GraphQL shape of one JSON Schema property; throws for what GraphQL inputs here cannot say. */
+export function graphqlShapeOf(json: JsonSchema, where = 'property'): GraphqlShape {
+  const { v, nullable, count } = variantsOf(json);
+  if (!v || count !== 1) throw new Error(`zodInputType: ${where}: unsupported property ${JSON.stringify(json)}`);
+  if (v.type === 'array') {
+    if (!v.items) throw new Error(`zodInputType: ${where}: an array needs items`);
+    const item = variantsOf(v.items);
+    if (!item.v || item.count !== 1 || item.nullable || item.v.type === 'array') throw new Error(`zodInputType: ${where}: unsupported items ${JSON.stringify(v.items)}`);
+    return { named: namedOf(item.v, where), list: true, nullable };
+  }
+  return { named: namedOf(v, where), list: false, nullable };
+}
+
+/** The input JSON Schema of a zod object (what a client sends), with its properties and required names. */
+export function inputJsonOf(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** One field or argument of a property: required in GraphQL only when the schema requires it and it cannot be null. */
+export function graphqlField<R>(
+  make: (options: { type: never; required: boolean; description?: string }) => R,
+  prop: JsonSchema,
+  required: boolean,
+  where: string,
+  description = prop.description,
+): R {
+  const { named, list, nullable } = graphqlShapeOf(prop, where);
+  const type = (list ? [named] : named) as never;
+  return make({ type, required: required && !nullable, ...(description ? { description } : {}) });
+}
+
+/** The input types made so far, by name: two operations taking one input (`CreateApiKeyInput`) share its type. */
+const MADE = new Map<string, { schema: z.ZodType; ref: InputObjectRef<Types, Record<string, unknown>> }>();
+
+export function zodInputType(name: string, schema: z.ZodType, description?: string): InputObjectRef<Types, Record<string, unknown>> {
+  const made = MADE.get(name);
+  if (made) {
+    if (made.schema !== schema) throw new Error(`zodInputType: ${name} is made from two different schemas`);
+    return made.ref;
+  }
+  const json = inputJsonOf(schema);
   const required = new Set(json.required ?? []);
   const properties = Object.entries(json.properties ?? {});
   if (properties.length === 0) throw new Error(`zodInputType: ${name} has no fields`);
-  return builder.inputType(name, {
+  const ref = builder.inputType(name, {
     ...(description ? { description } : {}),
     fields: (t) =>
-      Object.fromEntries(
-        properties.map(([field, prop]) => {
-          const { scalar, nullable } = scalarOf(prop);
-          return [field, t.field({ type: scalar, required: required.has(field) && !nullable, ...(prop.description ? { description: prop.description } : {}) })];
-        }),
-      ),
+      Object.fromEntries(properties.map(([field, prop]) => [field, graphqlField((o) => t.field(o), prop, required.has(field), `${name}.${field}`)])),
   });
+  MADE.set(name, { schema, ref });
+  return ref;
 }

@@ -1,17 +1,14 @@
 // Mutations of the actors area: parse → call → map.
 import { builder } from '../builder.js';
-import { ActorTypeEnum } from '../enums.js';
+import { zodInputType } from '../zod-input.js';
+import { createActorInput, updateActorInput } from '../../server/application/actors/actor.inputs.js';
 import { gqlCtx } from '../context.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { createActor, deleteActor, updateActor } from '../../server/application/actors/index.js';
 import { ActorType } from './actor.type.js';
 
-const CreateActorInput = builder.inputType('CreateActorInput', {
-  fields: (t) => ({ name: t.string({ required: true }), type: t.field({ type: ActorTypeEnum, required: true }) }),
-});
-const UpdateActorInput = builder.inputType('UpdateActorInput', {
-  fields: (t) => ({ name: t.string({ required: true }), expectedVersion: t.int({ description: 'refuse with VERSION_CONFLICT unless the actor is at this version' }) }),
-});
+const CreateActorInput = zodInputType('CreateActorInput', createActorInput);
+const UpdateActorInput = zodInputType('UpdateActorInput', updateActorInput);
 
 builder.mutationFields((t) => ({
   createActor: t.field({

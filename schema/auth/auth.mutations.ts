@@ -2,17 +2,12 @@ import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
-import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
-import { changePassword, login, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { login, loginInput, logout, meOfNewSession } from '../../server/application/auth/auth.js';
+import { zodInputType } from '../zod-input.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
-const LoginInput = builder.inputType('LoginInput', {
-  fields: (t) => ({ email: t.string({ required: true }), password: t.string({ required: true }) }),
-});
-const ChangePasswordInput = builder.inputType('ChangePasswordInput', {
-  fields: (t) => ({ currentPassword: t.string({ required: true }), newPassword: t.string({ required: true }) }),
-});
+const LoginInput = zodInputType('LoginInput', loginInput);
 
 builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).
@@ -39,13 +34,5 @@ builder.mutationFields((t) => ({
       clearSessionCookie(context.deps, context.req, context.res);
       return true;
     },
-  }),
-  changePassword: t.boolean({
-    authScopes: { operation: 'me.changePassword' },
-    args: { input: t.arg({ type: ChangePasswordInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) =>
-      idempotentMutation(context, 'changePassword', args, async () =>
-        done(await changePassword(context.deps, gqlCtx(context), args.input, clientAddress(context.req))),
-      ),
   }),
 }));

@@ -1,5 +1,4 @@
-// The auth area: imports its type, query and mutation files.
+// The auth area: its types and login/logout; `me` and `changePassword` are generated from the me registry (schema/operations.ts).
 import './auth.type.js';
-import './auth.queries.js';
 import './auth.mutations.js';
 import './second-factor.js';

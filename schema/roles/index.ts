@@ -1,4 +1,2 @@
-// The roles area: imports its type, query and mutation files.
+// The roles area: its types; its queries and mutations are generated from its registry (schema/operations.ts).
 import './roles.type.js';
-import './roles.queries.js';
-import './roles.mutations.js';

@@ -1,4 +1,2 @@
-// The users area: imports its type, query and mutation files.
+// The users area: its types; its queries and mutations are generated from the users and me registries (schema/operations.ts).
 import './users.type.js';
-import './users.queries.js';
-import './users.mutations.js';

@@ -1,15 +1,12 @@
 // The one table of which permission each operation needs. The application layer enforces it;
-// Pothos authScopes, the MCP tool list and the authorization sweep tests read the same table. The tension
-// commands' rows come from their registry entries, each of which states its permission.
+// Pothos authScopes, the MCP tool list and the authorization sweep tests read the same table.
+//
+// A leaf: it imports nothing but the permission vocabulary. The operation registries (the tension
+// commands', server/application/operations.ts and each area's) import it and name their rows by key
+// (`operation: 'users.create'`, typed `Operation`), so an entry cannot name a row that is not here, and
+// the table never imports a registry: that import (table → registry → use cases → authorize.ts → table)
+// was the loop issue 31 names. A new operation is one row here and one registry entry.
 import type { Permission } from '../domain/permissions.js';
-import { TENSION_COMMANDS, type TensionCommandOperation } from './tensions/registry.js';
-import { WEBHOOK_PERMISSIONS } from './webhooks/operations.js';
-
-/** The tension commands' rows, each stated by its registry entry, so a new command brings its own row. */
-const TENSION_COMMAND_PERMISSIONS = Object.fromEntries(TENSION_COMMANDS.map((c) => [c.operation, c.permission])) as Record<
-  TensionCommandOperation,
-  Permission
->;
 
 /** `null`: any authenticated caller. */
 export const OPERATION_PERMISSIONS = {
@@ -17,7 +14,17 @@ export const OPERATION_PERMISSIONS = {
   'tensions.get': 'tensions:read',
   'tensions.history': 'tensions:read',
   'tensions.changes': 'tensions:read',
-  ...TENSION_COMMAND_PERMISSIONS,
+  'tensions.sense': 'tensions:write',
+  'tensions.rename': 'tensions:write',
+  'tensions.rescore': 'tensions:write',
+  'tensions.revise': 'tensions:write',
+  'tensions.lead': 'tensions:write',
+  'tensions.reassign': 'tensions:write',
+  'tensions.resolve': 'tensions:write',
+  'tensions.drop': 'tensions:write',
+  'tensions.reopen': 'tensions:write',
+  'tensions.revive': 'tensions:write',
+  'tensions.discard': 'tensions:delete',
   'actors.list': 'actors:read',
   'actors.get': 'actors:read',
   'actors.create': 'actors:write',
@@ -48,7 +55,16 @@ export const OPERATION_PERMISSIONS = {
   'events.list': 'events:read',
   'audit.list': 'audit:read',
   'audit.vocabulary': 'audit:read',
-  ...WEBHOOK_PERMISSIONS,
+  'webhooks.list': 'webhooks:read',
+  'webhooks.get': 'webhooks:read',
+  'webhooks.create': 'webhooks:write',
+  'webhooks.update': 'webhooks:write',
+  'webhooks.delete': 'webhooks:write',
+  'webhooks.rotateSecret': 'webhooks:write',
+  'webhooks.test': 'webhooks:write',
+  'webhooks.listDeliveries': 'webhooks:read',
+  'webhooks.retryDelivery': 'webhooks:write',
+  'webhooks.replay': 'webhooks:write',
   'me.get': null,
   'me.changePassword': null,
   'me.listApiKeys': null,
@@ -64,3 +80,8 @@ export const OPERATION_PERMISSIONS = {
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;
+
+/** The permission an operation needs; null: any authenticated caller. */
+export function permissionOf(op: Operation): Permission | null {
+  return OPERATION_PERMISSIONS[op];
+}

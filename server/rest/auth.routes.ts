@@ -1,7 +1,8 @@
-// /auth: login (public, no CSRF header), logout and me (a caller required).
+// /auth: login and its second step (public, no CSRF header) and logout (a caller required); GET /auth/me is
+// the me area's registry entry (server/application/users/me.operations.ts).
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { getMe, login, loginMfa, logout } from '../application/auth/auth.js';
+import { login, loginMfa, logout } from '../application/auth/auth.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../http/session-cookie.js';
 import { handle } from './handle.js';
 import { sendProblem } from './problem.js';
@@ -39,6 +40,5 @@ export function authRoutes(deps: Deps, requireCaller: RequestHandler): Router {
       return result;
     }, { status: 204, idempotent: false }),
   );
-  router.get('/auth/me', requireCaller, handle(deps, (d, ctx) => getMe(d, ctx)));
   return router;
 }

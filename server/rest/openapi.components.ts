@@ -14,6 +14,11 @@ import { apiKeyOutput, createdApiKeyOutput } from '../application/users/api-keys
 import { meOutput } from '../application/auth/auth.js';
 import { feedEventOutput, feedPageOutput } from '../application/events/events.js';
 import { pageOutput } from '../application/paging.js';
+import { apiKeyPageOutput, userPageOutput } from '../application/users/users.operations.js';
+
+import { permissionListOutput, rolePageOutput } from '../application/roles/roles.operations.js';
+
+export { apiKeyPageOutput, permissionListOutput, rolePageOutput, userPageOutput };
 import { auditEntryOutput } from '../application/audit/audit.js';
 
 const fieldError = z.object({
@@ -48,13 +53,7 @@ const problem = z.looseObject({
   retryAfterSeconds: z.number().int().optional().describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
 }).describe('A refusal: an RFC 9457 problem document with a stable `code`.');
 
-export const userPageOutput = pageOutput(userOutput, 'users');
-export const rolePageOutput = pageOutput(roleOutput, 'roles');
-export const apiKeyPageOutput = pageOutput(apiKeyOutput, 'API keys (metadata, never a key)');
 export const auditPageOutput = pageOutput(auditEntryOutput, 'the audit trail, newest first');
-export const permissionListOutput = z.object({
-  data: z.array(z.string()).describe('Every permission a role can grant (`tensions:read`, …), and `*` for all.'),
-});
 
 /** The named schemas, by component name. Their order is the document's. */
 const NAMED = {

@@ -5,10 +5,9 @@ import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
-import { meRoutes } from './me.routes.js';
+import { operationRoutes } from './operations.routes.js';
 import { secondFactorRoutes } from './second-factor.routes.js';
-import { usersRoutes } from './users.routes.js';
-import { rolesRoutes } from './roles.routes.js';
+import { connectedAppsRoutes } from './connected-apps.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
@@ -70,7 +69,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [meRoutes(deps), secondFactorRoutes(deps), usersRoutes(deps), rolesRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps), webhooksRoutes(deps)];
+  const guarded = [operationRoutes(deps), secondFactorRoutes(deps), connectedAppsRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps), webhooksRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));

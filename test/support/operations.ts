@@ -3,6 +3,9 @@
 // assert it covers the permission table, the mounted REST routes, the schema and the tool registry.
 import type { Operation } from '../../server/application/permission-table.js';
 import { TENSION_COMMANDS, type TensionCommandEntry, type TensionCommandOperation } from '../../server/application/tensions/registry.js';
+import { inputOptional, pathParamsOf, type OperationEntry } from '../../server/application/operations.js';
+import { OPERATIONS } from '../../server/application/registry.js';
+import { graphqlShapeOf, inputJsonOf } from '../../schema/zod-input.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -71,7 +74,62 @@ function tensionCommand(entry: TensionCommandEntry): OperationSurface {
 /** Every registry command's surfaces, by its operation. */
 const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<TensionCommandOperation, OperationSurface>;
 
+const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID };
+
+/** The GraphQL type of a flat argument, as the registry's loop declares it (schema/operations.ts). */
+function flatArgType(entry: OperationEntry, field: string): string {
+  const json = inputJsonOf(entry.input!);
+  const shape = graphqlShapeOf(json.properties![field]);
+  const name = typeof shape.named === 'string' ? shape.named : (shape.named as { name: string }).name;
+  const required = (json.required ?? []).includes(field) && !shape.nullable ? '!' : '';
+  return shape.list ? `[${name}!]${required}` : `${name}${required}`;
+}
+
+/**
+ * A registry entry's surfaces, generated from it: the REST route with its example body, the GraphQL field
+ * with its arguments (path ids as `$id`/`$keyId` variables, whatever GraphQL names the argument) and the
+ * MCP tool when it is exposed.
+ */
+function registrySurface(entry: OperationEntry): OperationSurface {
+  const params = entry.rest ? pathParamsOf(entry.rest.path) : [];
+  const example = entry.example ?? {};
+  const gql = entry.graphql;
+  let graphql: GraphqlSurface | null = null;
+  if (gql) {
+    const decl = params.map((p) => `$${p}: ID!`);
+    const args = params.map((p) => `${gql.params?.[p] ?? p}: $${p}`);
+    const variables: Record<string, unknown> = Object.fromEntries(params.map((p) => [p, GHOST_IDS[p]]));
+    const given = entry.graphqlExample ?? example;
+    if (gql.args === 'input' && Object.keys(given).length) {
+      decl.push(`$input: ${gql.inputType}${(entry.rest?.bodyRequired ?? !inputOptional(entry)) ? '!' : ''}`);
+      args.push('input: $input');
+      variables.input = given;
+    }
+    if (gql.args === 'flat') {
+      for (const [k, v] of Object.entries(given)) {
+        decl.push(`$${k}: ${flatArgType(entry, k)}`);
+        args.push(`${k}: $${k}`);
+        variables[k] = v;
+      }
+    }
+    const selection = gql.type === 'Boolean' || gql.type.startsWith('[') ? '' : '{ __typename }';
+    graphql = (gql.kind === 'query' ? q : m)(gql.field, args.join(', '), selection, decl.join(', '), variables);
+  }
+  const mcp = entry.mcp.exposed === false ? null : { tool: entry.mcp.name, args: { ...Object.fromEntries(params.map((p) => [p, GHOST_IDS[p]])), ...example } };
+  return {
+    rest: entry.rest
+      ? { method: entry.rest.method.toUpperCase() as Method, path: entry.rest.path, ...(entry.rest.input === 'body' && Object.keys(example).length ? { body: example } : {}) }
+      : null,
+    graphql,
+    mcp,
+  };
+}
+
+/** Every registry entry's surfaces, by its operation. */
+const REGISTRY_SURFACES = Object.fromEntries(OPERATIONS.map((e) => [e.operation, registrySurface(e)])) as Record<(typeof OPERATIONS)[number]['operation'], OperationSurface>;
+
 export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
+  ...REGISTRY_SURFACES,
   'tensions.list': {
     rest: { method: 'GET', path: '/tensions' },
     graphql: q('tensions', '', '{ data { id } }'),
@@ -118,95 +176,13 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.list': { rest: { method: 'GET', path: '/users' }, graphql: q('users', '', '{ data { id } }'), mcp: { tool: 'list_users', args: {} } },
-  'users.get': {
-    rest: { method: 'GET', path: '/users/:id' },
-    graphql: q('user', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'users.create': {
-    rest: { method: 'POST', path: '/users', body: { type: 'agent', email: 'sweep-agent@test.example', name: 'Sweep agent' } },
-    graphql: m('createUser', 'input: $input', '{ id }', '$input: CreateUserInput!', { input: { type: 'agent', email: 'sweep-agent-gql@test.example', name: 'Sweep agent' } }),
-    mcp: null,
-  },
-  'users.update': {
-    rest: { method: 'PATCH', path: '/users/:id', body: { name: 'Renamed user' } },
-    graphql: m('updateUser', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateUserInput!', { id: GHOST_ID, input: { name: 'Renamed user' } }),
-    mcp: null,
-  },
-  'users.deactivate': {
-    rest: { method: 'DELETE', path: '/users/:id' },
-    graphql: m('deactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'users.reactivate': {
-    rest: { method: 'POST', path: '/users/:id/reactivate' },
-    graphql: m('reactivateUser', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'users.setRoles': {
-    rest: { method: 'PUT', path: '/users/:id/roles', body: { roleIds: [] } },
-    graphql: m('setUserRoles', 'id: $id, roleIds: $roleIds', '{ id }', '$id: ID!, $roleIds: [ID!]!', { id: GHOST_ID, roleIds: [] }),
-    mcp: null,
-  },
-  'users.resetPassword': {
-    rest: { method: 'POST', path: '/users/:id/password', body: { password: 'a-brand-new-password-1' } },
-    graphql: m('resetUserPassword', 'id: $id, password: $password', '', '$id: ID!, $password: String!', { id: GHOST_ID, password: 'a-brand-new-password-1' }),
-    mcp: null,
-  },
   'users.resetMfa': {
     rest: { method: 'POST', path: '/users/:id/mfa/reset' },
     graphql: m('resetUserMfa', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.listApiKeys': {
-    rest: { method: 'GET', path: '/users/:id/api-keys' },
-    graphql: q('userApiKeys', 'userId: $id', '{ data { id } }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'users.provisionApiKey': {
-    rest: { method: 'POST', path: '/users/:id/api-keys', body: { name: 'Sweep key' } },
-    graphql: m('provisionApiKey', 'userId: $id, input: $input', '{ id }', '$id: ID!, $input: CreateApiKeyInput!', { id: GHOST_ID, input: { name: 'Sweep key' } }),
-    mcp: null,
-  },
-  'users.revokeApiKey': {
-    rest: { method: 'DELETE', path: '/users/:id/api-keys/:keyId' },
-    graphql: m('revokeApiKey', 'userId: $id, keyId: $keyId', '', '$id: ID!, $keyId: ID!', { id: GHOST_ID, keyId: GHOST_KEY_ID }),
-    mcp: null,
-  },
   'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
   'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:appId' }, graphql: null, mcp: null },
-  'users.rotateApiKey': {
-    rest: { method: 'POST', path: '/users/:id/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
-    graphql: m('rotateUserApiKey', 'userId: $id, keyId: $keyId, input: $input', '{ id }', '$id: ID!, $keyId: ID!, $input: RotateApiKeyInput', {
-      id: GHOST_ID,
-      keyId: GHOST_KEY_ID,
-      input: { overlapSeconds: 60 },
-    }),
-    mcp: null,
-  },
-  'roles.list': { rest: { method: 'GET', path: '/roles' }, graphql: q('roles', '', '{ data { id } }'), mcp: null },
-  'roles.get': {
-    rest: { method: 'GET', path: '/roles/:id' },
-    graphql: q('role', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'roles.create': {
-    rest: { method: 'POST', path: '/roles', body: { code: 'sweep-role', name: 'Sweep role', permissions: [] } },
-    graphql: m('createRole', 'input: $input', '{ id }', '$input: CreateRoleInput!', { input: { code: 'sweep-role-gql', name: 'Sweep role', permissions: [] } }),
-    mcp: null,
-  },
-  'roles.update': {
-    rest: { method: 'PATCH', path: '/roles/:id', body: { name: 'Renamed role' } },
-    graphql: m('updateRole', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateRoleInput!', { id: GHOST_ID, input: { name: 'Renamed role' } }),
-    mcp: null,
-  },
-  'roles.delete': {
-    rest: { method: 'DELETE', path: '/roles/:id' },
-    graphql: m('deleteRole', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'permissions.list': { rest: { method: 'GET', path: '/permissions' }, graphql: q('permissions', '', ''), mcp: null },
   'projections.rebuild': {
     // SPEC §3: the CLI and GraphQL only.
     rest: null,
@@ -256,12 +232,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('replayWebhook', 'id: $id, after: "not-a-cursor"', '{ queued }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'me.get': { rest: { method: 'GET', path: '/auth/me' }, graphql: q('me', '', '{ authenticatedBy }'), mcp: { tool: 'whoami', args: {} } },
-  'me.changePassword': {
-    rest: { method: 'POST', path: '/me/password', body: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } },
-    graphql: m('changePassword', 'input: $input', '', '$input: ChangePasswordInput!', { input: { currentPassword: 'not-the-password-1', newPassword: 'another-password-22' } }),
-    mcp: null,
-  },
   'me.getMfa': { rest: { method: 'GET', path: '/me/mfa' }, graphql: q('myMfa', '', '{ enrolled }'), mcp: null },
   'me.startMfaEnrolment': { rest: { method: 'POST', path: '/me/mfa/totp' }, graphql: m('startMfaEnrolment', '', '{ otpauthUri }', '', {}), mcp: null },
   'me.confirmMfaEnrolment': {
@@ -274,24 +244,8 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
     mcp: null,
   },
-  'me.listApiKeys': { rest: { method: 'GET', path: '/me/api-keys' }, graphql: q('myApiKeys', '', '{ data { id } }'), mcp: null },
-  'me.createApiKey': {
-    rest: { method: 'POST', path: '/me/api-keys', body: { name: 'Mine' } },
-    graphql: m('createMyApiKey', 'input: $input', '{ id }', '$input: CreateApiKeyInput!', { input: { name: 'Mine' } }),
-    mcp: null,
-  },
-  'me.rotateApiKey': {
-    rest: { method: 'POST', path: '/me/api-keys/:keyId/rotate', body: { overlapSeconds: 60 } },
-    graphql: m('rotateMyApiKey', 'keyId: $keyId, input: $input', '{ id }', '$keyId: ID!, $input: RotateApiKeyInput', { keyId: GHOST_KEY_ID, input: { overlapSeconds: 60 } }),
-    mcp: null,
-  },
   'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
   'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:appId' }, graphql: null, mcp: null },
-  'me.revokeApiKey': {
-    rest: { method: 'DELETE', path: '/me/api-keys/:keyId' },
-    graphql: m('revokeMyApiKey', 'keyId: $keyId', '', '$keyId: ID!', { keyId: GHOST_KEY_ID }),
-    mcp: null,
-  },
 };
 
 /**

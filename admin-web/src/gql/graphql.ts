@@ -55,7 +55,7 @@ export type CreateApiKeyInput = {
   expiresAt?: string | null | undefined;
   /** What the key is for, 1-200 characters (trimmed). */
   name: string;
-  /** narrow the key to these permissions (each one the user holds); null: all of the user's */
+  /** Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later */
   permissions?: Array<string> | null | undefined;
 };
 
@@ -83,7 +83,7 @@ export type CreateUserInput = {
   password?: string | null | undefined;
   /** The roles to grant (UUIDs); only permissions you hold yourself. None when omitted. */
   roleIds?: Array<string | number> | null | undefined;
-  /** human (the default) or agent; fixed once created */
+  /** human (signs in with a password) or agent (calls with API keys); human when omitted. Cannot change later. */
   type?: UserType | null | undefined;
 };
 
@@ -139,7 +139,7 @@ export type ReviseTensionContextInput = {
 
 /** The input of `rotateMyApiKey`. */
 export type RotateApiKeyInput = {
-  /** how long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once */
+  /** How long the old key keeps working, 0–604800 seconds; 0 (the default) stops it at once */
   overlapSeconds?: number | null | undefined;
 };
 
@@ -249,7 +249,7 @@ export type TensionState =
 
 /** The input of `updateActor`. */
 export type UpdateActorInput = {
-  /** refuse with VERSION_CONFLICT unless the actor is at this version */
+  /** Refuse with version_conflict, writing nothing, unless the actor is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
   /** The new name, 1-200 characters (trimmed). */
   name: string;
@@ -259,7 +259,7 @@ export type UpdateActorInput = {
 export type UpdateRoleInput = {
   /** A new code: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter. */
   code?: string | null | undefined;
-  /** refuse with VERSION_CONFLICT unless the role is at this version */
+  /** Refuse with version_conflict, writing nothing, unless the role is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
   /** All the roles (UUIDs) it will inherit, replacing the current ones. No loops. */
   inherits?: Array<string | number> | null | undefined;
@@ -273,9 +273,9 @@ export type UpdateRoleInput = {
 export type UpdateUserInput = {
   /** The new email, unique among users. */
   email?: string | null | undefined;
-  /** refuse with VERSION_CONFLICT unless the user is at this version */
+  /** Refuse with version_conflict, writing nothing, unless the user is at this version (the version you last read). */
   expectedVersion?: number | null | undefined;
-  /** null unlinks */
+  /** Agents only: the actor of type agent this user acts as, or null to unlink. */
   linkedActorId?: string | number | null | undefined;
   /** The new display name, 1-200 characters (trimmed). */
   name?: string | null | undefined;

@@ -1,12 +1,13 @@
 // The tension command registry: one entry per command, and every face generated from it — the REST
 // routes and their OpenAPI operations (server/rest/tensions.*), the GraphQL mutations and input types
 // (schema/tensions/tension.mutations.ts), the MCP tools (server/mcp/tension.tools.ts) and the test
-// surfaces (test/support/operations.ts) — and its row of the permission table. A new command is a decider
-// case, its tests, one entry here and its i18n strings.
+// surfaces (test/support/operations.ts). Its permission is its row of the permission table, which this file
+// imports by key (the table is a leaf). A new command is a decider case, its tests, one entry here, its row
+// in server/application/permission-table.ts and its i18n strings.
 import type { z } from 'zod';
 import { ok, type ErrorCode } from '../../domain/errors.js';
 import { allowedCommands } from '../../domain/tension.decide.js';
-import type { Permission } from '../../domain/permissions.js';
+import type { Operation } from '../permission-table.js';
 import type { TensionCommand } from '../../domain/tension.types.js';
 import type { Deps } from '../context.js';
 import { fromInput, lookupActor, lookupLead, type BuildCommand } from './command-path.js';
@@ -21,11 +22,12 @@ import {
   type TensionView,
 } from './tension.inputs.js';
 
-export interface TensionCommandEntry<S extends z.ZodType = z.ZodType, O extends `tensions.${string}` = TensionCommandOperation> {
-  /** the permission-table key, the OpenAPI operationId and the metric/span name (`tensions.rescore`) */
+/** The permission-table rows of the tensions area. */
+type TensionOperation = Extract<Operation, `tensions.${string}`>;
+
+export interface TensionCommandEntry<S extends z.ZodType = z.ZodType, O extends TensionOperation = TensionCommandOperation> {
+  /** the permission-table key (its row says the permission), the OpenAPI operationId and the metric/span name (`tensions.rescore`) */
   operation: O;
-  /** the permission it needs: its row of the permission table (server/application/permission-table.ts) */
-  permission: Permission;
   /** sense creates the tension (no id in the path); every other command acts on an existing one */
   creates: boolean;
   rest: {
@@ -57,7 +59,7 @@ export interface TensionCommandEntry<S extends z.ZodType = z.ZodType, O extends 
 }
 
 /** Keeps each entry's `command` typed by its own input schema, and its operation by its own name. */
-const entry = <S extends z.ZodType, O extends `tensions.${string}`>(e: TensionCommandEntry<S, O>) => e as unknown as TensionCommandEntry<z.ZodType, O>;
+const entry = <S extends z.ZodType, O extends TensionOperation>(e: TensionCommandEntry<S, O>) => e as unknown as TensionCommandEntry<z.ZodType, O>;
 
 const simple = (deps: Deps, make: (at: Date) => TensionCommand): BuildCommand => fromInput(() => make(deps.clock()));
 
@@ -73,11 +75,13 @@ type BareCommandType = {
   [T in TensionCommand['type']]: { type: T; id: string; at: Date } extends Extract<TensionCommand, { type: T }> ? T : never;
 }[TensionCommand['type']];
 
-function lifecycle<V extends string>(verb: V, type: BareCommandType, summary: string, title: string, mcpDescription: string) {
+/** The verb of a tension row of the permission table (`rename` of `tensions.rename`). */
+type TensionVerb = TensionOperation extends `tensions.${infer V}` ? V : never;
+
+function lifecycle<V extends TensionVerb>(verb: V, type: BareCommandType, summary: string, title: string, mcpDescription: string) {
   const field = `${verb}Tension`;
   return entry({
     operation: `tensions.${verb}` as const,
-    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: `/tensions/:id/${verb}`, status: 200, summary, input: 'body',
@@ -95,7 +99,6 @@ function lifecycle<V extends string>(verb: V, type: BareCommandType, summary: st
 export const TENSION_COMMANDS = [
   entry({
     operation: 'tensions.sense',
-    permission: 'tensions:write',
     creates: true,
     rest: {
       method: 'post', path: '/tensions', status: 201, summary: 'Sense a tension', input: 'body',
@@ -138,7 +141,6 @@ export const TENSION_COMMANDS = [
   }),
   entry({
     operation: 'tensions.rename',
-    permission: 'tensions:write',
     creates: false,
     rest: { method: 'post', path: '/tensions/:id/rename', status: 200, summary: 'Rename', input: 'body', description: `Sets the name (1-200 characters, trimmed). ${ANSWERS}` },
     input: renameTensionInput,
@@ -150,7 +152,6 @@ export const TENSION_COMMANDS = [
   }),
   entry({
     operation: 'tensions.rescore',
-    permission: 'tensions:write',
     creates: false,
     rest: { method: 'post', path: '/tensions/:id/rescore', status: 200, summary: 'Rescore (1-10)', input: 'body', description: `Sets the score, an integer 1-10. ${ANSWERS}` },
     input: rescoreTensionInput,
@@ -162,7 +163,6 @@ export const TENSION_COMMANDS = [
   }),
   entry({
     operation: 'tensions.revise',
-    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/revise', status: 200, summary: 'Revise current context and/or potential future', input: 'body',
@@ -193,7 +193,6 @@ export const TENSION_COMMANDS = [
   }),
   entry({
     operation: 'tensions.lead',
-    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/lead', status: 200, summary: 'Assign or unassign the lead user', input: 'body',
@@ -224,7 +223,6 @@ export const TENSION_COMMANDS = [
   }),
   entry({
     operation: 'tensions.reassign',
-    permission: 'tensions:write',
     creates: false,
     rest: {
       method: 'post', path: '/tensions/:id/reassign', status: 200, summary: 'Move to another actor', input: 'body',
@@ -254,7 +252,6 @@ export const TENSION_COMMANDS = [
   lifecycle('revive', 'ReviveTension', 'stale → alive', 'Revive a tension', 'Brings a stale tension back to alive. Error invalid_transition when it is resolved (use reopen_tension).'),
   entry({
     operation: 'tensions.discard',
-    permission: 'tensions:delete',
     creates: false,
     rest: {
       method: 'delete', path: '/tensions/:id', status: 204, summary: 'Discard (history stays readable)', input: 'query',

@@ -98,10 +98,6 @@ export const WEBHOOK_OPERATIONS = {
 
 export type WebhookOperation = keyof typeof WEBHOOK_OPERATIONS;
 
-/** The permission-table rows of the webhook operations. */
-export const WEBHOOK_PERMISSIONS = Object.fromEntries(Object.entries(WEBHOOK_OPERATIONS).map(([op, d]) => [op, d.permission])) as {
-  [K in WebhookOperation]: (typeof WEBHOOK_OPERATIONS)[K]['permission'];
-};
 
 // ---- answers, as schemas (the OpenAPI document) ----------------------------------------------------------
 

@@ -1,0 +1,8 @@
+// Every area's operation registry, in the order the faces list them (REST routes and the OpenAPI
+// document's paths follow it). The tension commands have their own (tensions/registry.ts).
+import type { OperationEntry } from './operations.js';
+import { ME_OPERATIONS } from './users/me.operations.js';
+import { USER_OPERATIONS } from './users/users.operations.js';
+import { ROLE_OPERATIONS } from './roles/roles.operations.js';
+
+export const OPERATIONS: readonly OperationEntry[] = [...ME_OPERATIONS, ...USER_OPERATIONS, ...ROLE_OPERATIONS];
