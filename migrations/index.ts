@@ -12,9 +12,9 @@ import { Migration20261125100000_feed_horizon_per_database } from './Migration20
 import { Migration20261125120000_api_key_overlap_end } from './Migration20261125120000_api_key_overlap_end.js';
 import { Migration20261125230000_feed_horizon_wrap } from './Migration20261125230000_feed_horizon_wrap.js';
 import { Migration20261126010000_list_indexes } from './Migration20261126010000_list_indexes.js';
-import { Migration20261126050000_second_factor } from './Migration20261126050000_second_factor.js';
-import { Migration20261126040000_webhooks } from './Migration20261126040000_webhooks.js';
 import { Migration20261126030000_oauth_store } from './Migration20261126030000_oauth_store.js';
+import { Migration20261126040000_webhooks } from './Migration20261126040000_webhooks.js';
+import { Migration20261126050000_second_factor } from './Migration20261126050000_second_factor.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -30,7 +30,7 @@ export const migrationsList = [
   { name: 'Migration20261125120000_api_key_overlap_end', class: Migration20261125120000_api_key_overlap_end },
   { name: 'Migration20261125230000_feed_horizon_wrap', class: Migration20261125230000_feed_horizon_wrap },
   { name: 'Migration20261126010000_list_indexes', class: Migration20261126010000_list_indexes },
-  { name: 'Migration20261126050000_second_factor', class: Migration20261126050000_second_factor },
-  { name: 'Migration20261126040000_webhooks', class: Migration20261126040000_webhooks },
   { name: 'Migration20261126030000_oauth_store', class: Migration20261126030000_oauth_store },
+  { name: 'Migration20261126040000_webhooks', class: Migration20261126040000_webhooks },
+  { name: 'Migration20261126050000_second_factor', class: Migration20261126050000_second_factor },
 ];

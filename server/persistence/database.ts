@@ -210,16 +210,21 @@ export async function migrate(orm: MikroORM, logger?: Logger): Promise<string[]>
   return withMigrationLock(orm, async () => {
     // Another instance may have migrated while this one waited for the lock.
     if ((await migrationStatus(orm)).pending.length === 0) return [];
-    const [{ Migrator }, { migrationsList }] = await Promise.all([
-      import('@mikro-orm/migrations'),
-      import('../../migrations/index.js'),
-    ]);
-    orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList });
-    Migrator.register(orm);
-    const applied = await orm.getMigrator().up();
+    const applied = await (await migrator(orm)).up();
     if (applied.length) logger?.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
     return applied.map((m) => m.name);
   });
+}
+
+/**
+ * The migrator over the shipped list (migrations/index.ts), loaded on demand. Without the list MikroORM
+ * falls back to importing files from `migrations/`, which the built server and the tests cannot do.
+ */
+export async function migrator(orm: MikroORM) {
+  const [{ Migrator }, { migrationsList }] = await Promise.all([import('@mikro-orm/migrations'), import('../../migrations/index.js')]);
+  orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList });
+  Migrator.register(orm);
+  return orm.getMigrator();
 }
 
 /** A driver connection outside the pool: for what must never hold (or wait for) a pool slot. */

@@ -64,7 +64,7 @@ async function attempts(page: Page, service: string, email: string): Promise<Att
           const res = await fetch(`${service}/graphql${query ?? ''}`, init);
           const body = await res.text();
           // An opaque (no-cors) answer has status 0 and no body: nothing was read.
-          out.push({ name, read: res.type !== 'opaque', status: res.status, body: body.slice(0, 300) });
+          out.push({ name, read: res.type !== 'opaque', status: res.status, body: body.slice(0, 4000) });
         } catch (err) {
           out.push({ name, read: false, error: String(err) });
         }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEED_START, readFeed, type EventMetadata } from '../../../server/persistence/event-store.js';
 import { appendToStream } from '../../support/append.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import { migrator as loadMigrator } from '../../../server/persistence/database.js';
 
 const MIGRATION = 'Migration20261123200000_concurrent_appends';
 const meta: EventMetadata = {
@@ -37,7 +38,8 @@ async function oldAppend(streamId: string, version: number, type: string) {
 
 describe(MIGRATION, () => {
   it('keeps every existing event in its order, ahead of new ones, and the table append-only', async () => {
-    const migrator = db.orm.getMigrator();
+    // the shipped list: this database was cloned from the run's migrated template, so migrate() loaded nothing
+    const migrator = await loadMigrator(db.orm);
     // back to just before this migration (later ones, if any, go first), then forward through it alone
     await migrator.down({ to: MIGRATION });
     expect(await exists('domain_event_head')).toBe(true);
