@@ -30,7 +30,16 @@ function precompress(): Plugin {
           // the bytes as written, so a decoded variant is exactly the file
           const source = await readFile(join(outDir, file.fileName));
           const variants = [
-            ['.br', await brotli(source, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: source.length } })],
+            [
+              '.br',
+              await brotli(source, {
+                params: {
+                  [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+                  [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+                  [constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+                },
+              }),
+            ],
             ['.gz', await gz(source, { level: constants.Z_BEST_COMPRESSION })],
           ] as const;
           for (const [ext, bytes] of variants) if (bytes.length < source.length) await writeFile(join(outDir, `${file.fileName}${ext}`), bytes);

@@ -29,7 +29,9 @@ export type PgbenchMode = 'simple' | 'prepared';
  */
 export function rescoreScript(metadata: Record<string, unknown>, perClient: number, mode: PgbenchMode): string {
   const prepared = mode === 'prepared';
-  const meta = JSON.stringify(metadata).replace(/'/g, "''").replace(/":(?=\w)/g, '": ');
+  const meta = JSON.stringify(metadata)
+    .replace(/'/g, "''")
+    .replace(/":(?=\w)/g, '": ');
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
   const ID = prepared ? `('00000000-0000-4000-8000-' || :n)` : `'00000000-0000-4000-8000-:n'`;
   const text = (v: string) => (prepared ? `:${v}` : `':${v}'`);

@@ -12,13 +12,7 @@ export interface EmbeddedRound {
   rescore8: HttpResult;
 }
 
-export async function embeddedBench(
-  logFile: string,
-  tensions: number,
-  rounds: number,
-  seconds: number,
-  log: (s: string) => void,
-): Promise<EmbeddedRound[]> {
+export async function embeddedBench(logFile: string, tensions: number, rounds: number, seconds: number, log: (s: string) => void): Promise<EmbeddedRound[]> {
   const env: ServiceEnv = { dataDir: await mkdtemp(join(tmpdir(), 'bench-embedded-')), logFile };
   // First start creates the data folder, migrates and creates the admin: not what is measured.
   const first = await startService(env);

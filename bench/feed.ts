@@ -28,7 +28,10 @@ class Subscribers {
 
   static async start(url: string, keys: string[], count: number): Promise<Subscribers> {
     // Its own process: parsing 100 streams must not delay the load generator's event loop (nor its clock).
-    const child = fork(new URL('./sse-subscribers.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(new URL('./sse-subscribers.ts', import.meta.url).pathname, [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     // The subscribers stand in for clients on other machines: their own parsing must not take CPU the
     // service would have had, so they run at the lowest priority and get what the machine leaves idle.
     // (Their lag then includes their own scheduling delay: an upper bound, never flattering.)
@@ -113,12 +116,19 @@ export function feedFigures(rounds: FeedRound[]): Figure[] {
       target: '= 0',
       pass: missing === 0,
     },
-    ratioFigure(`REST rescore 8 conns, ${SUBSCRIBERS} SSE subscribers vs none`, rounds.map((r) => r.followed.rps), rounds.map((r) => r.alone.rps), ' req/s', '>=', 0.9),
+    ratioFigure(
+      `REST rescore 8 conns, ${SUBSCRIBERS} SSE subscribers vs none`,
+      rounds.map((r) => r.followed.rps),
+      rounds.map((r) => r.alone.rps),
+      ' req/s',
+      '>=',
+      0.9,
+    ),
     {
       name: '  with / without subscribers p99',
       value: `${fmt(median(rounds.map((r) => r.followed.p99)))} / ${fmt(median(rounds.map((r) => r.alone.p99)))} ms`,
     },
-    { name: '  the subscribers\' own process (bench side), CPU', value: fmt(median(lags.map((l) => l.cpuCores * 100)), ' % of a core') },
+    { name: "  the subscribers' own process (bench side), CPU", value: fmt(median(lags.map((l) => l.cpuCores * 100)), ' % of a core') },
   ];
 }
 

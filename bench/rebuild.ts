@@ -49,7 +49,14 @@ export async function cliRebuildUnderLoad<T>(
   const wallMs = performance.now() - started;
   const report = JSON.parse(out.slice(out.indexOf('{')));
   return {
-    rebuild: { events: report.events, streams: report.streams, ms: report.durationMs, eventsPerSecond: report.events / (report.durationMs / 1000), inserted: report.inserted, wallMs },
+    rebuild: {
+      events: report.events,
+      streams: report.streams,
+      ms: report.durationMs,
+      eventsPerSecond: report.events / (report.durationMs / 1000),
+      inserted: report.inserted,
+      wallMs,
+    },
     load,
   };
 }

@@ -212,7 +212,14 @@ export function relayFigures(rounds: RelayRound[], unavailable?: string): Figure
   const drain = median(rounds.map((r) => r.drainMs));
   const lost = rounds.reduce((n, r) => n + r.missing + r.duplicates + Math.abs(r.backlogStored - r.backlog), 0);
   return [
-    ratioFigure(`relay drain (backlog of ${rounds[0].backlog}) vs append rate (rescore 8)`, rounds.map((r) => r.backlogRate), rounds.map((r) => r.alone.rps), ' ev/s', '>=', 1),
+    ratioFigure(
+      `relay drain (backlog of ${rounds[0].backlog}) vs append rate (rescore 8)`,
+      rounds.map((r) => r.backlogRate),
+      rounds.map((r) => r.alone.rps),
+      ' ev/s',
+      '>=',
+      1,
+    ),
     {
       name: '  relay lag p50 / p99 under rescore 8, 200 → JetStream consumer',
       value: `${fmt(median(rounds.map((r) => r.lagP50)))} / ${fmt(p99)} ms`,
@@ -227,7 +234,14 @@ export function relayFigures(rounds: RelayRound[], unavailable?: string): Figure
       pass: lost === 0,
     },
     {
-      ...ratioFigure('  REST rescore 8 conns, relay running vs not', rounds.map((r) => r.relayed.rps), rounds.map((r) => r.alone.rps), ' req/s', '>=', 0),
+      ...ratioFigure(
+        '  REST rescore 8 conns, relay running vs not',
+        rounds.map((r) => r.relayed.rps),
+        rounds.map((r) => r.alone.rps),
+        ' req/s',
+        '>=',
+        0,
+      ),
       target: undefined,
       pass: undefined,
     },

@@ -20,15 +20,7 @@ export const median = (xs: number[]): number => {
 export const fmt = (n: number, unit = '', digits = 0) => `${Number.isFinite(n) ? n.toFixed(digits) : '—'}${unit}`;
 
 /** ratio = median of the per-round ratios (each round pairs the two systems under the same conditions) */
-export function ratioFigure(
-  name: string,
-  a: number[],
-  b: number[],
-  unit: string,
-  cmp: '>=' | '<=',
-  threshold: number,
-  digits = 0,
-): Figure {
+export function ratioFigure(name: string, a: number[], b: number[], unit: string, cmp: '>=' | '<=', threshold: number, digits = 0): Figure {
   const ratio = median(a.map((x, i) => x / b[i]));
   return {
     name,

@@ -88,7 +88,7 @@ function machine() {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     postgres: pgVersion,
-    loadAverageAtStart: (execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3)).join(' '),
+    loadAverageAtStart: execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3).join(' '),
   };
 }
 
@@ -104,7 +104,9 @@ async function main() {
   if (only?.length === 1 && scale) {
     const { figures, raw } = await scaleBench(SERVER_URL, outDir, scale, log);
     const table = renderTable(figures);
-    console.log(`\nscale: ${JSON.stringify(scale.sizes)}, ${scale.seconds} s per query, ${scale.rounds} rounds; ${env0.cpus} × ${env0.cpuModel}, PostgreSQL ${env0.postgres}\n`);
+    console.log(
+      `\nscale: ${JSON.stringify(scale.sizes)}, ${scale.seconds} s per query, ${scale.rounds} rounds; ${env0.cpus} × ${env0.cpuModel}, PostgreSQL ${env0.postgres}\n`,
+    );
     console.log(table);
     await writeFile(join(outDir, 'results.json'), JSON.stringify({ scale: raw, machine: env0, figures }, null, 2));
     await writeFile(join(outDir, 'table.md'), `${table}\n`);
@@ -145,8 +147,14 @@ async function main() {
       entry: join(ROOT, 'bench/servers/unverified.mjs'),
       extraEnv: {
         BENCH_CALLER: JSON.stringify({
-          kind: 'agent', userId: agent.agentUserId, userName: 'Bench agent', userGrants: ['tensions:read', 'tensions:write', 'actors:read'], keyPermissions: null,
-          authenticatedBy: 'api_key', apiKey: { id: apiKey.id, name: 'bench' }, sessionId: null,
+          kind: 'agent',
+          userId: agent.agentUserId,
+          userName: 'Bench agent',
+          userGrants: ['tensions:read', 'tensions:write', 'actors:read'],
+          keyPermissions: null,
+          authenticatedBy: 'api_key',
+          apiKey: { id: apiKey.id, name: 'bench' },
+          sessionId: null,
         }),
       },
     });
@@ -170,11 +178,13 @@ async function main() {
       const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
       noMetrics = stopLater(await startService({ ...env, logFile: join(outDir, 'service-no-metrics.log'), extraEnv: { METRICS: 'false' } }));
       traced = stopLater(await startService({ ...env, logFile: join(outDir, 'service-traced.log'), extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } }));
-      spansOnly = stopLater(await startService({
-        ...env,
-        logFile: join(outDir, 'service-spans.log'),
-        extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_EXPORTER: 'none' },
-      }));
+      spansOnly = stopLater(
+        await startService({
+          ...env,
+          logFile: join(outDir, 'service-spans.log'),
+          extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_EXPORTER: 'none' },
+        }),
+      );
     }
 
     const scripts: Record<number, string> = {};
@@ -206,8 +216,13 @@ async function main() {
       const half = Math.floor(ids.length / 2);
       const [x, y] = await Promise.all([rescore(a, 'rescore-rest', ids.slice(0, half), c / 2), rescore(b, 'rescore-rest', ids.slice(half), c / 2)]);
       return {
-        connections: c, rps: x.rps + y.rps, p50: Math.max(x.p50, y.p50), p99: Math.max(x.p99, y.p99),
-        requests: x.requests + y.requests, non2xx: x.non2xx + y.non2xx, errors: x.errors + y.errors,
+        connections: c,
+        rps: x.rps + y.rps,
+        p50: Math.max(x.p50, y.p50),
+        p99: Math.max(x.p99, y.p99),
+        requests: x.requests + y.requests,
+        non2xx: x.non2xx + y.non2xx,
+        errors: x.errors + y.errors,
       };
     };
     const rebuildSet: [string, string] = [tensionId(REBUILD_BASE), tensionId(REBUILD_BASE + sizes.rebuildStreams - 1)];
@@ -244,11 +259,13 @@ async function main() {
           round.rest2[c] = await twoInstances(svc.url, second.url, pool, c);
           round.bare[c] = await rescore(bare.url, 'rescore-rest', pool, c);
         }
-        log(`round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps ` +
-          `(-M simple 8:${Math.round(round.pgSimple[8].tps)} 32:${Math.round(round.pgSimple[32].tps)}); ` +
-          `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)}; ` +
-          `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)}; ` +
-          `bare handler 8:${Math.round(round.bare[8].rps)} 32:${Math.round(round.bare[32].rps)} req/s`);
+        log(
+          `round ${r} rescore: pg ${[1, 8, 32].map((c) => `${c}:${Math.round(round.pg[c].tps)}`).join(' ')} tps ` +
+            `(-M simple 8:${Math.round(round.pgSimple[8].tps)} 32:${Math.round(round.pgSimple[32].tps)}); ` +
+            `rest 8:${Math.round(round.rest[8].rps)} 32:${Math.round(round.rest[32].rps)}; gql 8:${Math.round(round.gql[8].rps)} 32:${Math.round(round.gql[32].rps)}; ` +
+            `2 instances 8:${Math.round(round.rest2[8].rps)} 32:${Math.round(round.rest2[32].rps)}; ` +
+            `bare handler 8:${Math.round(round.bare[8].rps)} 32:${Math.round(round.bare[32].rps)} req/s`,
+        );
       }
       if (want('streams')) {
         round.long8 = await rescore(svc.url, 'rescore-rest', long, sizes.longStreams);
@@ -257,8 +274,10 @@ async function main() {
         round.history = await load(svc.url, agent.key, { kind: 'history', ids: long }, 8, T);
         round.get = await load(svc.url, agent.key, { kind: 'get', ids: long }, 8, T);
         round.asOf = await load(svc.url, agent.key, { kind: 'as-of', ids: long, version: sizes.longEvents }, 8, T);
-        log(`round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +
-          `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms, as-of p99 ${round.asOf.p99} ms`);
+        log(
+          `round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +
+            `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms, as-of p99 ${round.asOf.p99} ms`,
+        );
       }
       if (want('auth')) {
         round.keyed8 = await rescore(svc.url, 'rescore-rest', pool, 8);
@@ -273,34 +292,44 @@ async function main() {
         round.metricsOn8 = await rescore(svc.url, 'rescore-rest', pool, 8);
         round.spans8 = await rescore(spansOnly.url, 'rescore-rest', pool, 8);
         round.traced8 = await rescore(traced.url, 'rescore-rest', pool, 8);
-        log(`round ${r} observability: metrics off ${Math.round(round.metricsOff8.rps)} on ${Math.round(round.metricsOn8.rps)}, ` +
-          `spans dropped ${Math.round(round.spans8.rps)}, exported ${Math.round(round.traced8.rps)} req/s`);
+        log(
+          `round ${r} observability: metrics off ${Math.round(round.metricsOff8.rps)} on ${Math.round(round.metricsOn8.rps)}, ` +
+            `spans dropped ${Math.round(round.spans8.rps)}, exported ${Math.round(round.traced8.rps)} req/s`,
+        );
       }
       if (want('rebuild')) {
         round.rebuild = await cliRebuild(db, env);
         round.rebuildCeiling = await sqlCeiling(db);
-        log(`round ${r} rebuild: cli ${Math.round(round.rebuild.eventsPerSecond)} ev/s (${round.rebuild.events} events, ${round.rebuild.ms} ms); ` +
-          `sql ${Math.round(round.rebuildCeiling.eventsPerSecond)} ev/s (${Math.round(round.rebuildCeiling.ms)} ms)`);
+        log(
+          `round ${r} rebuild: cli ${Math.round(round.rebuild.eventsPerSecond)} ev/s (${round.rebuild.events} events, ${round.rebuild.ms} ms); ` +
+            `sql ${Math.round(round.rebuildCeiling.eventsPerSecond)} ev/s (${Math.round(round.rebuildCeiling.ms)} ms)`,
+        );
         // Rescore at 8 connections without, then during, a rebuild that inserts the rebuild set's rows.
         round.quiet8 = await rescore(svc.url, 'rescore-rest', pool, 8);
         const under = await cliRebuildUnderLoad(db, env, rebuildSet, () => rescore(svc.url, 'rescore-rest', pool, 8));
         round.duringRebuild8 = under.load;
         round.rebuildUnderLoad = under.rebuild;
-        log(`round ${r} rescore during rebuild: p99 ${round.duringRebuild8.p99} ms (quiet ${round.quiet8.p99} ms), ` +
-          `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`);
+        log(
+          `round ${r} rescore during rebuild: p99 ${round.duringRebuild8.p99} ms (quiet ${round.quiet8.p99} ms), ` +
+            `${Math.round(round.duringRebuild8.rps)} req/s (quiet ${Math.round(round.quiet8.rps)}); rebuild ${under.rebuild.ms} ms`,
+        );
       }
       if (want('feed')) {
         round.feed = await feedRound(svc.url, readerKeys, recordedLoad, T);
         const { lag } = round.feed;
-        log(`round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
-          `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`);
+        log(
+          `round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
+            `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`,
+        );
       }
       if (want('relay') && nats && typeof nats !== 'string') {
         const backlog = { base: BACKLOG_BASE + (r - 1) * sizes.relayBacklogStreams, streams: sizes.relayBacklogStreams, eventsPerStream: 10 };
         round.relay = await relayRound(db, { ...env, logFile: join(outDir, 'relay.log') }, nats, RELAY, recordedLoad, backlog, log);
         const x = round.relay;
-        log(`round ${r} relay: rescore ${Math.round(x.alone.rps)} req/s alone, ${Math.round(x.relayed.rps)} relayed; lag p50 ${Math.round(x.lagP50)} p99 ${Math.round(x.lagP99)} ms, ` +
-          `drained ${Math.round(x.drainMs)} ms after (${x.missing} missing, ${x.duplicates} twice); backlog ${Math.round(x.backlogRate)} ev/s`);
+        log(
+          `round ${r} relay: rescore ${Math.round(x.alone.rps)} req/s alone, ${Math.round(x.relayed.rps)} relayed; lag p50 ${Math.round(x.lagP50)} p99 ${Math.round(x.lagP99)} ms, ` +
+            `drained ${Math.round(x.drainMs)} ms after (${x.missing} missing, ${x.duplicates} twice); backlog ${Math.round(x.backlogRate)} ev/s`,
+        );
       }
     }
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -339,18 +368,49 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
       // The price of planning every statement (the simple protocol, as the service speaks it with DB_PREPARED_STATEMENTS=false or on
       // the embedded database): reported beside the ceiling, never in it.
       const simple = pick((r) => r.pgSimple[c]?.tps);
-      f.push({ ...ratioFigure(`  the same, -M simple (planned every time), ${c} clients vs prepared`, simple, pg(c), ' tps', '>=', 0), target: undefined, pass: undefined });
+      f.push({
+        ...ratioFigure(`  the same, -M simple (planned every time), ${c} clients vs prepared`, simple, pg(c), ' tps', '>=', 0),
+        target: undefined,
+        pass: undefined,
+      });
     }
     for (const c of [8, 32]) {
       const rest = pick((r) => r.rest[c]);
       const gql = pick((r) => r.gql[c]);
       http.push(...rest, ...gql);
-      f.push(ratioFigure(`REST rescore ${c} conns vs ceiling ${c}`, rest.map((x) => x.rps), pg(c), ' req/s', '>=', c === 32 ? 0.35 : 0.3));
+      f.push(
+        ratioFigure(
+          `REST rescore ${c} conns vs ceiling ${c}`,
+          rest.map((x) => x.rps),
+          pg(c),
+          ' req/s',
+          '>=',
+          c === 32 ? 0.35 : 0.3,
+        ),
+      );
       f.push({ name: `  REST ${c} conns p50 / p99`, value: `${median(rest.map((x) => x.p50))} / ${median(rest.map((x) => x.p99))} ms` });
       f.push(
         c === 32
-          ? ratioFigure(`GraphQL rescore ${c} conns vs ceiling ${c}`, gql.map((x) => x.rps), pg(c), ' req/s', '>=', 0.3)
-          : { ...ratioFigure(`GraphQL rescore ${c} conns vs ceiling ${c}`, gql.map((x) => x.rps), pg(c), ' req/s', '>=', 0), target: undefined, pass: undefined },
+          ? ratioFigure(
+              `GraphQL rescore ${c} conns vs ceiling ${c}`,
+              gql.map((x) => x.rps),
+              pg(c),
+              ' req/s',
+              '>=',
+              0.3,
+            )
+          : {
+              ...ratioFigure(
+                `GraphQL rescore ${c} conns vs ceiling ${c}`,
+                gql.map((x) => x.rps),
+                pg(c),
+                ' req/s',
+                '>=',
+                0,
+              ),
+              target: undefined,
+              pass: undefined,
+            },
       );
       f.push({ name: `  GraphQL ${c} conns p50 / p99`, value: `${median(gql.map((x) => x.p50))} / ${median(gql.map((x) => x.p99))} ms` });
     }
@@ -359,7 +419,18 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     for (const c of [8, 32]) {
       const two = pick((r) => r.rest2[c]);
       http.push(...two);
-      f.push({ ...ratioFigure(`REST rescore, 2 instances, ${c} conns vs 1 instance`, two.map((x) => x.rps), pick((r) => r.rest[c]?.rps), ' req/s', '>=', 0), target: undefined, pass: undefined });
+      f.push({
+        ...ratioFigure(
+          `REST rescore, 2 instances, ${c} conns vs 1 instance`,
+          two.map((x) => x.rps),
+          pick((r) => r.rest[c]?.rps),
+          ' req/s',
+          '>=',
+          0,
+        ),
+        target: undefined,
+        pass: undefined,
+      });
       f.push({ name: `  2 instances ${c} conns p50 / p99`, value: `${median(two.map((x) => x.p50))} / ${median(two.map((x) => x.p99))} ms` });
     }
   }
@@ -369,14 +440,43 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     for (const c of [8, 32]) {
       const bare = pick((r) => r.bare[c]);
       http.push(...bare);
-      f.push({ ...ratioFigure(`bare handler (same SQL, bare Express + pg) ${c} conns vs ceiling ${c}`, bare.map((x) => x.rps), pick((r) => r.pg[c]?.tps), ' req/s', '>=', 0), target: undefined, pass: undefined });
-      f.push({ ...ratioFigure(`REST rescore ${c} conns vs bare handler ${c}`, pick((r) => r.rest[c]?.rps), bare.map((x) => x.rps), ' req/s', '>=', 0), target: undefined, pass: undefined });
+      f.push({
+        ...ratioFigure(
+          `bare handler (same SQL, bare Express + pg) ${c} conns vs ceiling ${c}`,
+          bare.map((x) => x.rps),
+          pick((r) => r.pg[c]?.tps),
+          ' req/s',
+          '>=',
+          0,
+        ),
+        target: undefined,
+        pass: undefined,
+      });
+      f.push({
+        ...ratioFigure(
+          `REST rescore ${c} conns vs bare handler ${c}`,
+          pick((r) => r.rest[c]?.rps),
+          bare.map((x) => x.rps),
+          ' req/s',
+          '>=',
+          0,
+        ),
+        target: undefined,
+        pass: undefined,
+      });
     }
   }
   if (rounds[0]?.pg[8]) {
     // No collapse under concurrency: 32 connections carry at least what 8 do.
     const scaling = (name: string, at: (r: Round, c: number) => number | undefined) =>
-      ratioFigure(`${name}: 32 conns vs 8`, pick((r) => at(r, 32)), pick((r) => at(r, 8)), '/s', '>=', 1);
+      ratioFigure(
+        `${name}: 32 conns vs 8`,
+        pick((r) => at(r, 32)),
+        pick((r) => at(r, 8)),
+        '/s',
+        '>=',
+        1,
+      );
     f.push(scaling('SQL ceiling', (r, c) => r.pg[c]?.tps));
     f.push(scaling('REST rescore', (r, c) => r.rest[c]?.rps));
     f.push(scaling('GraphQL rescore', (r, c) => r.gql[c]?.rps));
@@ -386,24 +486,69 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const long = pick((r) => r.long8);
     const fresh = pick((r) => r.fresh8);
     http.push(...long, ...fresh);
-    f.push(ratioFigure('rescore on long stream vs fresh (8 conns)', long.map((x) => x.rps), fresh.map((x) => x.rps), ' req/s', '>=', 0.9));
+    f.push(
+      ratioFigure(
+        'rescore on long stream vs fresh (8 conns)',
+        long.map((x) => x.rps),
+        fresh.map((x) => x.rps),
+        ' req/s',
+        '>=',
+        0.9,
+      ),
+    );
     const hist = pick((r) => r.history);
     const get = pick((r) => r.get);
     http.push(...hist, ...get);
-    f.push(ratioFigure('history page p99 vs GET /tensions/:id p99', hist.map((x) => x.p99), get.map((x) => x.p99), ' ms', '<=', 2));
+    f.push(
+      ratioFigure(
+        'history page p99 vs GET /tensions/:id p99',
+        hist.map((x) => x.p99),
+        get.map((x) => x.p99),
+        ' ms',
+        '<=',
+        2,
+      ),
+    );
     f.push({ name: '  history / GET req/s', value: `${fmt(median(hist.map((x) => x.rps)))} / ${fmt(median(get.map((x) => x.rps)))}` });
     const asOf = pick((r) => r.asOf);
     http.push(...asOf);
-    f.push(ratioFigure(`as-of read of version ${sizes.longEvents} p99 vs history page p99`, asOf.map((x) => x.p99), hist.map((x) => x.p99), ' ms', '<=', 3));
+    f.push(
+      ratioFigure(
+        `as-of read of version ${sizes.longEvents} p99 vs history page p99`,
+        asOf.map((x) => x.p99),
+        hist.map((x) => x.p99),
+        ' ms',
+        '<=',
+        3,
+      ),
+    );
   }
   if (rounds[0]?.rebuild) {
     const cli = pick((r) => r.rebuild);
     const sql = pick((r) => r.rebuildCeiling);
-    f.push(ratioFigure(`rebuild (CLI, ${cli[0].events} events / ${cli[0].streams} streams) vs SQL`, cli.map((x) => x.eventsPerSecond), sql.map((x) => x.eventsPerSecond), ' ev/s', '>=', 0.25));
+    f.push(
+      ratioFigure(
+        `rebuild (CLI, ${cli[0].events} events / ${cli[0].streams} streams) vs SQL`,
+        cli.map((x) => x.eventsPerSecond),
+        sql.map((x) => x.eventsPerSecond),
+        ' ev/s',
+        '>=',
+        0.25,
+      ),
+    );
     const during = pick((r) => r.duringRebuild8);
     const quiet = pick((r) => r.quiet8);
     http.push(...during, ...quiet);
-    f.push(ratioFigure('rescore p99 during a rebuild vs without (8 conns)', during.map((x) => x.p99), quiet.map((x) => x.p99), ' ms', '<=', 3));
+    f.push(
+      ratioFigure(
+        'rescore p99 during a rebuild vs without (8 conns)',
+        during.map((x) => x.p99),
+        quiet.map((x) => x.p99),
+        ' ms',
+        '<=',
+        3,
+      ),
+    );
     f.push({ name: '  during / without req/s', value: `${fmt(median(during.map((x) => x.rps)))} / ${fmt(median(quiet.map((x) => x.rps)))}` });
     f.push({ name: '  rebuild under load (CLI durationMs)', value: fmt(median(pick((r) => r.rebuildUnderLoad?.ms)), ' ms') });
     const failed = during.reduce((n, h) => n + h.non2xx + h.errors, 0);
@@ -413,7 +558,16 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const keyed = pick((r) => r.keyed8);
     const unverified = pick((r) => r.unverified8);
     http.push(...keyed, ...unverified);
-    f.push(ratioFigure('bearer key vs verification short-circuited (rescore 8)', keyed.map((x) => x.rps), unverified.map((x) => x.rps), ' req/s', '>=', 0.9));
+    f.push(
+      ratioFigure(
+        'bearer key vs verification short-circuited (rescore 8)',
+        keyed.map((x) => x.rps),
+        unverified.map((x) => x.rps),
+        ' req/s',
+        '>=',
+        0.9,
+      ),
+    );
   }
   if (rounds[0]?.metricsOff8) {
     const off = pick((r) => r.metricsOff8);
@@ -422,10 +576,35 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
     const traced = pick((r) => r.traced8);
     http.push(...off, ...on, ...spans, ...traced);
     // Costs as targets: metrics ≤ 5 % (ratio ≥ 0.95); tracing with a no-op exporter ≤ 15 % (≥ 0.85).
-    f.push(ratioFigure('metrics on vs off (REST rescore 8)', on.map((x) => x.rps), off.map((x) => x.rps), ' req/s', '>=', 0.95));
-    f.push(ratioFigure('tracing, no-op exporter vs off (REST rescore 8)', spans.map((x) => x.rps), on.map((x) => x.rps), ' req/s', '>=', 0.85));
+    f.push(
+      ratioFigure(
+        'metrics on vs off (REST rescore 8)',
+        on.map((x) => x.rps),
+        off.map((x) => x.rps),
+        ' req/s',
+        '>=',
+        0.95,
+      ),
+    );
+    f.push(
+      ratioFigure(
+        'tracing, no-op exporter vs off (REST rescore 8)',
+        spans.map((x) => x.rps),
+        on.map((x) => x.rps),
+        ' req/s',
+        '>=',
+        0.85,
+      ),
+    );
     f.push({
-      ...ratioFigure('  tracing exported over OTLP/HTTP vs off', traced.map((x) => x.rps), on.map((x) => x.rps), ' req/s', '>=', 0),
+      ...ratioFigure(
+        '  tracing exported over OTLP/HTTP vs off',
+        traced.map((x) => x.rps),
+        on.map((x) => x.rps),
+        ' req/s',
+        '>=',
+        0,
+      ),
       target: undefined,
       pass: undefined,
     });

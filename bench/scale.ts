@@ -46,12 +46,22 @@ const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_
 async function timed(url: string, key: string, path: string, connections: number, seconds: number): Promise<HttpResult> {
   const result = await autocannon({ url: `${url}${path}`, connections, duration: seconds, timeout: 30, headers: { authorization: `Bearer ${key}` } });
   return {
-    connections, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
-    requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts,
+    connections,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
   };
 }
 
-export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleOptions, log: (s: string) => void): Promise<{ figures: Figure[]; raw: unknown }> {
+export async function scaleBench(
+  serverUrl: string,
+  outDir: string,
+  opts: ScaleOptions,
+  log: (s: string) => void,
+): Promise<{ figures: Figure[]; raw: unknown }> {
   const db = await createBenchDatabase(serverUrl, process.env.BENCH_SCALE_DB_NAME ?? `bench_scale_${Date.now()}_${process.pid}`);
   const stops: (() => Promise<void>)[] = [];
   try {
@@ -61,10 +71,16 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
     const agent = await provisionAgent(svc.url);
     const admin = await Api.loginAdmin(svc.url);
     const role = await admin.call('POST', '/roles', {
-      code: `bench-scale-reader-${Date.now()}`, name: 'Bench scale reader',
+      code: `bench-scale-reader-${Date.now()}`,
+      name: 'Bench scale reader',
       permissions: ['tensions:read', 'actors:read', 'users:read', 'events:read', 'audit:read'],
     });
-    const reader = await admin.call('POST', '/users', { type: 'agent', email: `bench-scale-${Date.now()}@example.com`, name: 'Bench scale reader', roleIds: [role.id] });
+    const reader = await admin.call('POST', '/users', {
+      type: 'agent',
+      email: `bench-scale-${Date.now()}@example.com`,
+      name: 'Bench scale reader',
+      roleIds: [role.id],
+    });
     const { key } = await admin.call('POST', `/users/${reader.id}/api-keys`, { name: 'bench-scale' });
     const started = performance.now();
     await writeScaleData((sql, params) => db.query(sql, params), opts.sizes, log);
@@ -121,8 +137,12 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
     // all of them again (rebuilt, timed): the two "all" sides enclose the others, so a drift of the machine
     // or the service's warm-up falls on both sides. An unmeasured load warms the service first.
     const pool = Array.from({ length: Math.min(10_000, opts.sizes.tensions) }, (_, i) => scaleTensionId(1 + i));
-    const rescore = async (seconds = Math.max(opts.seconds, 8)) => load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds);
-    const definitions = await db.query<{ indexname: string; indexdef: string }>('select indexname, indexdef from pg_indexes where indexname = any($1::text[])', [[...TRIGRAM, ...BTREE]]);
+    const rescore = async (seconds = Math.max(opts.seconds, 8)) =>
+      load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds);
+    const definitions = await db.query<{ indexname: string; indexdef: string }>(
+      'select indexname, indexdef from pg_indexes where indexname = any($1::text[])',
+      [[...TRIGRAM, ...BTREE]],
+    );
     await rescore(Math.max(2, opts.seconds));
     const withAll = await rescore();
     for (const index of TRIGRAM) await db.query(`drop index ${index}`);
@@ -137,14 +157,21 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
     }
     const withAllAgain = await rescore();
     const withRps = (withAll.rps + withAllAgain.rps) / 2;
-    log(`scale rescore: all indexes ${Math.round(withAll.rps)}, without trigram ${Math.round(withoutTrigram.rps)}, without the new ones ${Math.round(withoutNew.rps)}, ` +
-      `all again ${Math.round(withAllAgain.rps)} req/s; index builds ${JSON.stringify(buildMs)} ms`);
+    log(
+      `scale rescore: all indexes ${Math.round(withAll.rps)}, without trigram ${Math.round(withoutTrigram.rps)}, without the new ones ${Math.round(withoutNew.rps)}, ` +
+        `all again ${Math.round(withAllAgain.rps)} req/s; index builds ${JSON.stringify(buildMs)} ms`,
+    );
     const sizes = await db.query<{ name: string; bytes: string }>(
-      'select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c where c.relname = any($1::text[]) order by 1', [[...TRIGRAM, ...BTREE]]);
+      'select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c where c.relname = any($1::text[]) order by 1',
+      [[...TRIGRAM, ...BTREE]],
+    );
 
     const getP99 = median(gets.map((g) => g.p99));
     const figures: Figure[] = [
-      { name: `scale: ${opts.sizes.tensions} tensions, ${events} events, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`, value: `setup ${fmt(setupMs / 1000, ' s')}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}` },
+      {
+        name: `scale: ${opts.sizes.tensions} tensions, ${events} events, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`,
+        value: `setup ${fmt(setupMs / 1000, ' s')}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}`,
+      },
       { name: '  GET /tensions/:id p50 / p99', value: `${median(gets.map((g) => g.p50))} / ${getP99} ms` },
     ];
     for (const [name] of paths) {
@@ -152,20 +179,46 @@ export async function scaleBench(serverUrl: string, outDir: string, opts: ScaleO
       // per round: this query's p99 over the same round's GET p99
       const ratio = median(xs.map((x, i) => x.p99 / gets[i].p99));
       figures.push({
-        name: `  ${name}: p50 / p99`, value: `${median(xs.map((x) => x.p50))} / ${median(xs.map((x) => x.p99))} ms`,
-        against: `${getP99} ms`, ratio, target: '<= 5', pass: ratio <= 5,
+        name: `  ${name}: p50 / p99`,
+        value: `${median(xs.map((x) => x.p50))} / ${median(xs.map((x) => x.p99))} ms`,
+        against: `${getP99} ms`,
+        ratio,
+        target: '<= 5',
+        pass: ratio <= 5,
       });
     }
     figures.push({
-      name: '  REST rescore 8 conns, all indexes (mean of before and after) vs without the new ones', value: fmt(withRps, ' req/s'),
-      against: fmt(withoutNew.rps, ' req/s'), ratio: withRps / withoutNew.rps, target: '>= 0.9', pass: withRps / withoutNew.rps >= 0.9,
+      name: '  REST rescore 8 conns, all indexes (mean of before and after) vs without the new ones',
+      value: fmt(withRps, ' req/s'),
+      against: fmt(withoutNew.rps, ' req/s'),
+      ratio: withRps / withoutNew.rps,
+      target: '>= 0.9',
+      pass: withRps / withoutNew.rps >= 0.9,
     });
-    figures.push({ name: '    all indexes before / after; without the trigram indexes only', value: `${fmt(withAll.rps)} / ${fmt(withAllAgain.rps)}; ${fmt(withoutTrigram.rps, ' req/s')}` });
-    figures.push({ name: '    new indexes: size (MiB), build (ms)', value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name]}`).join('; ') });
+    figures.push({
+      name: '    all indexes before / after; without the trigram indexes only',
+      value: `${fmt(withAll.rps)} / ${fmt(withAllAgain.rps)}; ${fmt(withoutTrigram.rps, ' req/s')}`,
+    });
+    figures.push({
+      name: '    new indexes: size (MiB), build (ms)',
+      value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name]}`).join('; '),
+    });
     const http = [...gets, ...Object.values(measured).flat(), withAll, withoutTrigram, withoutNew, withAllAgain];
     const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
     figures.push({ name: '  non-2xx and errors (scale loads)', value: String(bad), target: '= 0', pass: bad === 0 });
-    return { figures, raw: { sizes: opts.sizes, dryRun, setupMs, databaseBytes: Number(size), events: Number(events), gets, measured, rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes } } };
+    return {
+      figures,
+      raw: {
+        sizes: opts.sizes,
+        dryRun,
+        setupMs,
+        databaseBytes: Number(size),
+        events: Number(events),
+        gets,
+        measured,
+        rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes },
+      },
+    };
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     if (process.argv.includes('--keep-db')) await db.close();

@@ -19,7 +19,10 @@ export async function provisionAgent(url: string): Promise<Omit<Provisioned, 'sa
     permissions: ['tensions:read', 'tensions:write', 'actors:read'],
   });
   const agent = await admin.call('POST', '/users', {
-    type: 'agent', email: `bench-agent-${Date.now()}@example.com`, name: 'Bench agent', roleIds: [role.id],
+    type: 'agent',
+    email: `bench-agent-${Date.now()}@example.com`,
+    name: 'Bench agent',
+    roleIds: [role.id],
   });
   const { key } = await admin.call('POST', `/users/${agent.id}/api-keys`, { name: 'bench' });
   const actor = await admin.call('POST', '/actors', { name: 'Bench organization', type: 'organization' });
@@ -33,7 +36,12 @@ export async function provisionReaders(url: string, users: number): Promise<stri
   const role = await admin.call('POST', '/roles', { code: `bench-reader-${Date.now()}`, name: 'Bench feed reader', permissions: ['events:read'] });
   const keys: string[] = [];
   for (let i = 0; i < users; i++) {
-    const user = await admin.call('POST', '/users', { type: 'agent', email: `bench-reader-${Date.now()}-${i}@example.com`, name: `Bench feed reader ${i}`, roleIds: [role.id] });
+    const user = await admin.call('POST', '/users', {
+      type: 'agent',
+      email: `bench-reader-${Date.now()}-${i}@example.com`,
+      name: `Bench feed reader ${i}`,
+      roleIds: [role.id],
+    });
     keys.push((await admin.call('POST', `/users/${user.id}/api-keys`, { name: 'bench-feed' })).key);
   }
   return keys;

@@ -9,10 +9,7 @@ export type SubscriberCommand =
   /** responses: [event key, time its 200 arrived]; waits up to graceMs for every subscriber to have every key */
   | { cmd: 'collect'; responses: [string, number][]; graceMs: number };
 
-export type SubscriberReply =
-  | { kind: 'ready' }
-  | { kind: 'error'; message: string }
-  | { kind: 'summary'; summary: LagSummary };
+export type SubscriberReply = { kind: 'ready' } | { kind: 'error'; message: string } | { kind: 'summary'; summary: LagSummary };
 
 export interface LagSummary {
   subscribers: number;

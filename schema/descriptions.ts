@@ -3,9 +3,7 @@
 // them for every field and argument that has no GraphQL-specific description of its own.
 import { getNamedType, isInputObjectType, isObjectType, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import {
-  historyEntryOutput, historyQuery, listTensionsQuery, rebuildReportOutput, tensionOutput,
-} from '../server/application/tensions/tension.inputs.js';
+import { historyEntryOutput, historyQuery, listTensionsQuery, rebuildReportOutput, tensionOutput } from '../server/application/tensions/tension.inputs.js';
 import { actorOutput, createActorInput, listActorsQuery, updateActorInput } from '../server/application/actors/actor.inputs.js';
 import { userOutput } from '../server/application/users/user.read.js';
 import { createUserInput, listUsersInput, updateUserInput } from '../server/application/users/users.js';
@@ -16,7 +14,13 @@ import { changePasswordInput, loginInput, meOutput } from '../server/application
 import { feedEventOutput, listEventsQuery } from '../server/application/events/events.js';
 import { auditEntryOutput, listAuditQuery } from '../server/application/audit/audit.js';
 import {
-  createWebhookInput, deliveryOutput, listDeliveriesInput, listWebhooksInput, replayOutput, updateWebhookInput, webhookOutput,
+  createWebhookInput,
+  deliveryOutput,
+  listDeliveriesInput,
+  listWebhooksInput,
+  replayOutput,
+  updateWebhookInput,
+  webhookOutput,
 } from '../server/application/webhooks/operations.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
@@ -110,12 +114,13 @@ function fill(members: readonly (GraphQLField<unknown, unknown> | GraphQLInputFi
 /** A root field's description: the REST operation's of the same permission-table operation, so both faces say the same. */
 function operationDescription(field: GraphQLField<unknown, unknown>): string | undefined {
   const op = (field.extensions as { pothosOptions?: { authScopes?: { operation?: string } } }).pothosOptions?.authScopes?.operation;
-  const doc = op ? REST_ROUTE_DOCS.find((r) => r.operation === op && r.method !== 'get') ?? REST_ROUTE_DOCS.find((r) => r.operation === op) : undefined;
-  return doc ? (doc as { description?: string }).description ?? doc.summary : undefined;
+  const doc = op ? (REST_ROUTE_DOCS.find((r) => r.operation === op && r.method !== 'get') ?? REST_ROUTE_DOCS.find((r) => r.operation === op)) : undefined;
+  return doc ? ((doc as { description?: string }).description ?? doc.summary) : undefined;
 }
 
 const ROOT: Record<string, string> = {
-  Query: 'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
+  Query:
+    'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
   Mutation: 'Writes, each one application command in one transaction. Refusals are errors with the REST code upper-cased in `extensions.code`.',
   Subscription: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.',
 };

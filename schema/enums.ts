@@ -91,7 +91,11 @@ export const ViaEnum = closedSet('Via', {
 
 export const AuthenticatedByEnum = closedSet('AuthenticatedBy', {
   description: 'How the caller of this request authenticated.',
-  values: values({ session: 'A password session (the admin web app cookie).', api_key: 'An API key (`Authorization: Bearer`).', oauth: 'An OAuth access token a person granted an AI client (MCP only).' }),
+  values: values({
+    session: 'A password session (the admin web app cookie).',
+    api_key: 'An API key (`Authorization: Bearer`).',
+    oauth: 'An OAuth access token a person granted an AI client (MCP only).',
+  }),
 });
 
 export const TensionEventTypeEnum = closedSet('TensionEventType', {

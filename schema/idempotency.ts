@@ -31,12 +31,7 @@ interface KeptRefusal {
  * field name and its arguments without the key. A replayed value is the kept JSON (dates as ISO strings,
  * a created key without its secret), which the types serialise as they would the first.
  */
-export async function idempotentMutation<T>(
-  context: GraphQLContext,
-  field: string,
-  args: Record<string, unknown>,
-  run: () => Promise<Result<T>>,
-): Promise<T> {
+export async function idempotentMutation<T>(context: GraphQLContext, field: string, args: Record<string, unknown>, run: () => Promise<Result<T>>): Promise<T> {
   const { idempotencyKey, ...rest } = args;
   const key = unwrap(parseIdempotencyKey(idempotencyKey, 'idempotencyKey'));
   const ctx = gqlCtx(context);

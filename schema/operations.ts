@@ -43,7 +43,8 @@ function outputType(entry: OperationEntry) {
  * (`linkedActorId: null` unlinks).
  */
 function nullsAsAbsent(value: Record<string, unknown>, json: JsonSchema): Record<string, unknown> {
-  const admitsNull = (p: JsonSchema | undefined) => !!p && (p.type === 'null' || (Array.isArray(p.type) && p.type.includes('null')) || !!p.anyOf?.some((v) => v.type === 'null'));
+  const admitsNull = (p: JsonSchema | undefined) =>
+    !!p && (p.type === 'null' || (Array.isArray(p.type) && p.type.includes('null')) || !!p.anyOf?.some((v) => v.type === 'null'));
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => v !== null || admitsNull(json.properties?.[k])));
 }
 
@@ -75,14 +76,30 @@ function serve(entry: OperationEntry): void {
         ...Object.fromEntries(params.map((p) => [p.arg, arg.id({ required: true })])),
         ...(inputType ? { input: arg({ type: inputType, required: entry.rest?.bodyRequired ?? !inputOptional(entry) }) } : {}),
         ...(gql.args === 'flat'
-          ? Object.fromEntries(Object.entries(json.properties ?? {}).map(([name, prop]) => [name, graphqlField((o) => arg(o), prop, required.has(name), `${gql.field}(${name})`)]))
+          ? Object.fromEntries(
+              Object.entries(json.properties ?? {}).map(([name, prop]) => [
+                name,
+                graphqlField((o) => arg(o), prop, required.has(name), `${gql.field}(${name})`),
+              ]),
+            )
           : {}),
         ...(mutation ? { idempotencyKey: idempotencyKeyArg(t.arg as never) } : {}),
       },
       resolve: async (_root: unknown, args: Record<string, unknown>, context: GraphQLContext) => {
         const ids = Object.fromEntries(params.map((p) => [p.rest, String(args[p.arg])]));
         const given = gql.args === 'input' ? ((args.input as Record<string, unknown> | null | undefined) ?? {}) : gql.args === 'flat' ? args : {};
-        const input = gql.args === 'none' ? undefined : nullsAsAbsent(gql.args === 'flat' ? withoutArgs(given, params.map((p) => p.arg)) : given, json);
+        const input =
+          gql.args === 'none'
+            ? undefined
+            : nullsAsAbsent(
+                gql.args === 'flat'
+                  ? withoutArgs(
+                      given,
+                      params.map((p) => p.arg),
+                    )
+                  : given,
+                json,
+              );
         const call = async (): Promise<Result<unknown>> => {
           const result = await entry.run(context.deps, gqlCtx(context), ids, input);
           return gql.type === 'Boolean' ? done(result) : result;

@@ -32,7 +32,10 @@ export type JsonSchema = {
 };
 
 /** The JSON Schema pattern zod writes for the shared UUID check (uuidSchema: any case, lower-cased). */
-const UUID_PATTERNS = new Set(['^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$']);
+const UUID_PATTERNS = new Set([
+  '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+]);
 
 type Scalar = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
 /** What one property is in GraphQL: a scalar or enum, maybe a list of them, and whether it admits null. */
@@ -77,7 +80,8 @@ export function graphqlShapeOf(json: JsonSchema, where = 'property'): GraphqlSha
   if (v.type === 'array') {
     if (!v.items) throw new Error(`zodInputType: ${where}: an array needs items`);
     const item = variantsOf(v.items);
-    if (!item.v || item.count !== 1 || item.nullable || item.v.type === 'array') throw new Error(`zodInputType: ${where}: unsupported items ${JSON.stringify(v.items)}`);
+    if (!item.v || item.count !== 1 || item.nullable || item.v.type === 'array')
+      throw new Error(`zodInputType: ${where}: unsupported items ${JSON.stringify(v.items)}`);
     return { named: namedOf(item.v, where), list: true, nullable };
   }
   return { named: namedOf(v, where), list: false, nullable };

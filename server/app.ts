@@ -49,16 +49,19 @@ export interface AppOptions {
 }
 
 function notFound(req: Request, res: Response, hint = ''): void {
-  res.status(404).type('application/problem+json').send(
-    JSON.stringify({
-      type: 'urn:market-service:problem:not_found',
-      title: 'Not found',
-      status: 404,
-      code: 'not_found',
-      detail: `No route ${req.method} ${req.originalUrl.split('?')[0]}.${hint}`,
-      requestId: req.requestId,
-    }),
-  );
+  res
+    .status(404)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: 'urn:market-service:problem:not_found',
+        title: 'Not found',
+        status: 404,
+        code: 'not_found',
+        detail: `No route ${req.method} ${req.originalUrl.split('?')[0]}.${hint}`,
+        requestId: req.requestId,
+      }),
+    );
 }
 
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
@@ -87,9 +90,9 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     if (opts.health?.draining()) return void res.status(503).json({ status: 'stopping' });
     try {
       // Write-capable, not merely up: a standby or a database set read-only would refuse every write.
-      const [probe] = await (deps.orm.em.fork()).execute<{ recovery: boolean; read_only: string }[]>(
-        `select pg_is_in_recovery() as recovery, current_setting('transaction_read_only') as read_only`,
-      );
+      const [probe] = await deps.orm.em
+        .fork()
+        .execute<{ recovery: boolean; read_only: string }[]>(`select pg_is_in_recovery() as recovery, current_setting('transaction_read_only') as read_only`);
       if (probe.recovery || probe.read_only === 'on') return void res.status(503).json({ status: 'read_only' });
       if (opts.health && !(await opts.health.schemaCurrent())) return void res.status(503).json({ status: 'migrations_pending' });
       res.json({ status: 'ready' });

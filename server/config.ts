@@ -2,7 +2,11 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** An origin exactly as browsers send it: scheme, host and optional port, nothing else. */
 function asOrigin(entry: string): string | null {
@@ -84,49 +88,65 @@ const trustProxy = z.string().transform((v, c): number | string[] => {
   return z.NEVER;
 });
 
-const schema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default('127.0.0.1'),
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
-    DATA_DIR: z.string().min(1).default('./.data'),
-    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    ADMIN_EMAIL: z.email().optional(),
-    ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
-    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-    DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
-    GRAPHIQL: z.enum(['true', 'false']).optional(),
-    GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
-    MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-    OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
-    METRICS: z.enum(['true', 'false']).default('true'),
-    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    // No default here: unset leaves a limit set on the role, the database or the server alone (database.ts).
-    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
-    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
-    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
-    CORS_ORIGINS: corsOrigins.optional(),
-    TRUST_PROXY: trustProxy.optional(),
-    PUBLIC_URL: publicUrl.optional(),
-    ALLOWED_HOSTS: allowedHosts.optional(),
-    OAUTH_ALLOW_PRIVATE_CLIENTS: z.enum(['true', 'false']).default('false'),
-    FEED_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
-    NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a nats://, tls:// or ws(s):// URL (comma-separate several)').optional(),
-    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)').default('market.events'),
-    NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -').default('MARKET_EVENTS'),
-    RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
-    REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).default('false'),
-    WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
-    WEBHOOKS: z.enum(['true', 'false']).default('true'),
-    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
-  });
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(12),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
+  GRAPHIQL: z.enum(['true', 'false']).optional(),
+  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(300_000),
+  MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  METRICS: z.enum(['true', 'false']).default('true'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // No default here: unset leaves a limit set on the role, the database or the server alone (database.ts).
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
+  CORS_ORIGINS: corsOrigins.optional(),
+  TRUST_PROXY: trustProxy.optional(),
+  PUBLIC_URL: publicUrl.optional(),
+  ALLOWED_HOSTS: allowedHosts.optional(),
+  OAUTH_ALLOW_PRIVATE_CLIENTS: z.enum(['true', 'false']).default('false'),
+  FEED_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a nats://, tls:// or ws(s):// URL (comma-separate several)')
+    .optional(),
+  NATS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and - (no wildcards)')
+    .default('market.events'),
+  NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')
+    .default('MARKET_EVENTS'),
+  RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+  REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOKS: z.enum(['true', 'false']).default('true'),
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+});
 
 /** Rules across variables, checked on the raw values so they are reported with every other problem. */
 function crossChecks(env: Record<string, string | undefined>): string[] {
@@ -229,10 +249,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const blankless = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(blankless);
-  const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
-    ...crossChecks(blankless),
-  ];
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)), ...crossChecks(blankless)];
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const prod = e.NODE_ENV === 'production';

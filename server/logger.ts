@@ -18,9 +18,19 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       },
       redact: {
         paths: [
-          'password', '*.password', 'newPassword', '*.newPassword', 'currentPassword', '*.currentPassword',
-          'key', '*.key', 'token', '*.token',
-          'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]',
+          'password',
+          '*.password',
+          'newPassword',
+          '*.newPassword',
+          'currentPassword',
+          '*.currentPassword',
+          'key',
+          '*.key',
+          'token',
+          '*.token',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'res.headers["set-cookie"]',
         ],
         censor: '[redacted]',
       },
@@ -42,10 +52,12 @@ export function pinoStderr(): DestinationStream {
 const WITHHELD = new Set(['sql', 'query', 'bindings', 'params', 'parameters', 'values', 'detail', 'where', 'internalQuery', 'raw']);
 
 /** The statements PostgreSQL runs: knex starts a failed query's message with the query, its values inlined. */
-const SQL_START = /^\s*\(?\s*(select|insert|update|delete|with|set|create|alter|drop|begin|commit|rollback|lock|truncate|copy|do|call|explain|values|grant|revoke|savepoint|release|prepare|execute|listen|notify|vacuum|analyze|reset|show|table)\b/i;
+const SQL_START =
+  /^\s*\(?\s*(select|insert|update|delete|with|set|create|alter|drop|begin|commit|rollback|lock|truncate|copy|do|call|explain|values|grant|revoke|savepoint|release|prepare|execute|listen|notify|vacuum|analyze|reset|show|table)\b/i;
 
 /** PostgreSQL quotes identifiers after these words; any other quoted text in its message is a value. */
-const IDENTIFIER_BEFORE = /\b(relation|column|table|constraint|index|function|schema|type|role|database|sequence|trigger|view|operator|extension|domain|cursor|statement|savepoint|portal|channel|tablespace|collation|policy)\s+$/i;
+const IDENTIFIER_BEFORE =
+  /\b(relation|column|table|constraint|index|function|schema|type|role|database|sequence|trigger|view|operator|extension|domain|cursor|statement|savepoint|portal|channel|tablespace|collation|policy)\s+$/i;
 
 function maskValues(message: string): string {
   return message.replace(/"(?:[^"]|"")*"/g, (quoted, offset: number) => (IDENTIFIER_BEFORE.test(message.slice(0, offset)) ? quoted : '"[withheld]"'));
@@ -82,7 +94,13 @@ export function safeError(err: unknown, depth = 0): unknown {
   for (const key of Object.keys(err)) {
     if (WITHHELD.has(key) || key in out || key === 'cause' || key === 'errors') continue;
     const value = err[key];
-    out[key] = isErrorLike(value) ? (depth < 5 ? safeError(value, depth + 1) : '[error]') : typeof value === 'string' && database ? withoutSql(value, true) : value;
+    out[key] = isErrorLike(value)
+      ? depth < 5
+        ? safeError(value, depth + 1)
+        : '[error]'
+      : typeof value === 'string' && database
+        ? withoutSql(value, true)
+        : value;
   }
   if (err.cause !== undefined && depth < 5) out.cause = safeError(err.cause, depth + 1);
   if (Array.isArray(err.errors) && depth < 5) out.aggregateErrors = err.errors.map((e: unknown) => safeError(e, depth + 1));

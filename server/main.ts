@@ -29,12 +29,7 @@ const DRAIN_LIMIT_MS = 30_000;
 /** How often expired sessions, stale login attempts and expired idempotent answers are deleted (each instance; the deletes are idempotent). */
 const HOUSEKEEPING_MS = 10 * 60_000;
 
-export async function startService(
-  config: Config,
-  logger: Logger,
-  appOptions: AppOptions = {},
-  embedded?: Promise<EmbeddedDatabase>,
-): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, appOptions: AppOptions = {}, embedded?: Promise<EmbeddedDatabase>): Promise<RunningService> {
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: serviceVersion(), exporter: config.tracesExporter }) : undefined;
   const sessionSecret = await resolveSessionSecret(config);
   const db = await openServiceDatabase(config, logger, embedded, { migrate: config.migrateOnStart, timeouts: true });
@@ -91,8 +86,15 @@ export async function startService(
   // The in-process relay (NATS_URL set): one of the instances holds the lease and publishes, the others stand
   // by. It connects in the background: the API does not need NATS, so a NATS outage never stops a start.
   const relay = config.natsUrl
-    ? await (await import('./relay/nats-relay.js')).startNatsRelay({
-        orm: db.orm, logger, natsUrl: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, stream: config.natsStream, leaseMs: config.relayLeaseMs,
+    ? await (
+        await import('./relay/nats-relay.js')
+      ).startNatsRelay({
+        orm: db.orm,
+        logger,
+        natsUrl: config.natsUrl,
+        subjectPrefix: config.natsSubjectPrefix,
+        stream: config.natsStream,
+        leaseMs: config.relayLeaseMs,
         metrics: deps.metrics,
       })
     : undefined;
@@ -100,8 +102,15 @@ export async function startService(
   // The webhook dispatcher (SPEC §14): every instance runs one unless WEBHOOKS=false; they share the work through the database.
   const webhooks = config.webhooks
     ? (await import('./application/webhooks/dispatcher.js')).startWebhookDispatcher({
-        orm: db.orm, logger, clock: deps.clock, newId: deps.newId, metrics: deps.metrics, resolveHost: deps.resolveHost,
-        allowPrivate: config.webhookAllowPrivate, concurrency: config.webhookConcurrency, leaseMs: config.webhookLeaseMs,
+        orm: db.orm,
+        logger,
+        clock: deps.clock,
+        newId: deps.newId,
+        metrics: deps.metrics,
+        resolveHost: deps.resolveHost,
+        allowPrivate: config.webhookAllowPrivate,
+        concurrency: config.webhookConcurrency,
+        leaseMs: config.webhookLeaseMs,
       })
     : undefined;
 

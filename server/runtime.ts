@@ -58,14 +58,19 @@ export async function openServiceDatabase(
     // Migrations run without the limits: one may rewrite a large table, or wait for a running instance's locks.
     if (opts.migrate ?? true) await migrate(db.orm, logger);
     if (opts.timeouts) {
-      await applyTimeouts(db, config.dbPoolMax, {
-        statementMs: config.dbStatementTimeoutMs,
-        lockMs: config.dbLockTimeoutMs,
-        // a transaction left open by a stuck client holds its row locks; end it well after any statement could
-        // (with the statement limit unset, the role's or database's idle limit stands, else the default's)
-        idleInTransactionMs:
-          config.dbStatementTimeoutMs === undefined ? undefined : config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
-      }, config.dbAcquireTimeoutMs);
+      await applyTimeouts(
+        db,
+        config.dbPoolMax,
+        {
+          statementMs: config.dbStatementTimeoutMs,
+          lockMs: config.dbLockTimeoutMs,
+          // a transaction left open by a stuck client holds its row locks; end it well after any statement could
+          // (with the statement limit unset, the role's or database's idle limit stands, else the default's)
+          idleInTransactionMs:
+            config.dbStatementTimeoutMs === undefined ? undefined : config.dbStatementTimeoutMs ? Math.max(60_000, config.dbStatementTimeoutMs * 2) : 0,
+        },
+        config.dbAcquireTimeoutMs,
+      );
     }
     return db;
   } catch (err) {

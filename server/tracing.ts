@@ -55,11 +55,7 @@ export async function inSpan<T>(name: string, attributes: Record<string, string>
 export function httpTracing(routeOf: (req: Request) => string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const parent = propagation.extract(context.active(), req.headers);
-    const span = tracer().startSpan(
-      req.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } },
-      parent,
-    );
+    const span = tracer().startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } }, parent);
     if (!span.isRecording()) return next();
     res.locals.traceId = span.spanContext().traceId;
     res.on('finish', () => {

@@ -74,7 +74,12 @@ function Session({ notice, markSignedIn, restart }: { notice: Notice; markSigned
       </SessionContext.Provider>
     );
   }
-  if (fetching && !error) return <div className="center-page"><Loading /></div>;
+  if (fetching && !error)
+    return (
+      <div className="center-page">
+        <Loading />
+      </div>
+    );
   if (error && errorCode(error) !== 'UNAUTHENTICATED') {
     return (
       <div className="center-page">
@@ -84,4 +89,3 @@ function Session({ notice, markSignedIn, restart }: { notice: Notice; markSigned
   }
   return <LoginPage notice={notice} onSignedIn={() => restart(null)} />;
 }
-

@@ -87,10 +87,17 @@ export function Shell() {
 
   return (
     <div className="app">
-      <a className="skip-link" href="#main">{t('app.skipToContent')}</a>
+      <a className="skip-link" href="#main">
+        {t('app.skipToContent')}
+      </a>
       <header className={`topbar${menuOpen ? ' open' : ''}`}>
         <div className="topbar-inner">
-          <Link to="/" className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</Link>
+          <Link to="/" className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◆
+            </span>
+            {t('app.title')}
+          </Link>
           <Button className="nav-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
             <span aria-hidden="true">☰</span> {t('nav.menu')}
           </Button>
@@ -100,16 +107,22 @@ export function Shell() {
                 const active = location.path === n.to || location.path.startsWith(`${n.to}/`);
                 return (
                   <li key={n.to}>
-                    <Link to={n.to} aria-current={active ? 'page' : undefined}>{t(n.label)}</Link>
+                    <Link to={n.to} aria-current={active ? 'page' : undefined}>
+                      {t(n.label)}
+                    </Link>
                   </li>
                 );
               })}
             </ul>
           </nav>
           <div className="topbar-tools">
-            <span className="whoami" title={me.user.email}>{t('nav.signedInAs', { name: me.user.name })}</span>
+            <span className="whoami" title={me.user.email}>
+              {t('nav.signedInAs', { name: me.user.name })}
+            </span>
             <LanguageSwitch />
-            <Button variant="ghost" onClick={() => void logout()}>{t('nav.logout')}</Button>
+            <Button variant="ghost" onClick={() => void logout()}>
+              {t('nav.logout')}
+            </Button>
           </div>
         </div>
       </header>

@@ -2,7 +2,10 @@
 import { ADMIN } from './service.js';
 
 export class Api {
-  constructor(readonly url: string, private auth: Record<string, string> = {}) {}
+  constructor(
+    readonly url: string,
+    private auth: Record<string, string> = {},
+  ) {}
 
   static async loginAdmin(url: string): Promise<Api> {
     const res = await fetch(`${url}/api/v1/auth/login`, {
@@ -11,7 +14,10 @@ export class Api {
       body: JSON.stringify(ADMIN),
     });
     if (!res.ok) throw new Error(`admin login failed: ${res.status} ${await res.text()}`);
-    const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     return new Api(url, { cookie, 'x-csrf-protection': '1' });
   }
 

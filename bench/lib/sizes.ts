@@ -23,13 +23,29 @@ export interface Sizes {
 export function sizesFor(quick: boolean, rounds?: number): Sizes {
   return quick
     ? {
-        quick, tensions: 200, sensedViaApi: 20, longStreams: 8, longEvents: 1_000, rebuildStreams: 2_000,
-        rebuildEventsPerStream: 10, seconds: 2, rounds: rounds ?? 3, embeddedTensions: 64,
+        quick,
+        tensions: 200,
+        sensedViaApi: 20,
+        longStreams: 8,
+        longEvents: 1_000,
+        rebuildStreams: 2_000,
+        rebuildEventsPerStream: 10,
+        seconds: 2,
+        rounds: rounds ?? 3,
+        embeddedTensions: 64,
         relayBacklogStreams: 1_000,
       }
     : {
-        quick, tensions: 10_000, sensedViaApi: 200, longStreams: 8, longEvents: 10_000, rebuildStreams: 100_000,
-        rebuildEventsPerStream: 10, seconds: 8, rounds: rounds ?? 3, embeddedTensions: 64,
+        quick,
+        tensions: 10_000,
+        sensedViaApi: 200,
+        longStreams: 8,
+        longEvents: 10_000,
+        rebuildStreams: 100_000,
+        rebuildEventsPerStream: 10,
+        seconds: 8,
+        rounds: rounds ?? 3,
+        embeddedTensions: 64,
         relayBacklogStreams: 5_000,
       };
 }

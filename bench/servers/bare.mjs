@@ -45,18 +45,28 @@ app.post('/api/v1/tensions/:id/rescore', async (req, res) => {
     const score = Number(req.body?.score);
     if (score === state.score) return void res.json({ tension: rowToView(rows[0]), event: null });
     const metadata = {
-      actorKind: key.type, userId: key.user_id, userName: key.user_name, apiKeyId: key.id, apiKeyName: key.name,
-      via: 'rest', requestId: randomUUID(), correlationId: null, causationId: null,
+      actorKind: key.type,
+      userId: key.user_id,
+      userName: key.user_name,
+      apiKeyId: key.id,
+      apiKeyName: key.name,
+      via: 'rest',
+      requestId: randomUUID(),
+      correlationId: null,
+      causationId: null,
     };
     const event = { type: 'TensionRescored', data: { score, previousScore: state.score } };
-    const write = tensionWriteSql({
-      stream: { type: 'tension', id: state.id },
-      head: state.version,
-      next: { ...state, score, version: state.version + 1, updatedAt: now },
-      events: [event],
-      metadata,
-      opts: { newId: randomUUID, occurredAt: now },
-    }, 'fail');
+    const write = tensionWriteSql(
+      {
+        stream: { type: 'tension', id: state.id },
+        head: state.version,
+        next: { ...state, score, version: state.version + 1, updatedAt: now },
+        events: [event],
+        metadata,
+        opts: { newId: randomUUID, occurredAt: now },
+      },
+      'fail',
+    );
     const { rows: written } = await query(numbered(write.sql), write.params);
     if (!written[0]) return void res.status(409).end();
     const { events, ...tension } = written[0];

@@ -49,7 +49,13 @@ export const AuditVocabularyType = builder.objectRef<AuditVocabulary>('AuditVoca
   description:
     'The values an audit entry can hold, for building filters. `action` stays a String on every face, because names like `user.created` are not GraphQL enum names.',
   fields: (t) => ({
-    actions: t.stringList({ description: 'Every action an entry can record (`AuditEntry.action`, the `action` filter of `auditLog`).', resolve: (v) => [...v.actions] }),
-    targetTypes: t.stringList({ description: 'Every kind of target (`AuditTarget.type`, the `targetType` filter of `auditLog`).', resolve: (v) => [...v.targetTypes] }),
+    actions: t.stringList({
+      description: 'Every action an entry can record (`AuditEntry.action`, the `action` filter of `auditLog`).',
+      resolve: (v) => [...v.actions],
+    }),
+    targetTypes: t.stringList({
+      description: 'Every kind of target (`AuditTarget.type`, the `targetType` filter of `auditLog`).',
+      resolve: (v) => [...v.targetTypes],
+    }),
   }),
 });

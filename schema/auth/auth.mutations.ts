@@ -13,14 +13,17 @@ builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).
   login: t.field({
     type: MeRef,
-    description: 'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict). Wrong password, unknown email, agent or deactivated user: INVALID_CREDENTIALS, one answer for all; throttled (RATE_LIMITED). A user with a second factor: MFA_REQUIRED with `mfaRequired` and `mfaToken` in the extensions, and no cookie; finish with loginMfa.',
+    description:
+      'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict). Wrong password, unknown email, agent or deactivated user: INVALID_CREDENTIALS, one answer for all; throttled (RATE_LIMITED). A user with a second factor: MFA_REQUIRED with `mfaRequired` and `mfaToken` in the extensions, and no cookie; finish with loginMfa.',
     args: { input: t.arg({ type: LoginInput, required: true }) },
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
       const session = unwrap(await login(context.deps, actx, args.input));
       // SPEC §16: a user with a second factor gets no session yet; the client completes it with loginMfa.
       if (session.mfaRequired) {
-        throw toGraphQLError(refuse('mfa_required', 'Enter the code from your authenticator app to finish signing in.', { mfaRequired: true, mfaToken: session.mfaToken }));
+        throw toGraphQLError(
+          refuse('mfa_required', 'Enter the code from your authenticator app to finish signing in.', { mfaRequired: true, mfaToken: session.mfaToken }),
+        );
       }
       setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
       return unwrap(await meOfNewSession(context.deps, actx, session.token));

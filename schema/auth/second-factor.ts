@@ -7,11 +7,17 @@ import { unwrap } from '../errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { loginMfa, meOfNewSession } from '../../server/application/auth/auth.js';
 import {
-  confirmMfaEnrolment, disableMyMfa, getMyMfa, resetUserMfa, startMfaEnrolment, type MfaEnrolment, type MfaStatus, type RecoveryCodes,
+  confirmMfaEnrolment,
+  disableMyMfa,
+  getMyMfa,
+  resetUserMfa,
+  startMfaEnrolment,
+  type MfaEnrolment,
+  type MfaStatus,
+  type RecoveryCodes,
 } from '../../server/application/auth/second-factor.js';
 import { clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
-
 
 const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
   description: "The caller's second factor.",
@@ -27,7 +33,10 @@ const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
 const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implement({
   description: 'A started enrolment: the secret (shown once) as text, as an otpauth URI and as a QR code. Confirm it with confirmMfaEnrolment.',
   fields: (t) => ({
-    secret: t.exposeString('secret', { nullable: true, description: 'The TOTP secret (base32), to type into an authenticator app. Null on an idempotent replay: a secret is never kept.' }),
+    secret: t.exposeString('secret', {
+      nullable: true,
+      description: 'The TOTP secret (base32), to type into an authenticator app. Null on an idempotent replay: a secret is never kept.',
+    }),
     otpauthUri: t.exposeString('otpauthUri', { nullable: true, description: 'The otpauth://totp/… URI the QR code holds. Null on an idempotent replay.' }),
     qrCodeSvg: t.exposeString('qrCodeSvg', { nullable: true, description: 'The QR code as an SVG document. Null on an idempotent replay.' }),
   }),
@@ -35,7 +44,12 @@ const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implemen
 
 const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').implement({
   description: 'Single-use recovery codes, shown once.',
-  fields: (t) => ({ recoveryCodes: t.exposeStringList('recoveryCodes', { nullable: true, description: 'Ten codes; each signs in once in place of an app code. Null on an idempotent replay: codes are never kept.' }) }),
+  fields: (t) => ({
+    recoveryCodes: t.exposeStringList('recoveryCodes', {
+      nullable: true,
+      description: 'Ten codes; each signs in once in place of an app code. Null on an idempotent replay: codes are never kept.',
+    }),
+  }),
 });
 
 const LoginMfaInput = builder.inputType('LoginMfaInput', {
@@ -58,7 +72,8 @@ builder.mutationFields((t) => ({
   // Public, like login: it completes a sign-in (no authScopes on purpose).
   loginMfa: t.field({
     type: MeRef,
-    description: 'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
+    description:
+      'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
     args: { input: t.arg({ type: LoginMfaInput, required: true }) },
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
@@ -80,18 +95,23 @@ builder.mutationFields((t) => ({
     description: 'Confirms my pending enrolment with a code from the app; answers ten recovery codes, once. A wrong code counts as a failed sign-in.',
     args: { code: t.arg.string({ required: true, description: 'The 6-digit code the app shows now.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) =>
-      idempotentMutation(context, 'confirmMfaEnrolment', args, () => confirmMfaEnrolment(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req))),
+      idempotentMutation(context, 'confirmMfaEnrolment', args, () =>
+        confirmMfaEnrolment(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req)),
+      ),
   }),
   disableMyMfa: t.boolean({
     authScopes: { operation: 'me.disableMfa' },
     description: 'Removes my second factor, given a current code or a recovery code. A wrong code counts as a failed sign-in.',
     args: { code: t.arg.string({ required: true, description: 'A code from the app, or a recovery code.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) =>
-      idempotentMutation(context, 'disableMyMfa', args, async () => done(await disableMyMfa(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req)))),
+      idempotentMutation(context, 'disableMyMfa', args, async () =>
+        done(await disableMyMfa(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req))),
+      ),
   }),
   resetUserMfa: t.boolean({
     authScopes: { operation: 'users.resetMfa' },
-    description: "An administrator removes a human user's second factor (a lost device); they enrol again. Under the escalation rule (ESCALATION_DENIED). Answers true.",
+    description:
+      "An administrator removes a human user's second factor (a lost device); they enrol again. Under the escalation rule (ESCALATION_DENIED). Answers true.",
     args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'resetUserMfa', args, async () => done(await resetUserMfa(context.deps, gqlCtx(context), String(args.id)))),

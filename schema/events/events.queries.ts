@@ -23,11 +23,13 @@ builder.subscriptionFields((t) => ({
   tensionEvents: t.field({
     type: FollowedEventType,
     authScopes: { operation: 'events.list' },
-    description: 'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE. Needs events:read and tensions:read; ends when the caller loses either, or its credential (SPEC §10).',
+    description:
+      'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE. Needs events:read and tensions:read; ends when the caller loses either, or its credential (SPEC §10).',
     args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
-      if (!context.caller) throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.'));
+      if (!context.caller)
+        throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.'));
       const { res } = context;
       const closed = new AbortController();
       // the response's own close (per request, so a keep-alive socket gathers no listeners)
@@ -38,7 +40,8 @@ builder.subscriptionFields((t) => ({
         closed: closed.signal,
       };
       const result = await followEvents(context.deps, gqlCtx(context), withoutNulls(args), transport);
-      if (!result.ok && result.code === 'rate_limited' && !res.headersSent) res.setHeader('Retry-After', String(Number(result.extensions?.retryAfterSeconds ?? 1)));
+      if (!result.ok && result.code === 'rate_limited' && !res.headersSent)
+        res.setHeader('Retry-After', String(Number(result.extensions?.retryAfterSeconds ?? 1)));
       return unwrap(result);
     },
     // a stream that lost its caller's rights ends with the refusal a new request would get (SPEC §10)

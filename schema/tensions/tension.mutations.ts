@@ -38,7 +38,6 @@ builder.mutationField('rebuildTensionProjection', (t) =>
     authScopes: { operation: 'projections.rebuild' },
     description: 'Rebuilds the tensions table from the event streams without stopping writers, and reports what changed. With dryRun, only reports.',
     args: { dryRun: t.arg.boolean({ description: 'Report what a rebuild would change, changing nothing.' }) },
-    resolve: async (_root, { dryRun }, context) =>
-      unwrap(await tensions.rebuildTensionProjection(context.deps, gqlCtx(context), { dryRun: dryRun ?? false })),
+    resolve: async (_root, { dryRun }, context) => unwrap(await tensions.rebuildTensionProjection(context.deps, gqlCtx(context), { dryRun: dryRun ?? false })),
   }),
 );

@@ -44,16 +44,16 @@ builder.queryFields((t) => ({
     args: {
       id: t.arg.id({ required: true }),
       from: t.arg.int({ required: true, description: 'The version to compare from (1 = as sensed).' }),
-      to: t.arg.int({ description: 'The version to compare to, at least from; by default the current version (of a discarded tension: the last before its discard).' }),
+      to: t.arg.int({
+        description: 'The version to compare to, at least from; by default the current version (of a discarded tension: the last before its discard).',
+      }),
     },
-    resolve: async (_root, { id, ...versions }, context) =>
-      unwrap(await getTensionChanges(context.deps, gqlCtx(context), String(id), withoutNulls(versions))),
+    resolve: async (_root, { id, ...versions }, context) => unwrap(await getTensionChanges(context.deps, gqlCtx(context), String(id), withoutNulls(versions))),
   }),
   tensionHistory: t.field({
     type: HistoryPageType,
     authScopes: { operation: 'tensions.history' },
     args: { id: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_root, { id, ...page }, context) =>
-      unwrap(await getTensionHistory(context.deps, gqlCtx(context), String(id), withoutNulls(page))),
+    resolve: async (_root, { id, ...page }, context) => unwrap(await getTensionHistory(context.deps, gqlCtx(context), String(id), withoutNulls(page))),
   }),
 }));

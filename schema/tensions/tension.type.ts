@@ -67,11 +67,17 @@ export const TensionType = builder.objectRef<TensionView & { asOf?: PastTensionV
     version: t.exposeInt('version'),
     createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
-    allowedCommands: t.field({ type: [TensionCommandEnum], description: 'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules. Empty on a read of the past, which no command changes.', resolve: (x) => (x.asOf ? [] : allowedCommandsOf(x)) }),
+    allowedCommands: t.field({
+      type: [TensionCommandEnum],
+      description:
+        'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules. Empty on a read of the past, which no command changes.',
+      resolve: (x) => (x.asOf ? [] : allowedCommandsOf(x)),
+    }),
     asOf: t.field({
       type: TensionAsOfType,
       nullable: true,
-      description: 'On a read of the past (asOfVersion / asOf): the version shown and when it was recorded; actor and lead names are those its events recorded then. Null on a read of now.',
+      description:
+        'On a read of the past (asOfVersion / asOf): the version shown and when it was recorded; actor and lead names are those its events recorded then. Null on a read of now.',
       resolve: (x) => x.asOf ?? null,
     }),
   }),
@@ -120,7 +126,12 @@ export const TensionCommandPayloadType = builder.objectRef<CommandResult>('Tensi
   description: 'The tension after the command (null after a discard) and the appended history entry (null for a no-op).',
   fields: (t) => ({
     tension: t.field({ type: TensionType, nullable: true, description: 'The tension after the command; null after a discard.', resolve: (x) => x.tension }),
-    event: t.field({ type: HistoryEntryType, nullable: true, description: 'The history entry the command appended; null when nothing changed (then nothing was written).', resolve: (x) => x.event }),
+    event: t.field({
+      type: HistoryEntryType,
+      nullable: true,
+      description: 'The history entry the command appended; null when nothing changed (then nothing was written).',
+      resolve: (x) => x.event,
+    }),
   }),
 });
 

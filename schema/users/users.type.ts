@@ -34,7 +34,6 @@ export const UserPageRef = builder.objectRef<Page<UserView>>('UserPage').impleme
   }),
 });
 
-
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** The metadata fields, shared by a key's listing and its one-time creation answer. */
@@ -66,7 +65,10 @@ export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey'
   fields: (t) => ({
     ...apiKeyFields(t),
     // null only on an idempotent replay (SPEC §12): the secret is never kept for one
-    key: t.exposeString('key', { nullable: true, description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.' }),
+    key: t.exposeString('key', {
+      nullable: true,
+      description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.',
+    }),
   }),
 });
 

@@ -2,7 +2,13 @@ import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import {
-  createWebhook, deleteWebhook, replayWebhook, retryDelivery, rotateWebhookSecret, sendTestMessage, updateWebhook,
+  createWebhook,
+  deleteWebhook,
+  replayWebhook,
+  retryDelivery,
+  rotateWebhookSecret,
+  sendTestMessage,
+  updateWebhook,
 } from '../../server/application/webhooks/webhooks.js';
 import { WebhookDeliveryRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks.type.js';
 
@@ -20,7 +26,8 @@ const UpdateWebhookInput = builder.inputType('UpdateWebhookInput', {
 });
 
 /** Absent fields stay as they are; explicit nulls clear `description` and `types` (a null `url`/`enabled` is no change). */
-const patchOf = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (v !== null || k === 'description' || k === 'types')));
+const patchOf = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (v !== null || k === 'description' || k === 'types')));
 const dropNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
 
 builder.mutationFields((t) => ({
@@ -28,26 +35,34 @@ builder.mutationFields((t) => ({
     type: WebhookWithSecretRef,
     authScopes: { operation: 'webhooks.create' },
     args: { input: t.arg({ type: CreateWebhookInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) => idempotentMutation(context, 'createWebhook', args, () => createWebhook(context.deps, gqlCtx(context), dropNulls(args.input))),
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'createWebhook', args, () => createWebhook(context.deps, gqlCtx(context), dropNulls(args.input))),
   }),
   updateWebhook: t.field({
     type: WebhookRef,
     authScopes: { operation: 'webhooks.update' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) => idempotentMutation(context, 'updateWebhook', args, () => updateWebhook(context.deps, gqlCtx(context), String(args.id), patchOf(args.input))),
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'updateWebhook', args, () => updateWebhook(context.deps, gqlCtx(context), String(args.id), patchOf(args.input))),
   }),
   deleteWebhook: t.boolean({
     authScopes: { operation: 'webhooks.delete' },
     args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) => idempotentMutation(context, 'deleteWebhook', args, async () => done(await deleteWebhook(context.deps, gqlCtx(context), String(args.id)))),
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'deleteWebhook', args, async () => done(await deleteWebhook(context.deps, gqlCtx(context), String(args.id)))),
   }),
   rotateWebhookSecret: t.field({
     type: WebhookWithSecretRef,
     authScopes: { operation: 'webhooks.rotateSecret' },
-    args: { id: t.arg.id({ required: true }), overlapSeconds: t.arg.int({ description: 'How long the old secret keeps signing beside the new one, in seconds (SPEC §14); default as REST' }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: {
+      id: t.arg.id({ required: true }),
+      overlapSeconds: t.arg.int({ description: 'How long the old secret keeps signing beside the new one, in seconds (SPEC §14); default as REST' }),
+      idempotencyKey: idempotencyKeyArg(t.arg),
+    },
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'rotateWebhookSecret', args, () =>
-        rotateWebhookSecret(context.deps, gqlCtx(context), String(args.id), dropNulls({ overlapSeconds: args.overlapSeconds }))),
+        rotateWebhookSecret(context.deps, gqlCtx(context), String(args.id), dropNulls({ overlapSeconds: args.overlapSeconds })),
+      ),
   }),
   testWebhook: t.field({
     type: WebhookDeliveryRef,
@@ -58,14 +73,23 @@ builder.mutationFields((t) => ({
   retryWebhookDelivery: t.field({
     type: WebhookDeliveryRef,
     authScopes: { operation: 'webhooks.retryDelivery' },
-    args: { id: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true, description: 'The delivery to attempt again (a UUID)' }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: {
+      id: t.arg.id({ required: true }),
+      deliveryId: t.arg.id({ required: true, description: 'The delivery to attempt again (a UUID)' }),
+      idempotencyKey: idempotencyKeyArg(t.arg),
+    },
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'retryWebhookDelivery', args, () => retryDelivery(context.deps, gqlCtx(context), String(args.id), String(args.deliveryId))),
   }),
   replayWebhook: t.field({
     type: WebhookReplayRef,
     authScopes: { operation: 'webhooks.replay' },
-    args: { id: t.arg.id({ required: true }), after: t.arg.string({ required: true, description: 'A feed cursor (nextCursor of the event feed): events after it are queued again' }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) => idempotentMutation(context, 'replayWebhook', args, () => replayWebhook(context.deps, gqlCtx(context), String(args.id), { after: args.after })),
+    args: {
+      id: t.arg.id({ required: true }),
+      after: t.arg.string({ required: true, description: 'A feed cursor (nextCursor of the event feed): events after it are queued again' }),
+      idempotencyKey: idempotencyKeyArg(t.arg),
+    },
+    resolve: (_r, args, context) =>
+      idempotentMutation(context, 'replayWebhook', args, () => replayWebhook(context.deps, gqlCtx(context), String(args.id), { after: args.after })),
   }),
 }));

@@ -54,5 +54,14 @@ export interface Deps {
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */
 export function systemCaller(): Caller {
-  return { kind: 'system', userId: null, userName: 'system', userGrants: ['*'], keyPermissions: null, authenticatedBy: 'system', apiKey: null, sessionId: null };
+  return {
+    kind: 'system',
+    userId: null,
+    userName: 'system',
+    userGrants: ['*'],
+    keyPermissions: null,
+    authenticatedBy: 'system',
+    apiKey: null,
+    sessionId: null,
+  };
 }

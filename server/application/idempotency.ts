@@ -2,9 +2,7 @@
 // caller and key; a retry gets the first answer back, a different request under the same key is refused.
 import { createHmac } from 'node:crypto';
 import { ok, refuse, validationFailed, type Result } from '../domain/errors.js';
-import {
-  findIdempotencyKey, forgetIdempotencyKey, keepIdempotentAnswer, lockIdempotencyKey, type IdempotencyScope,
-} from '../persistence/idempotency.js';
+import { findIdempotencyKey, forgetIdempotencyKey, keepIdempotentAnswer, lockIdempotencyKey, type IdempotencyScope } from '../persistence/idempotency.js';
 import { withinTransaction } from '../persistence/transaction.js';
 import type { Ctx, Deps } from './context.js';
 
@@ -43,7 +41,11 @@ export function parseIdempotencyKey(raw: unknown, field: string): Result<string 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -97,12 +99,7 @@ class KeyTaken extends Error {}
  * request. A first attempt that throws or answers 5xx rolls back: nothing of it is kept. A COMMIT whose
  * answer is lost throws as any database failure does; the retry then finds out which way it went.
  */
-export async function idempotently(
-  deps: Deps,
-  ctx: Ctx,
-  req: IdempotentRequest | undefined,
-  run: () => Promise<Answer>,
-): Promise<Result<IdempotentOutcome>> {
+export async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest | undefined, run: () => Promise<Answer>): Promise<Result<IdempotentOutcome>> {
   const scope = scopeOf(ctx);
   if (!req || !scope) return ok({ answer: await run(), replayed: false });
   const hash = requestHash(deps, req);
@@ -111,10 +108,15 @@ export async function idempotently(
       if (!(await lockIdempotencyKey(tx, scope, req.key))) return { commit: false, value: inProgress() };
       const now = deps.clock();
       const kept = await findIdempotencyKey(tx, scope, req.key);
-      const stale = kept && (new Date(kept.expires_at) <= now || (kept.state === 'in_progress' && new Date(kept.created_at).getTime() + IN_PROGRESS_LEASE_MS <= now.getTime()));
+      const stale =
+        kept &&
+        (new Date(kept.expires_at) <= now || (kept.state === 'in_progress' && new Date(kept.created_at).getTime() + IN_PROGRESS_LEASE_MS <= now.getTime()));
       if (kept && !stale) {
         if (kept.method !== req.method || kept.path !== req.path || kept.request_hash !== hash) {
-          return { commit: false, value: refuse('idempotency_key_reused', 'This idempotency key was already used for a different request; use a new key for a new request.') };
+          return {
+            commit: false,
+            value: refuse('idempotency_key_reused', 'This idempotency key was already used for a different request; use a new key for a new request.'),
+          };
         }
         if (kept.state === 'in_progress') return { commit: false, value: inProgress() };
         return { commit: false, value: ok({ answer: { status: kept.status ?? 200, body: kept.response }, replayed: true }) };
@@ -125,8 +127,15 @@ export async function idempotently(
       // A failure on our side is not an answer to keep: roll back, so the retry runs it again.
       if (answer.status >= 500) return { commit: false, value: ok({ answer, replayed: false }) };
       const stored = await keepIdempotentAnswer(tx, {
-        scope, key: req.key, method: req.method, path: req.path, requestHash: hash,
-        status: answer.status, response: withoutSecret(answer.body), now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+        scope,
+        key: req.key,
+        method: req.method,
+        path: req.path,
+        requestHash: hash,
+        status: answer.status,
+        response: withoutSecret(answer.body),
+        now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
       });
       if (!stored) throw new KeyTaken();
       return { commit: true, value: ok({ answer, replayed: false }) };

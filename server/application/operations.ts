@@ -115,7 +115,7 @@ export function inputOptional(entry: Pick<OperationEntry, 'input'>): boolean {
 /** Why an operation reaches no agent, said once for the identity areas. */
 export const NOT_FOR_AGENTS = {
   identityWrite:
-    'Acts on users, roles or keys: an agent holding users:write or roles:write could widen its own or another caller\'s rights, ' +
+    "Acts on users, roles or keys: an agent holding users:write or roles:write could widen its own or another caller's rights, " +
     'and a prompt-injected agent would do so at machine speed. Administration stays with humans on REST and GraphQL.',
   identityRead: 'Reads identity details an agent needs for no tension work (list_users gives it the ids and names it needs).',
   selfService: 'Self-service of a password session: MCP callers come with an API key, which these refuse (session_required).',

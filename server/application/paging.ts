@@ -45,7 +45,11 @@ export function encodeCursor(deps: CursorDeps, list: ListName, key: unknown): st
   return `${payload}.${signature(deps, list, payload).toString('base64url')}`;
 }
 
-const notOurs = () => validationFailed([{ path: 'cursor', message: 'is not a cursor this list issued', code: 'invalid_format', params: { format: 'cursor' } }], 'The cursor is not one this list issued; start again without it.');
+const notOurs = () =>
+  validationFailed(
+    [{ path: 'cursor', message: 'is not a cursor this list issued', code: 'invalid_format', params: { format: 'cursor' } }],
+    'The cursor is not one this list issued; start again without it.',
+  );
 
 /** The cursor's key, checked by `schema`, or the 400 refusal when the server did not issue it for `list`. */
 export function decodeCursor<S extends z.ZodType>(deps: CursorDeps, list: ListName, cursor: string, schema: S): Result<z.output<S>> {
@@ -105,8 +109,17 @@ export const instantKey = z.string().refine((s) => {
   if (!m) return false;
   const [y, mo, d, h, mi, sec, oh, om] = m.slice(1).map((p) => (p === undefined ? 0 : Number(p)));
   const date = new Date(Date.UTC(2000, mo - 1, d));
-  return y >= 1 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h <= 23 && mi <= 59 && sec <= 59 && oh <= 15 && om <= 59
-    && (mo !== 2 || d !== 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)));
+  return (
+    y >= 1 &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    h <= 23 &&
+    mi <= 59 &&
+    sec <= 59 &&
+    oh <= 15 &&
+    om <= 59 &&
+    (mo !== 2 || d !== 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)))
+  );
 });
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

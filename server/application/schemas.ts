@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { UUID_RE } from '../domain/ids.js';
 
 /** A UUID in any case, lower-cased (the form the database returns and ids are compared in). */
-export const uuidSchema = z.string().regex(UUID_RE, 'must be a UUID').transform((s) => s.toLowerCase());
+export const uuidSchema = z
+  .string()
+  .regex(UUID_RE, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
 
 /** A path id: the lower-cased id, or null when it is not a UUID (which is simply not found). */
 export function idOf(id: string): string | null {

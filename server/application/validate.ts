@@ -9,7 +9,12 @@ function unstorableStrings(value: unknown, path: string[], out: FieldError[], de
   if (out.length >= 10 || depth > 32) return;
   if (typeof value === 'string') {
     if (value.includes('\u0000') || UNPAIRED_SURROGATE.test(value)) {
-      out.push({ path: path.join('.') || '(root)', message: 'must be valid Unicode text without NUL characters', code: 'invalid_format', params: { format: 'text' } });
+      out.push({
+        path: path.join('.') || '(root)',
+        message: 'must be valid Unicode text without NUL characters',
+        code: 'invalid_format',
+        params: { format: 'text' },
+      });
     }
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -20,7 +25,11 @@ function unstorableStrings(value: unknown, path: string[], out: FieldError[], de
 }
 
 type Issue = z.core.$ZodIssue;
-const SIZED: Record<string, [FieldErrorCode, FieldErrorCode]> = { string: ['too_short', 'too_long'], array: ['too_small', 'too_big'], set: ['too_small', 'too_big'] };
+const SIZED: Record<string, [FieldErrorCode, FieldErrorCode]> = {
+  string: ['too_short', 'too_long'],
+  array: ['too_small', 'too_big'],
+  set: ['too_small', 'too_big'],
+};
 
 /** A zod issue as SPEC §7's stable `code` and its `params` (lengths for text, bounds for numbers). */
 function issueCode(i: Issue): { code: FieldErrorCode; params: Record<string, unknown> } {
@@ -64,7 +73,5 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): { ok
   if (unstorable.length) return validationFailed(unstorable);
   const parsed = schema.safeParse(input ?? {}, { reportInput: true });
   if (parsed.success) return { ok: true, value: parsed.data };
-  return validationFailed(
-    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message, ...issueCode(i) })),
-  );
+  return validationFailed(parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message, ...issueCode(i) })));
 }

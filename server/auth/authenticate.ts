@@ -10,8 +10,7 @@ import { hasConfirmedMfa } from '../persistence/second-factor.js';
 import { recordGrantUse, tokenHolder } from '../persistence/oauth-store.js';
 import { reader } from '../persistence/transaction.js';
 
-export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal =>
-  refuse('unauthenticated', detail);
+export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal => refuse('unauthenticated', detail);
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 

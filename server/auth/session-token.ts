@@ -4,7 +4,6 @@ import { UUID_RE } from '../domain/ids.js';
 
 export const SESSION_COOKIE = 'session';
 
-
 export interface SessionClaims {
   userId: string;
   sessionId: string;

@@ -20,7 +20,11 @@ const IMPORT_USAGE = 'Usage: market-service import [--allow-unverified] FILE   (
 
 function progress(label: string, counts: Record<string, number>) {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  process.stderr.write(`\r${label} ${total} rows (${Object.entries(counts).map(([t, n]) => `${t} ${n}`).join(', ')})`);
+  process.stderr.write(
+    `\r${label} ${total} rows (${Object.entries(counts)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')})`,
+  );
 }
 
 export const runExport: CommandRun = async (args, { config, logger }) => {
@@ -42,7 +46,7 @@ export const runExport: CommandRun = async (args, { config, logger }) => {
     const counts: Record<string, number> = {};
     let sha256 = '';
     // One consistent snapshot, even while the service keeps writing.
-    await (db.orm.em.fork()).transactional(
+    await db.orm.em.fork().transactional(
       async (tx) => {
         for await (const { line, text } of exportRows(tx, applied, new Date())) {
           if (line.kind === 'row') {
@@ -118,9 +122,14 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
     process.stderr.write('\n');
     const deps = makeDeps(config, logger, db, '');
     const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${deps.newId()}` };
-    const rebuilt = await rebuildTensionProjection(deps, ctx, { dryRun: false }, {
-      onProgress: ({ streams, events }) => process.stderr.write(`\rprojection: replayed ${events} events of ${streams} streams`),
-    });
+    const rebuilt = await rebuildTensionProjection(
+      deps,
+      ctx,
+      { dryRun: false },
+      {
+        onProgress: ({ streams, events }) => process.stderr.write(`\rprojection: replayed ${events} events of ${streams} streams`),
+      },
+    );
     process.stderr.write('\n');
     if (!rebuilt.ok) {
       console.error(`${rebuilt.code}: ${rebuilt.detail}`);
@@ -131,7 +140,7 @@ export const runImport: CommandRun = async (args, { config, logger }) => {
     if (unreadable > 0) {
       console.error(
         `Warning: ${unreadable} user(s) have a second factor this server cannot read: start it with the exporting server's SESSION_SECRET ` +
-          '(or its data folder\'s session-secret file), or reset their second factor (POST /users/:id/mfa/reset).',
+          "(or its data folder's session-secret file), or reset their second factor (POST /users/:id/mfa/reset).",
       );
     }
     console.log(JSON.stringify({ imported: counts, sha256, projection: rebuilt.value }, null, 2));

@@ -51,8 +51,7 @@ async function main(argv: string[]): Promise<number> {
   if (!command) return usageError('market-service: a command is required.');
   const extra = extraCommands.find((c) => c.name === command);
   if (!extra && command !== 'start' && command !== 'migrate') return usageError(`Unknown command: ${command}`);
-  const refused =
-    command === 'start' ? strictArgs(command, rest, [[]]) : command === 'migrate' ? strictArgs(command, rest, [[], ['status']]) : null;
+  const refused = command === 'start' ? strictArgs(command, rest, [[]]) : command === 'migrate' ? strictArgs(command, rest, [[], ['status']]) : null;
   if (refused !== null) return refused;
 
   const config = loadConfig();

@@ -25,9 +25,14 @@ export const runProjections: CommandRun = async (args, { config, logger }) => {
     // The rebuild never touches sessions, so it needs no session secret.
     const deps = makeDeps(config, logger, db, '');
     const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${deps.newId()}` };
-    const result = await rebuildTensionProjection(deps, ctx, { dryRun: parsed.dryRun }, {
-      onProgress: ({ streams, events }) => process.stderr.write(`\rreplayed ${events} events of ${streams} streams`),
-    });
+    const result = await rebuildTensionProjection(
+      deps,
+      ctx,
+      { dryRun: parsed.dryRun },
+      {
+        onProgress: ({ streams, events }) => process.stderr.write(`\rreplayed ${events} events of ${streams} streams`),
+      },
+    );
     process.stderr.write('\n');
     if (!result.ok) {
       console.error(`${result.code}: ${result.detail}`);

@@ -33,7 +33,10 @@ export const runRelay: CommandRun = async (args, { config, logger }) => {
       leaseMs: config.relayLeaseMs,
     });
     // NATS need not be up: the relay connects (and reconnects) in the background and says so in the log.
-    logger.info({ id: relay.id, stream: config.natsStream, prefix: config.natsSubjectPrefix }, 'relay started (standing by until NATS answers and it holds the lease)');
+    logger.info(
+      { id: relay.id, stream: config.natsStream, prefix: config.natsSubjectPrefix },
+      'relay started (standing by until NATS answers and it holds the lease)',
+    );
     await new Promise<void>((resolve) => {
       const stop = () => void relay.stop().then(resolve, resolve);
       process.once('SIGTERM', stop);

@@ -55,7 +55,11 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
       await insertUser(tx, { id, type: 'human', email: email.data, name: name.data, passwordHash: hash, linkedActorId: null, at: now });
       await addUserRoles(tx, id, [roleId]);
       const ctx = { caller: systemCaller(), via: 'cli' as const, requestId: `cli-${randomUUID()}`, clientAddress: null };
-      await recordAudit({ clock: () => now, newId: randomUUID }, tx, ctx, { action: 'user.created', target: userTarget(id, email.data), changes: fieldsOf({ type: 'human', email: email.data, name: name.data, roleIds: [roleId] }) });
+      await recordAudit({ clock: () => now, newId: randomUUID }, tx, ctx, {
+        action: 'user.created',
+        target: userTarget(id, email.data),
+        changes: fieldsOf({ type: 'human', email: email.data, name: name.data, roleIds: [roleId] }),
+      });
       return true;
     });
     if (!created) {

@@ -61,9 +61,7 @@ export function decide(command: TensionCommand, state: TensionState | null): Dec
     case 'RenameTension':
       return command.name === state.name ? NOOP : emit({ type: 'TensionRenamed', data: { name: command.name, previousName: state.name } });
     case 'RescoreTension':
-      return command.score === state.score
-        ? NOOP
-        : emit({ type: 'TensionRescored', data: { score: command.score, previousScore: state.score } });
+      return command.score === state.score ? NOOP : emit({ type: 'TensionRescored', data: { score: command.score, previousScore: state.score } });
     case 'ReviseTensionContext': {
       const data: Extract<TensionEvent, { type: 'TensionContextRevised' }>['data'] = {};
       if (command.currentContext !== undefined && command.currentContext !== state.currentContext) {

@@ -51,7 +51,6 @@ export type TensionCommand =
   | (CommandBase & { type: 'ReviveTension' })
   | (CommandBase & { type: 'DiscardTension' });
 
-
 export type TensionEvent =
   | {
       type: 'TensionSensed';

@@ -2,9 +2,23 @@
 // refused before anything runs (400, TOO_COSTLY). graphql-armor's cost limit does not fit: it reads only
 // literal `first`/`last` arguments (not `limit`, not variables) and weighs fields rather than counting items.
 import {
-  getArgumentValues, getDirectiveValues, getNamedType, getOperationAST, getVariableValues, GraphQLError, GraphQLIncludeDirective,
-  GraphQLSkipDirective, isInterfaceType, isObjectType, Kind,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
 } from 'graphql';
 import { itemsAsked, LIST_ITEMS_PER_REQUEST, limitBounds, type LimitBounds } from '../application/budgets.js';
 import { argumentSchema } from '../../schema/descriptions.js';
@@ -44,7 +58,13 @@ function included(node: FieldNode | { directives?: FieldNode['directives'] }, va
 }
 
 /** The fields of selection sets as execution merges them: by parent type and response key, fragments flattened once. */
-function collect(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLNamedType, into = new Map<string, { type: GraphQLNamedType; nodes: FieldNode[] }>(), visited = new Set<string>()) {
+function collect(
+  w: Walk,
+  sets: readonly SelectionSetNode[],
+  parent: GraphQLNamedType,
+  into = new Map<string, { type: GraphQLNamedType; nodes: FieldNode[] }>(),
+  visited = new Set<string>(),
+) {
   for (const set of sets) {
     for (const s of set.selections) {
       if (!included(s, w.variables)) continue;
@@ -96,7 +116,13 @@ function itemsUnder(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLN
  * The list items an operation could return, or null when it cannot run as sent (no such operation, variables
  * that do not coerce): execution then refuses it without running anything, with its own error.
  */
-export function listItems(schema: GraphQLSchema, bounds: Map<string, LimitBounds>, document: DocumentNode, operationName: string | null | undefined, rawVariables: unknown): number | null {
+export function listItems(
+  schema: GraphQLSchema,
+  bounds: Map<string, LimitBounds>,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: unknown,
+): number | null {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return null;

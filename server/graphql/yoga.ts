@@ -36,7 +36,8 @@ const YOGA_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_
 function codeRequestErrors(result: unknown, requestId: string | undefined): void {
   for (const r of Array.isArray(result) ? result : [result]) {
     for (const e of (r as { errors?: { message: string; extensions?: Record<string, unknown> }[] } | null)?.errors ?? []) {
-      if (e.extensions?.code === 'INTERNAL' || e.extensions?.code === 'UNAVAILABLE') (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
+      if (e.extensions?.code === 'INTERNAL' || e.extensions?.code === 'UNAVAILABLE')
+        (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, requestId };
       // yoga's own codes for a document that does not parse (the token limit trips there) or validate.
       if (typeof e.extensions?.code === 'string' && YOGA_REQUEST_CODES.has(e.extensions.code)) {
         (e as { extensions: Record<string, unknown> }).extensions = { ...e.extensions, code: 'VALIDATION_FAILED' };
@@ -115,7 +116,12 @@ export function graphqlHandler(deps: Deps) {
       },
       ...(deps.config.introspection
         ? []
-        : [{ onValidate: ({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) => addValidationRule(NoSchemaIntrospectionCustomRule) }]),
+        : [
+            {
+              onValidate: ({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) =>
+                addValidationRule(NoSchemaIntrospectionCustomRule),
+            },
+          ]),
       // Bearer-carrying and header-carrying requests are preflighted by browsers; others are refused.
       useCSRFPrevention({ requestHeaders: ['x-csrf-protection', 'authorization', 'x-graphql-yoga-csrf'] }),
     ],
@@ -139,7 +145,9 @@ export function graphqlHandler(deps: Deps) {
       req.log.warn({ err }, 'graphql request: database unavailable');
       const down = unavailable();
       res.setHeader('Retry-After', String(down.extensions!.retryAfterSeconds));
-      return void res.status(503).json({ errors: [{ message: down.detail, extensions: { code: 'UNAVAILABLE', ...down.extensions, requestId: req.requestId } }] });
+      return void res
+        .status(503)
+        .json({ errors: [{ message: down.detail, extensions: { code: 'UNAVAILABLE', ...down.extensions, requestId: req.requestId } }] });
     }
     req.log.error({ err }, 'graphql request failed');
     res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });

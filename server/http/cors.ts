@@ -5,8 +5,15 @@ import type { Deps } from '../application/context.js';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS = [
-  'authorization', 'content-type', 'x-csrf-protection', 'x-request-id', 'x-correlation-id', 'idempotency-key',
-  'last-event-id', 'mcp-protocol-version', 'mcp-session-id',
+  'authorization',
+  'content-type',
+  'x-csrf-protection',
+  'x-request-id',
+  'x-correlation-id',
+  'idempotency-key',
+  'last-event-id',
+  'mcp-protocol-version',
+  'mcp-session-id',
 ].join(', ');
 const EXPOSE_HEADERS = ['x-request-id', 'retry-after', 'www-authenticate', 'idempotent-replayed', 'mcp-session-id', 'ratelimit', 'ratelimit-policy'].join(', ');
 

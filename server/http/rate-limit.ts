@@ -46,7 +46,9 @@ export function rateLimit(deps: Deps) {
       return res.status(429).json({ errors: [{ message: detail, extensions: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter } }] });
     }
     if (req.path.startsWith('/mcp')) {
-      return res.status(429).json({ jsonrpc: '2.0', error: { code: -32000, message: detail, data: { code: 'rate_limited', retryAfterSeconds: retryAfter } }, id: null });
+      return res
+        .status(429)
+        .json({ jsonrpc: '2.0', error: { code: -32000, message: detail, data: { code: 'rate_limited', retryAfterSeconds: retryAfter } }, id: null });
     }
     sendProblem(res, refuse('rate_limited', detail, { retryAfterSeconds: retryAfter }), req.requestId);
   };

@@ -99,7 +99,5 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** SPEC §6: a cookie-authenticated unsafe request must carry `X-CSRF-Protection: 1`. */
 export function needsCsrfHeader(req: Request): boolean {
-  return (
-    req.caller?.authenticatedBy === 'session' && !SAFE_METHODS.has(req.method) && req.get('x-csrf-protection') !== '1'
-  );
+  return req.caller?.authenticatedBy === 'session' && !SAFE_METHODS.has(req.method) && req.get('x-csrf-protection') !== '1';
 }

@@ -4,7 +4,11 @@ import { refuse, type Refusal } from '../domain/errors.js';
 import { RETRY_AFTER_SECONDS } from '../persistence/transient.js';
 
 export function unavailable(): Refusal {
-  return refuse('unavailable', 'The database cannot serve this request right now; retry in a moment (a write retried with the same idempotency key runs at most once).', {
-    retryAfterSeconds: RETRY_AFTER_SECONDS,
-  });
+  return refuse(
+    'unavailable',
+    'The database cannot serve this request right now; retry in a moment (a write retried with the same idempotency key runs at most once).',
+    {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    },
+  );
 }

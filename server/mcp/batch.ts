@@ -57,9 +57,13 @@ export function batchRefusal(body: unknown, protocolHeader: string | undefined):
     });
   }
   if (itemsOf(messages) > LIST_ITEMS_PER_REQUEST) {
-    return refuse('too_costly', `The list tools of this batch ask for more than ${LIST_ITEMS_PER_REQUEST} items in all; ask for smaller pages or send them in further requests.`, {
-      maxItems: LIST_ITEMS_PER_REQUEST,
-    });
+    return refuse(
+      'too_costly',
+      `The list tools of this batch ask for more than ${LIST_ITEMS_PER_REQUEST} items in all; ask for smaller pages or send them in further requests.`,
+      {
+        maxItems: LIST_ITEMS_PER_REQUEST,
+      },
+    );
   }
   return null;
 }

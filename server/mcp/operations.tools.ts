@@ -8,7 +8,12 @@ import { OPERATIONS } from '../application/registry.js';
 import { permissionOf } from '../application/permission-table.js';
 import { defineTool, type ToolDef } from './tool.js';
 
-const idArg = (name: string) => z.string().min(1).max(100).describe(`The ${name === 'keyId' ? 'API key' : 'target'} id (a UUID).`);
+const idArg = (name: string) =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .describe(`The ${name === 'keyId' ? 'API key' : 'target'} id (a UUID).`);
 
 export function operationTool(entry: OperationEntry): ToolDef {
   const mcp = entry.mcp;

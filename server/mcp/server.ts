@@ -87,7 +87,8 @@ export function toolCallRefusal(message: unknown): JSONRPCErrorResponse | null {
     errors.push({ path: 'params', message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } });
   } else {
     if (params.name === undefined) errors.push({ path: 'name', message: 'is required', code: 'required', params: {} });
-    else if (typeof params.name !== 'string') errors.push({ path: 'name', message: 'must be the tool name (a string)', code: 'invalid_type', params: { expected: 'string' } });
+    else if (typeof params.name !== 'string')
+      errors.push({ path: 'name', message: 'must be the tool name (a string)', code: 'invalid_type', params: { expected: 'string' } });
     const args = params.arguments;
     if (args !== undefined && (!args || typeof args !== 'object' || Array.isArray(args))) {
       errors.push({ path: 'arguments', message: 'must be an object', code: 'invalid_type', params: { expected: 'object' } });
@@ -136,10 +137,7 @@ function rawArguments(tool: ToolDef, args: Record<string, unknown>): Result<Reco
 }
 
 /** The structuredContent of an error result: `{code, detail, ...extensions}` (SPEC §7). */
-const ERROR_CONTENT = jsonSchema(
-  z.looseObject({ code: z.enum([...REFUSAL_CODES, INTERNAL_ERROR]), detail: z.string() }),
-  'output',
-);
+const ERROR_CONTENT = jsonSchema(z.looseObject({ code: z.enum([...REFUSAL_CODES, INTERNAL_ERROR]), detail: z.string() }), 'output');
 
 /**
  * A tool's structuredContent is its result or, with isError, the error object. SDK clients validate
@@ -184,14 +182,16 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
       if (!resolved.ok) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, resolved.detail, { code: resolved.code });
       const ctx = resolved.value;
       requestId = ctx.requestId;
-      return { tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: jsonSchema(inputOf(t), 'input'),
-        outputSchema: outputSchema(t),
-        annotations: { title: t.title, ...t.annotations },
-      })) };
+      return {
+        tools: TOOLS.filter((t) => allowed(ctx, t)).map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: jsonSchema(inputOf(t), 'input'),
+          outputSchema: outputSchema(t),
+          annotations: { title: t.title, ...t.annotations },
+        })),
+      };
     } catch (err) {
       // Protocol-level errors never echo an exception's message (it may hold SQL or a driver's words).
       if (err instanceof ProtocolError) throw err;
@@ -226,7 +226,10 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
         first = result.ok ? successResult(result.value) : errorResult(result);
         return result.ok
           ? { status: 200, body: result.value }
-          : { status: REFUSAL_STATUS[result.code], body: { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) } };
+          : {
+              status: REFUSAL_STATUS[result.code],
+              body: { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) },
+            };
       });
       if (!outcome.ok) return errorResult(outcome);
       if (first) return first;

@@ -46,7 +46,11 @@ export function guardedLines(input: Readable, reply: (message: unknown) => void)
     }
     if (pending.length > STDIO_MAX_LINE_CHARS) {
       if (!skipping) {
-        reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: a line over ${STDIO_MAX_LINE_CHARS} characters. Send smaller messages.` } });
+        reply({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: `Invalid Request: a line over ${STDIO_MAX_LINE_CHARS} characters. Send smaller messages.` },
+        });
       }
       skipping = true;
       pending = '';

@@ -15,7 +15,8 @@ import { createMcpServer } from './server.js';
 import { guardedLines } from './stdio-lines.js';
 
 /** PostgreSQL's "database does not exist" (SQLSTATE 3D000). */
-const isMissingDatabase = (err: unknown) => (err as { code?: string } | null)?.code === '3D000' || /does not exist/.test(String((err as Error | null)?.message));
+const isMissingDatabase = (err: unknown) =>
+  (err as { code?: string } | null)?.code === '3D000' || /does not exist/.test(String((err as Error | null)?.message));
 
 /**
  * The configured database, when it exists and is migrated to this build; otherwise a sentence on stderr

@@ -2,10 +2,26 @@
 // tools are generated from the command registry.
 import { z } from 'zod';
 import {
-  asOfQuery, changesQuery, commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionChangesOutput,
-  tensionPageOutput, tensionReadOutput,
+  asOfQuery,
+  changesQuery,
+  commandResultOutput,
+  historyPageOutput,
+  historyQuery,
+  listTensionsQuery,
+  senseResultOutput,
+  tensionChangesOutput,
+  tensionPageOutput,
+  tensionReadOutput,
 } from '../application/tensions/tension.inputs.js';
-import { getTension, getTensionChanges, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
+import {
+  getTension,
+  getTensionChanges,
+  getTensionHistory,
+  listTensions,
+  runCommand,
+  TENSION_COMMANDS,
+  type TensionCommandEntry,
+} from '../application/tensions/index.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery } from '../application/actors/actor.inputs.js';
 import { createActor, getActor, listActors } from '../application/actors/index.js';
 import { defineTool, type ToolDef } from './tool.js';
@@ -115,7 +131,8 @@ export const TENSION_TOOLS: ToolDef[] = [
   defineTool({
     name: 'list_actors',
     title: 'List actors',
-    description: 'Lists market actors (organizations, individuals, virtual actors, agents) that tensions belong to. Filters: type, q; pages with limit and cursor.',
+    description:
+      'Lists market actors (organizations, individuals, virtual actors, agents) that tensions belong to. Filters: type, q; pages with limit and cursor.',
     operation: 'actors.list',
     input: listActorsQuery,
     rawArguments: true,

@@ -14,7 +14,16 @@ import {
 import { reader } from '../persistence/transaction.js';
 
 /** The kinds whose id is a bearer secret. Sessions and interactions are looked up by uid and live minutes. */
-const SECRET_KINDS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'RegistrationAccessToken', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PushedAuthorizationRequest']);
+const SECRET_KINDS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'RegistrationAccessToken',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+]);
 
 type Payload = Record<string, unknown>;
 

@@ -36,21 +36,31 @@ export function oauth(deps: Deps) {
     (server ??= buildOAuthServer(deps, {
       onRefreshReuse: (_ctx, grantId) => {
         void transact(deps.orm, async (tx) => {
-          await recordAudit(deps, tx, { caller: null, via: 'rest', requestId: 'oauth-token', clientAddress: null }, {
-            action: 'oauth.refresh_reuse_detected',
-            target: { type: 'connected_app', id: null, label: null },
-            changes: { grantId: { from: grantId, to: null } },
-          });
+          await recordAudit(
+            deps,
+            tx,
+            { caller: null, via: 'rest', requestId: 'oauth-token', clientAddress: null },
+            {
+              action: 'oauth.refresh_reuse_detected',
+              target: { type: 'connected_app', id: null, label: null },
+              changes: { grantId: { from: grantId, to: null } },
+            },
+          );
           return ok(null);
         }).catch((err: unknown) => deps.logger.warn({ err }, 'could not audit refresh token reuse'));
       },
       onRegistered: (_ctx, clientId, name) => {
         void transact(deps.orm, async (tx) => {
-          await recordAudit(deps, tx, { caller: null, via: 'rest', requestId: 'oauth-register', clientAddress: null }, {
-            action: 'oauth.client_registered',
-            target: { type: 'oauth_client', id: null, label: name ?? clientId },
-            changes: { clientId: { from: null, to: clientId } },
-          });
+          await recordAudit(
+            deps,
+            tx,
+            { caller: null, via: 'rest', requestId: 'oauth-register', clientAddress: null },
+            {
+              action: 'oauth.client_registered',
+              target: { type: 'oauth_client', id: null, label: name ?? clientId },
+              changes: { clientId: { from: null, to: clientId } },
+            },
+          );
           return ok(null);
         }).catch((err: unknown) => deps.logger.warn({ err }, 'could not audit client registration'));
       },
@@ -147,7 +157,12 @@ export function oauth(deps: Deps) {
       if (!found) return;
       const scopes = consentScopes(ctx, typeof found.interaction.params.scope === 'string' ? found.interaction.params.scope : undefined);
       res.setHeader('Cache-Control', 'no-store');
-      res.json({ client: found.client, requested: scopes.requested, grantable: scopes.grantable, csrfToken: csrfFor(found.interaction.uid, ctx.caller.sessionId!) });
+      res.json({
+        client: found.client,
+        requested: scopes.requested,
+        grantable: scopes.grantable,
+        csrfToken: csrfFor(found.interaction.uid, ctx.caller.sessionId!),
+      });
     } catch (err) {
       next(err);
     }

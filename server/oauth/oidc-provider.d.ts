@@ -31,7 +31,13 @@ declare module 'oidc-provider' {
     status: number;
     body: unknown;
     query: Record<string, unknown>;
-    oidc?: { route?: string; client?: ClientInstance; entities?: Record<string, { grantId?: string; accountId?: string } | undefined>; params?: Record<string, unknown>; result?: { consent?: { grantId?: string } } };
+    oidc?: {
+      route?: string;
+      client?: ClientInstance;
+      entities?: Record<string, { grantId?: string; accountId?: string } | undefined>;
+      params?: Record<string, unknown>;
+      result?: { consent?: { grantId?: string } };
+    };
     set(name: string, value: string): void;
   }
   export class Provider {
@@ -41,7 +47,12 @@ declare module 'oidc-provider' {
     use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): void;
     on(event: string, listener: (...args: never[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
-    interactionResult(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<string>;
+    interactionResult(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<string>;
     Grant: { new (init: { accountId: string; clientId: string }): GrantInstance; find(id: string): Promise<GrantInstance | undefined> };
     Client: { find(id: string): Promise<ClientInstance | undefined> };
   }

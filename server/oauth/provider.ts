@@ -46,7 +46,10 @@ export function mcpResource(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/mcp`;
 }
 
-export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaContext, grantId: string): void; onRegistered(ctx: KoaContext, clientId: string, name: string | undefined): void }): OAuthServer {
+export function buildOAuthServer(
+  deps: Deps,
+  hooks: { onRefreshReuse(ctx: KoaContext, grantId: string): void; onRegistered(ctx: KoaContext, clientId: string, name: string | undefined): void },
+): OAuthServer {
   const issuer = deps.config.publicUrl.replace(/\/+$/, '');
   const resource = mcpResource(issuer);
   const consentPath = (uid: string) => `/oauth/consent/${uid}`;
@@ -135,12 +138,12 @@ export function buildOAuthServer(deps: Deps, hooks: { onRefreshReuse(ctx: KoaCon
     }
     await next();
   });
-  provider.on('grant.error', ((ctx: KoaContext, err: Error & { error_detail?: string }) => {
+  provider.on('grant.error', (ctx: KoaContext, err: Error & { error_detail?: string }) => {
     const grantId = ctx.oidc?.entities?.RefreshToken?.grantId;
     if (err.error_detail === 'refresh token already used' && grantId) hooks.onRefreshReuse(ctx, grantId);
-  }));
-  provider.on('registration_create.success', ((ctx: KoaContext, client: { clientId: string; clientName?: string }) => {
+  });
+  provider.on('registration_create.success', (ctx: KoaContext, client: { clientId: string; clientName?: string }) => {
     hooks.onRegistered(ctx, client.clientId, client.clientName);
-  }));
+  });
   return { provider, issuer, resource, consentPath };
 }

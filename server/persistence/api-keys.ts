@@ -21,13 +21,26 @@ export interface RotatableKey {
 
 /** The key `keyId` of `userId`, locked until the transaction ends (two rotations of one key run in turn); null when absent. */
 export async function lockUserKey(tx: EntityManager, userId: string, keyId: string): Promise<RotatableKey | null> {
-  const [row] = await tx.execute<{ id: string; name: string; permissions: string[] | null; expires_at: Date | string | null; ends_at: Date | string | null; revoked_at: Date | string | null }[]>(
-    `select id, name, permissions, expires_at, ${ENDS_AT} as ends_at, revoked_at from api_keys where id = ? and user_id = ? for update`,
-    [keyId, userId],
-  );
+  const [row] = await tx.execute<
+    {
+      id: string;
+      name: string;
+      permissions: string[] | null;
+      expires_at: Date | string | null;
+      ends_at: Date | string | null;
+      revoked_at: Date | string | null;
+    }[]
+  >(`select id, name, permissions, expires_at, ${ENDS_AT} as ends_at, revoked_at from api_keys where id = ? and user_id = ? for update`, [keyId, userId]);
   if (!row) return null;
   const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-  return { id: row.id, name: row.name, permissions: row.permissions, ownExpiresAt: date(row.expires_at), endsAt: date(row.ends_at), revokedAt: date(row.revoked_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions,
+    ownExpiresAt: date(row.expires_at),
+    endsAt: date(row.ends_at),
+    revokedAt: date(row.revoked_at),
+  };
 }
 
 /**

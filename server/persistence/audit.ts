@@ -39,8 +39,21 @@ export async function insertAuditEntry(tx: EntityManager, e: AuditEntry): Promis
        target_type, target_id, target_label, changes, request_id, client_address)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
     [
-      e.id, e.at, e.action, e.by.kind, e.by.userId, e.by.userName, e.by.apiKeyId, e.by.apiKeyName, e.by.via,
-      e.target.type, e.target.id, e.target.label, JSON.stringify(e.changes), e.requestId, e.clientAddress,
+      e.id,
+      e.at,
+      e.action,
+      e.by.kind,
+      e.by.userId,
+      e.by.userName,
+      e.by.apiKeyId,
+      e.by.apiKeyName,
+      e.by.via,
+      e.target.type,
+      e.target.id,
+      e.target.label,
+      JSON.stringify(e.changes),
+      e.requestId,
+      e.clientAddress,
     ],
   );
 }

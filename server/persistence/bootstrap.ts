@@ -48,7 +48,10 @@ export async function bootstrap(
        values (?, 'human', ?, 'Administrator', ?, 'active', ?, ?)`,
       [userId, email, hash, now, now],
     );
-    const [role] = await tx.execute<{ id: string }[]>(`insert into user_roles (user_id, role_id) select ?, id from roles where code = 'admin' returning role_id as id`, [userId]);
+    const [role] = await tx.execute<{ id: string }[]>(
+      `insert into user_roles (user_id, role_id) select ?, id from roles where code = 'admin' returning role_id as id`,
+      [userId],
+    );
     // The first admin is accounted for like any other user (SPEC §11), by the system at start-up.
     await insertAuditEntry(tx, {
       id: opts.newId(),
@@ -56,7 +59,12 @@ export async function bootstrap(
       action: 'user.created' satisfies AuditAction, // one of the listed actions (each has its i18n: test/unit/i18n.unit.test.ts)
       by: { kind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null, via: 'cli' },
       target: { type: 'user', id: userId, label: email },
-      changes: { type: { from: null, to: 'human' }, email: { from: null, to: email }, name: { from: null, to: 'Administrator' }, roleIds: { from: null, to: role ? [role.id] : [] } },
+      changes: {
+        type: { from: null, to: 'human' },
+        email: { from: null, to: email },
+        name: { from: null, to: 'Administrator' },
+        roleIds: { from: null, to: role ? [role.id] : [] },
+      },
       requestId: null,
       clientAddress: null,
     });

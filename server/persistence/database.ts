@@ -92,7 +92,12 @@ export function ormOptions(extra: Partial<Options>, logger?: Logger): Options {
 /** SPEC §7: a request that waits more than 5 s for a connection is answered 503, never held for knex's 60 s. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 
-const basePool = (max: number, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS) => ({ min: 0, max, idleTimeoutMillis: 30_000, acquireTimeoutMillis: acquireTimeoutMs });
+const basePool = (max: number, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS) => ({
+  min: 0,
+  max,
+  idleTimeoutMillis: 30_000,
+  acquireTimeoutMillis: acquireTimeoutMs,
+});
 
 /**
  * From now on every new connection carries the limits: the pool is replaced, so no connection opened

@@ -133,7 +133,10 @@ export interface DumpSummary {
  * failure throws a DumpError, at the latest when the end line is read, before the caller's last write;
  * `checkDump` runs it alone, so an import can know the file is intact before writing anything.
  */
-export async function* checkedRows(texts: AsyncIterable<DumpText>, opts: DumpCheckOptions): AsyncGenerator<{ table: string; row: Record<string, unknown> }, DumpSummary> {
+export async function* checkedRows(
+  texts: AsyncIterable<DumpText>,
+  opts: DumpCheckOptions,
+): AsyncGenerator<{ table: string; row: Record<string, unknown> }, DumpSummary> {
   const order = DUMP_TABLES.map((t) => t.name);
   const counts: Record<string, number> = Object.fromEntries(order.map((t) => [t, 0]));
   const digest = new LineDigest();
@@ -191,7 +194,8 @@ export async function* checkedRows(texts: AsyncIterable<DumpText>, opts: DumpChe
     if (end.sha256 !== sha256) throw new DumpError('the digest in the end line does not match the file: it was altered or damaged');
   }
   for (const t of order) {
-    if ((end.counts?.[t] ?? 0) !== (counts[t] ?? 0)) throw new DumpError(`table ${t}: the dump promises ${end.counts?.[t] ?? 0} rows, ${counts[t] ?? 0} were read`);
+    if ((end.counts?.[t] ?? 0) !== (counts[t] ?? 0))
+      throw new DumpError(`table ${t}: the dump promises ${end.counts?.[t] ?? 0} rows, ${counts[t] ?? 0} were read`);
   }
   return { counts, sha256 };
 }
@@ -224,11 +228,13 @@ export async function importRows(
   const flush = async () => {
     if (!batch.length) return;
     const spec = DUMP_TABLES.find((t) => t.name === batchTable)!;
-    const cols = Object.keys(batch[0]).filter((c) => !(spec.local ?? []).includes(c)).map(ident).join(', ');
-    await tx.execute(
-      `insert into ${ident(batchTable)} (${cols}) select ${cols} from jsonb_populate_recordset(null::${ident(batchTable)}, ?::jsonb)`,
-      [JSON.stringify(batch)],
-    );
+    const cols = Object.keys(batch[0])
+      .filter((c) => !(spec.local ?? []).includes(c))
+      .map(ident)
+      .join(', ');
+    await tx.execute(`insert into ${ident(batchTable)} (${cols}) select ${cols} from jsonb_populate_recordset(null::${ident(batchTable)}, ?::jsonb)`, [
+      JSON.stringify(batch),
+    ]);
     counts[batchTable] = (counts[batchTable] ?? 0) + batch.length;
     batch = [];
     onProgress?.(counts);
@@ -247,8 +253,6 @@ export async function importRows(
   }
   await flush();
   // Positions continue after the imported ones.
-  await tx.execute(
-    `select setval(pg_get_serial_sequence('domain_events', 'position'), coalesce((select max(position) from domain_events), 0) + 1, false)`,
-  );
+  await tx.execute(`select setval(pg_get_serial_sequence('domain_events', 'position'), coalesce((select max(position) from domain_events), 0) + 1, false)`);
   return next.value;
 }

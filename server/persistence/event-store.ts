@@ -93,10 +93,10 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 export async function streamHeadVersion(em: EntityManager, stream: StreamRef): Promise<number> {
-  const [row] = await em.execute<{ v: number }[]>(
-    'select coalesce(max(version), 0)::int as v from domain_events where stream_type = ? and stream_id = ?',
-    [stream.type, stream.id],
-  );
+  const [row] = await em.execute<{ v: number }[]>('select coalesce(max(version), 0)::int as v from domain_events where stream_type = ? and stream_id = ?', [
+    stream.type,
+    stream.id,
+  ]);
   return row.v;
 }
 
@@ -123,7 +123,18 @@ export function eventInsert(
 ) {
   const params: unknown[] = [];
   const tuples = events.map((e, i) => {
-    params.push(i, opts.newId(), stream.type, stream.id, expectedVersion + i + 1, e.type, e.schemaVersion ?? 1, JSON.stringify(e.data), JSON.stringify(metadata), opts.occurredAt);
+    params.push(
+      i,
+      opts.newId(),
+      stream.type,
+      stream.id,
+      expectedVersion + i + 1,
+      e.type,
+      e.schemaVersion ?? 1,
+      JSON.stringify(e.data),
+      JSON.stringify(metadata),
+      opts.occurredAt,
+    );
     return '(?::int, ?::uuid, ?, ?::uuid, ?::int, ?, ?::int, ?::jsonb, ?::jsonb, ?::timestamptz)';
   });
   // `order by v.n`: the sequence numbers the rows in version order.
@@ -281,12 +292,7 @@ export function compareFeedCursors(a: FeedCursor, b: FeedCursor): number {
  * with the values, PostgreSQL knows a rare type from its statistics. Exported so the plan-shape test
  * explains it.
  */
-export function feedPageSql(
-  horizon: string,
-  after: FeedCursor,
-  limit: number,
-  filter: FeedFilter,
-): { sql: string; params: unknown[]; prepare: boolean } {
+export function feedPageSql(horizon: string, after: FeedCursor, limit: number, filter: FeedFilter): { sql: string; params: unknown[]; prepare: boolean } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.types?.length) {

@@ -41,10 +41,9 @@ const scopeParams = (scope: IdempotencyScope, key: string) => [scope.userId, sco
  * outlives its request. On the embedded database, which runs one transaction at a time, it is always free.
  */
 export async function lockIdempotencyKey(tx: EntityManager, scope: IdempotencyScope, key: string): Promise<boolean> {
-  const [row] = await tx.execute<{ locked: boolean }[]>(
-    `select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked`,
-    [JSON.stringify(['idempotency', scope.userId, scope.apiKeyId, key])],
-  );
+  const [row] = await tx.execute<{ locked: boolean }[]>(`select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked`, [
+    JSON.stringify(['idempotency', scope.userId, scope.apiKeyId, key]),
+  ]);
   return row.locked;
 }
 

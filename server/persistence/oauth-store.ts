@@ -51,10 +51,10 @@ export async function destroyOAuthRow(em: EntityManager, kind: string, id: strin
 
 /** Everything issued under a grant (codes, tokens), and the grant itself. */
 export async function revokeOAuthGrant(em: EntityManager, grantId: string): Promise<number> {
-  const rows = await em.execute<{ kind: string }[]>(
-    `delete from oauth_store where grant_id = ? or (kind = 'Grant' and id = ?) returning kind`,
-    [grantId, grantId],
-  );
+  const rows = await em.execute<{ kind: string }[]>(`delete from oauth_store where grant_id = ? or (kind = 'Grant' and id = ?) returning kind`, [
+    grantId,
+    grantId,
+  ]);
   return rows.filter((r) => r.kind === 'Grant').length;
 }
 
@@ -136,10 +136,9 @@ export async function deleteExpiredOAuthRows(em: EntityManager, now: Date): Prom
 
 /** The user `id` when it is an active human (the only kind of person who can hold a grant); null otherwise. */
 export async function activeHuman(em: EntityManager, id: string): Promise<{ id: string; name: string } | null> {
-  const [row] = await em.execute<{ id: string; name: string }[]>(
-    `select id, name from users where id::text = ? and status = 'active' and type = 'human'`,
-    [id],
-  );
+  const [row] = await em.execute<{ id: string; name: string }[]>(`select id, name from users where id::text = ? and status = 'active' and type = 'human'`, [
+    id,
+  ]);
   return row ?? null;
 }
 

@@ -76,7 +76,12 @@ export async function replaceInherits(tx: EntityManager, roleId: string, parents
 }
 
 /** Writes the role's own fields and counts a change (version + 1). */
-export async function updateRoleRow(tx: EntityManager, roleId: string, r: { code: string; name: string; permissions: readonly string[] }, at: Date): Promise<void> {
+export async function updateRoleRow(
+  tx: EntityManager,
+  roleId: string,
+  r: { code: string; name: string; permissions: readonly string[] },
+  at: Date,
+): Promise<void> {
   await tx.execute('update roles set code = ?, name = ?, permissions = ?::text[], updated_at = ?, version = version + 1 where id = ?', [
     r.code,
     r.name,

@@ -90,11 +90,19 @@ export interface ChallengeRow {
   used_at: Date | null;
 }
 
-export async function insertChallenge(tx: EntityManager, c: { id: string; tokenHash: string; userId: string; email: string; at: Date; expiresAt: Date }): Promise<void> {
+export async function insertChallenge(
+  tx: EntityManager,
+  c: { id: string; tokenHash: string; userId: string; email: string; at: Date; expiresAt: Date },
+): Promise<void> {
   // Expired challenges count for nothing: dropped as new ones come.
   await tx.execute('delete from mfa_challenges where expires_at <= ?', [c.at]);
   await tx.execute('insert into mfa_challenges (id, token_hash, user_id, email, created_at, expires_at) values (?, ?, ?, ?, ?, ?)', [
-    c.id, c.tokenHash, c.userId, c.email, c.at, c.expiresAt,
+    c.id,
+    c.tokenHash,
+    c.userId,
+    c.email,
+    c.at,
+    c.expiresAt,
   ]);
 }
 

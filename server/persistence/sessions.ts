@@ -26,7 +26,11 @@ export async function revokeSession(tx: EntityManager, sessionId: string, at: Da
 }
 
 /** The live session `sessionId` of the active human `userId`, with the user's grants; null when none. */
-export async function sessionHolder(em: EntityManager, sessionId: string, userId: string): Promise<{ id: string; user_id: string; user_name: string; grants: string[] | null } | null> {
+export async function sessionHolder(
+  em: EntityManager,
+  sessionId: string,
+  userId: string,
+): Promise<{ id: string; user_id: string; user_name: string; grants: string[] | null } | null> {
   // The user-type filter refuses agents even when the token's signature is valid.
   const [row] = await prepared<{ id: string; user_id: string; user_name: string; grants: string[] | null }>(
     em,

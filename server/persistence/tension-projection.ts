@@ -58,7 +58,12 @@ export function rowToView(row: TensionRow): TensionView {
 }
 
 export type TensionSortKey = 'score' | 'updatedAt' | 'createdAt' | 'name';
-const SORT_COLUMN = { score: ['t.score', 'int'], updatedAt: ['t.updated_at', 'timestamptz'], createdAt: ['t.created_at', 'timestamptz'], name: ['t.name', 'text'] } as const;
+const SORT_COLUMN = {
+  score: ['t.score', 'int'],
+  updatedAt: ['t.updated_at', 'timestamptz'],
+  createdAt: ['t.created_at', 'timestamptz'],
+  name: ['t.name', 'text'],
+} as const;
 
 export interface TensionQuery {
   state?: string;
@@ -189,8 +194,11 @@ export function tensionWriteSql(w: TensionWrite, onConflict: 'skip' | 'fail'): {
   const [id, ...rest] = stateValues(w.next);
   const write =
     w.head === 0
-      ? { sql: `insert into tensions (${COLUMNS}) select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz
-                where exists (select 1 from l) on conflict (id) do nothing returning *`, params: [id, ...rest] }
+      ? {
+          sql: `insert into tensions (${COLUMNS}) select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?, ?::timestamptz, ?::timestamptz
+                where exists (select 1 from l) on conflict (id) do nothing returning *`,
+          params: [id, ...rest],
+        }
       : { sql: `update tensions set ${SET_ALL} where id = ? and version = ? and exists (select 1 from l) returning *`, params: [...rest, id, w.head] };
   return {
     sql: `with ${lock}, t as (${write.sql}), ${events} ${TENSION_SELECT}, ${eventsJson} from t ${TENSION_FROM}`,
@@ -229,9 +237,17 @@ const RECORDSET = `jsonb_to_recordset(?::jsonb) as r(id uuid, name text, current
 function recordset(states: TensionState[]): string {
   return JSON.stringify(
     states.map((s) => ({
-      id: s.id, name: s.name, current_context: s.currentContext, potential_future: s.potentialFuture, score: s.score,
-      state: s.state, actor_id: s.actorId, lead_user_id: s.leadUserId, version: s.version,
-      created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+      id: s.id,
+      name: s.name,
+      current_context: s.currentContext,
+      potential_future: s.potentialFuture,
+      score: s.score,
+      state: s.state,
+      actor_id: s.actorId,
+      lead_user_id: s.leadUserId,
+      version: s.version,
+      created_at: s.createdAt.toISOString(),
+      updated_at: s.updatedAt.toISOString(),
     })),
   );
 }

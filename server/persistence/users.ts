@@ -112,7 +112,12 @@ export async function roleIdsOfUser(em: EntityManager, userId: string): Promise<
 }
 
 /** Writes the profile and counts a change (version + 1). */
-export async function updateUserProfile(tx: EntityManager, userId: string, p: { name: string; email: string; linkedActorId: string | null }, at: Date): Promise<void> {
+export async function updateUserProfile(
+  tx: EntityManager,
+  userId: string,
+  p: { name: string; email: string; linkedActorId: string | null },
+  at: Date,
+): Promise<void> {
   await tx.execute('update users set name = ?, email = ?, linked_actor_id = ?, updated_at = ?, version = version + 1 where id = ?', [
     p.name,
     p.email,
@@ -152,7 +157,10 @@ export async function shareCredentialOwner(
   );
   if (!user || user.status !== 'active') return null;
   if (sessionId) {
-    const [live] = await tx.execute('select 1 as live from sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()', [sessionId, userId]);
+    const [live] = await tx.execute('select 1 as live from sessions where id = ? and user_id = ? and revoked_at is null and expires_at > now()', [
+      sessionId,
+      userId,
+    ]);
     if (!live) return null;
   }
   return { type: user.type, email: user.email };

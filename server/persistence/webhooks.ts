@@ -52,15 +52,32 @@ const date = (v: Date | string | null) => (v === null ? null : new Date(v));
 const ENDPOINT_COLUMNS = `id, url, description, types, enabled, disabled_reason, previous_secret_until, failing_since, version, created_at, updated_at`;
 
 type EndpointRecord = {
-  id: string; url: string; description: string | null; types: string[] | null; enabled: boolean; disabled_reason: DisabledReason | null;
-  previous_secret_until: Date | string | null; failing_since: Date | string | null; version: number; created_at: Date | string; updated_at: Date | string;
+  id: string;
+  url: string;
+  description: string | null;
+  types: string[] | null;
+  enabled: boolean;
+  disabled_reason: DisabledReason | null;
+  previous_secret_until: Date | string | null;
+  failing_since: Date | string | null;
+  version: number;
+  created_at: Date | string;
+  updated_at: Date | string;
 };
 
 function toEndpoint(r: EndpointRecord): EndpointRow {
   return {
-    id: r.id, url: r.url, description: r.description, types: r.types, enabled: r.enabled, disabledReason: r.disabled_reason,
-    previousSecretUntil: date(r.previous_secret_until), failingSince: date(r.failing_since), version: r.version,
-    createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+    id: r.id,
+    url: r.url,
+    description: r.description,
+    types: r.types,
+    enabled: r.enabled,
+    disabledReason: r.disabled_reason,
+    previousSecretUntil: date(r.previous_secret_until),
+    failingSince: date(r.failing_since),
+    version: r.version,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
   };
 }
 
@@ -71,8 +88,19 @@ export async function insertEndpoint(
   await tx.execute(
     `insert into webhook_endpoints (id, url, description, types, enabled, disabled_reason, secret, checkpoint_tid, checkpoint_pos, created_at, updated_at)
      values (?, ?, ?, ?::text[], ?, ?, ?, ?::text::xid8, ?, ?, ?)`,
-    [e.id, e.url, e.description, e.types ? `{${e.types.map((t) => `"${t}"`).join(',')}}` : null, e.enabled, e.enabled ? null : 'manual', e.secret,
-      e.checkpoint.transactionId, e.checkpoint.position, e.at, e.at],
+    [
+      e.id,
+      e.url,
+      e.description,
+      e.types ? `{${e.types.map((t) => `"${t}"`).join(',')}}` : null,
+      e.enabled,
+      e.enabled ? null : 'manual',
+      e.secret,
+      e.checkpoint.transactionId,
+      e.checkpoint.position,
+      e.at,
+      e.at,
+    ],
   );
 }
 
@@ -100,15 +128,33 @@ export async function findEndpoint(em: EntityManager, id: string, lock = false):
 export async function updateEndpointRow(
   tx: EntityManager,
   id: string,
-  f: { url: string; description: string | null; types: string[] | null; enabled: boolean; disabledReason: DisabledReason | null; resumeAt?: FeedCursor; at: Date },
+  f: {
+    url: string;
+    description: string | null;
+    types: string[] | null;
+    enabled: boolean;
+    disabledReason: DisabledReason | null;
+    resumeAt?: FeedCursor;
+    at: Date;
+  },
 ): Promise<void> {
   await tx.execute(
     `update webhook_endpoints set url = ?, description = ?, types = ?::text[], enabled = ?, disabled_reason = ?,
        checkpoint_tid = coalesce(?::text::xid8, checkpoint_tid), checkpoint_pos = coalesce(?::bigint, checkpoint_pos),
        failing_since = case when ? then null else failing_since end,
        version = version + 1, updated_at = ? where id = ?`,
-    [f.url, f.description, f.types ? `{${f.types.map((t) => `"${t}"`).join(',')}}` : null, f.enabled, f.disabledReason,
-      f.resumeAt?.transactionId ?? null, f.resumeAt?.position ?? null, f.resumeAt !== undefined, f.at, id],
+    [
+      f.url,
+      f.description,
+      f.types ? `{${f.types.map((t) => `"${t}"`).join(',')}}` : null,
+      f.enabled,
+      f.disabledReason,
+      f.resumeAt?.transactionId ?? null,
+      f.resumeAt?.position ?? null,
+      f.resumeAt !== undefined,
+      f.at,
+      id,
+    ],
   );
 }
 
@@ -154,7 +200,11 @@ export async function insertDeliveries(tx: EntityManager, endpointId: string, ro
      from rows from (json_to_recordset(?::json) as (id uuid, message_id text, event_id uuid, event_type text, payload json))
           with ordinality as d(id, message_id, event_id, event_type, payload, n)
      order by n`,
-    [endpointId, at, JSON.stringify(rows.map((r) => ({ id: r.id, message_id: r.messageId, event_id: r.eventId, event_type: r.eventType, payload: r.payload })))],
+    [
+      endpointId,
+      at,
+      JSON.stringify(rows.map((r) => ({ id: r.id, message_id: r.messageId, event_id: r.eventId, event_type: r.eventType, payload: r.payload }))),
+    ],
   );
 }
 
@@ -162,21 +212,51 @@ const DELIVERY_COLUMNS = `id, seq, endpoint_id, message_id, event_id, event_type
   last_response_status, last_response_body, last_error, duration_ms, created_at`;
 
 type DeliveryRecord = {
-  id: string; seq: string | number; endpoint_id: string; message_id: string; event_id: string | null; event_type: string; status: DeliveryStatus;
-  attempts: number; next_attempt_at: Date | string | null; last_attempt_at: Date | string | null; last_response_status: number | null;
-  last_response_body: string | null; last_error: string | null; duration_ms: number | null; created_at: Date | string;
+  id: string;
+  seq: string | number;
+  endpoint_id: string;
+  message_id: string;
+  event_id: string | null;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | string | null;
+  last_attempt_at: Date | string | null;
+  last_response_status: number | null;
+  last_response_body: string | null;
+  last_error: string | null;
+  duration_ms: number | null;
+  created_at: Date | string;
 };
 
 function toDelivery(r: DeliveryRecord): DeliveryRow {
   return {
-    id: r.id, seq: Number(r.seq), endpointId: r.endpoint_id, messageId: r.message_id, eventId: r.event_id, eventType: r.event_type, status: r.status,
-    attempts: r.attempts, nextAttemptAt: date(r.next_attempt_at), lastAttemptAt: date(r.last_attempt_at), lastResponseStatus: r.last_response_status,
-    lastResponseBody: r.last_response_body, lastError: r.last_error, durationMs: r.duration_ms, createdAt: new Date(r.created_at),
+    id: r.id,
+    seq: Number(r.seq),
+    endpointId: r.endpoint_id,
+    messageId: r.message_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: date(r.next_attempt_at),
+    lastAttemptAt: date(r.last_attempt_at),
+    lastResponseStatus: r.last_response_status,
+    lastResponseBody: r.last_response_body,
+    lastError: r.last_error,
+    durationMs: r.duration_ms,
+    createdAt: new Date(r.created_at),
   };
 }
 
 /** An endpoint's deliveries, newest first, after the key `(createdAt, seq)`. */
-export async function listDeliveryRows(em: EntityManager, endpointId: string, status: DeliveryStatus | undefined, before: [string, number] | undefined, limit: number): Promise<DeliveryRow[]> {
+export async function listDeliveryRows(
+  em: EntityManager,
+  endpointId: string,
+  status: DeliveryStatus | undefined,
+  before: [string, number] | undefined,
+  limit: number,
+): Promise<DeliveryRow[]> {
   const rows = await em.execute<DeliveryRecord[]>(
     `select ${DELIVERY_COLUMNS} from webhook_deliveries
      where endpoint_id = ? and (?::text is null or status = ?)
@@ -256,14 +336,31 @@ export interface ClaimedDelivery {
 }
 
 type ClaimRecord = {
-  id: string; endpoint_id: string; message_id: string; event_type: string; payload: unknown; attempts: number; url: string; failing_since: Date | string | null;
-  secret: string; previous_secret: string | null; previous_secret_until: Date | string | null;
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  payload: unknown;
+  attempts: number;
+  url: string;
+  failing_since: Date | string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | string | null;
 };
 const toClaim = (r: ClaimRecord): ClaimedDelivery => ({
-  id: r.id, endpointId: r.endpoint_id, messageId: r.message_id, eventType: r.event_type, payload: r.payload, attempt: r.attempts, url: r.url, failingSince: date(r.failing_since),
+  id: r.id,
+  endpointId: r.endpoint_id,
+  messageId: r.message_id,
+  eventType: r.event_type,
+  payload: r.payload,
+  attempt: r.attempts,
+  url: r.url,
+  failingSince: date(r.failing_since),
   secrets: { secret: r.secret, previousSecret: r.previous_secret, previousSecretUntil: date(r.previous_secret_until) },
 });
-const CLAIMED = 'd.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_until';
+const CLAIMED =
+  'd.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_until';
 
 /**
  * Claims the endpoint's next first attempt in feed order: counts the attempt and moves its next-attempt

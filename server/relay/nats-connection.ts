@@ -36,7 +36,10 @@ const WARN_EVERY = 30;
 export function keepNatsConnected(opts: NatsLinkOptions): NatsLink {
   const waitMs = opts.reconnectWaitMs ?? 2_000;
   const jitter = () => Math.round((Math.random() - 0.5) * (waitMs / 2));
-  const servers = opts.url.split(',').map((s) => s.trim()).filter(Boolean);
+  const servers = opts.url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const log = opts.logger;
   const stop = new AbortController();
   let nc: NatsConnection | undefined;

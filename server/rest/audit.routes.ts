@@ -6,6 +6,9 @@ import { handle } from './handle.js';
 
 export function auditRoutes(deps: Deps): Router {
   const router = Router();
-  router.get('/audit', handle(deps, (d, ctx, req) => listAudit(d, ctx, req.query)));
+  router.get(
+    '/audit',
+    handle(deps, (d, ctx, req) => listAudit(d, ctx, req.query)),
+  );
   return router;
 }

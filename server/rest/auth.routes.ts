@@ -34,11 +34,15 @@ export function authRoutes(deps: Deps, requireCaller: RequestHandler): Router {
   router.post(
     '/auth/logout',
     requireCaller,
-    handle(deps, async (d, ctx, req) => {
-      const result = await logout(d, ctx);
-      if (result.ok) clearSessionCookie(d, req, req.res!);
-      return result;
-    }, { status: 204, idempotent: false }),
+    handle(
+      deps,
+      async (d, ctx, req) => {
+        const result = await logout(d, ctx);
+        if (result.ok) clearSessionCookie(d, req, req.res!);
+        return result;
+      },
+      { status: 204, idempotent: false },
+    ),
   );
   return router;
 }

@@ -44,11 +44,7 @@ function idempotentRequest(req: Request, opts: HandleOptions): Result<Idempotent
   return { ok: true, value: { key: key.value, method: req.method, path: `${req.baseUrl}${req.path}`, body: req.body ?? null } };
 }
 
-export function handle<T>(
-  deps: Deps,
-  call: (deps: Deps, ctx: Ctx, req: Request) => Promise<Result<T>>,
-  opts: HandleOptions = {},
-) {
+export function handle<T>(deps: Deps, call: (deps: Deps, ctx: Ctx, req: Request) => Promise<Result<T>>, opts: HandleOptions = {}) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const idempotent = idempotentRequest(req, opts);

@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import { FIELD_ERROR_CODES, REFUSAL_CODES } from '../domain/errors.js';
 import {
-  commandResultOutput, historyEntryOutput, historyPageOutput, senseResultOutput, tensionOutput, tensionPageOutput, TENSION_STATES,
+  commandResultOutput,
+  historyEntryOutput,
+  historyPageOutput,
+  senseResultOutput,
+  tensionOutput,
+  tensionPageOutput,
+  TENSION_STATES,
 } from '../application/tensions/tension.inputs.js';
 import { actorOutput, actorPageOutput } from '../application/actors/actor.inputs.js';
 import { userOutput } from '../application/users/user.read.js';
@@ -22,7 +28,7 @@ export { apiKeyPageOutput, permissionListOutput, rolePageOutput, userPageOutput 
 import { auditEntryOutput } from '../application/audit/audit.js';
 
 const fieldError = z.object({
-  path: z.string().describe("Where in the input, dot-separated (`name`, `roleIds.2`); `(root)` for the input as a whole."),
+  path: z.string().describe('Where in the input, dot-separated (`name`, `roleIds.2`); `(root)` for the input as a whole.'),
   message: z.string().describe('What is wrong, in English.'),
   code: z
     .enum(FIELD_ERROR_CODES)
@@ -36,22 +42,28 @@ const fieldError = z.object({
 });
 
 /** RFC 9457 problem document with every extension member a refusal may carry (SPEC §7). */
-const problem = z.looseObject({
-  type: z.string().describe('`urn:market-service:problem:<code>`.'),
-  title: z.string().describe('A short summary of the kind of problem, the same for every occurrence of `code`.'),
-  status: z.number().int().describe('The HTTP status, repeated.'),
-  code: z.enum(REFUSAL_CODES).describe('Stable, machine-readable: what went wrong. Branch on this, not on `title` or `detail`.'),
-  detail: z.string().optional().describe('A plain sentence for a person about this occurrence.'),
-  requestId: z.string().describe('The request id (also the `X-Request-Id` header): quote it when reporting a problem.'),
-  errors: z.array(fieldError).optional().describe('validation_failed: one item per problem in the input.'),
-  currentVersion: z.number().int().optional().describe('version_conflict: the version the tension is at now.'),
-  expectedVersion: z.number().int().optional().describe('version_conflict: the expectedVersion you sent (absent when you sent none).'),
-  missingPermission: z.string().optional().describe('forbidden: the permission the operation needs and you lack.'),
-  missingPermissions: z.array(z.string()).optional().describe('escalation_denied: the permissions you would grant without holding them yourself.'),
-  state: z.enum(TENSION_STATES).optional().describe('invalid_transition: the state the tension is in.'),
-  command: z.string().optional().describe('invalid_transition: the move that this state does not allow (`resolve`, `revive`, …).'),
-  retryAfterSeconds: z.number().int().optional().describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
-}).describe('A refusal: an RFC 9457 problem document with a stable `code`.');
+const problem = z
+  .looseObject({
+    type: z.string().describe('`urn:market-service:problem:<code>`.'),
+    title: z.string().describe('A short summary of the kind of problem, the same for every occurrence of `code`.'),
+    status: z.number().int().describe('The HTTP status, repeated.'),
+    code: z.enum(REFUSAL_CODES).describe('Stable, machine-readable: what went wrong. Branch on this, not on `title` or `detail`.'),
+    detail: z.string().optional().describe('A plain sentence for a person about this occurrence.'),
+    requestId: z.string().describe('The request id (also the `X-Request-Id` header): quote it when reporting a problem.'),
+    errors: z.array(fieldError).optional().describe('validation_failed: one item per problem in the input.'),
+    currentVersion: z.number().int().optional().describe('version_conflict: the version the tension is at now.'),
+    expectedVersion: z.number().int().optional().describe('version_conflict: the expectedVersion you sent (absent when you sent none).'),
+    missingPermission: z.string().optional().describe('forbidden: the permission the operation needs and you lack.'),
+    missingPermissions: z.array(z.string()).optional().describe('escalation_denied: the permissions you would grant without holding them yourself.'),
+    state: z.enum(TENSION_STATES).optional().describe('invalid_transition: the state the tension is in.'),
+    command: z.string().optional().describe('invalid_transition: the move that this state does not allow (`resolve`, `revive`, …).'),
+    retryAfterSeconds: z
+      .number()
+      .int()
+      .optional()
+      .describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
+  })
+  .describe('A refusal: an RFC 9457 problem document with a stable `code`.');
 
 export const auditPageOutput = pageOutput(auditEntryOutput, 'the audit trail, newest first');
 
@@ -117,7 +129,11 @@ export class Components {
 
   /** `schema` as JSON Schema, every named schema in it replaced by a `$ref` to components.schemas. */
   schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata, override: withoutSafeIntegerBounds }) as Json & {
+    const {
+      $schema: _,
+      $defs,
+      ...json
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata, override: withoutSafeIntegerBounds }) as Json & {
       $defs?: Record<string, Json>;
     };
     for (const [name, def] of Object.entries($defs ?? {})) {
@@ -141,6 +157,10 @@ export class Components {
 
   /** The collected schemas in the registry's order. */
   ordered(): Record<string, Json> {
-    return Object.fromEntries(Object.keys(NAMED).filter((n) => n in this.schemas).map((n) => [n, this.schemas[n]]));
+    return Object.fromEntries(
+      Object.keys(NAMED)
+        .filter((n) => n in this.schemas)
+        .map((n) => [n, this.schemas[n]]),
+    );
   }
 }

@@ -69,7 +69,10 @@ function access(op: Operation): string {
 function renderOperation(base: string, path: string, method: string, op: Operation): string {
   const params = op.parameters.length
     ? `<table><tr><th>name</th><th>in</th><th>type</th><th>description</th></tr>${op.parameters
-        .map((p) => `<tr><td><code>${escape(p.name)}</code>${p.required ? '' : '?'}</td><td>${p.in}</td><td><code>${escape(schemaText(p.schema))}</code></td><td>${escape(p.description ?? '')}</td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${escape(p.name)}</code>${p.required ? '' : '?'}</td><td>${p.in}</td><td><code>${escape(schemaText(p.schema))}</code></td><td>${escape(p.description ?? '')}</td></tr>`,
+        )
         .join('')}</table>`
     : '';
   const body = op.requestBody ? `<h4>Body (application/json)</h4><pre>${escape(schemaText(op.requestBody.content['application/json'].schema))}</pre>` : '';
@@ -128,8 +131,8 @@ nav ul{columns:2;list-style:none;padding:0}nav a{text-decoration:none}
 <p>Base URL <code>${escape(base)}</code>. Machine-readable: <a href="${escape(base)}/openapi.json"><code>${escape(base)}/openapi.json</code></a> (OpenAPI 3.1).
 Every error is a problem document: <code>{ type, title, status, code, detail, requestId, … }</code>.</p>
 <nav>${[...toc].map(([tag, items]) => `<h4>${escape(tag)}</h4><ul>${items.join('')}</ul>`).join('')}${
-  schemas.length ? `<h4>schemas</h4><ul>${schemas.map(([name]) => `<li><a href="#schema-${escape(name)}">${escape(name)}</a></li>`).join('')}</ul>` : ''
-}</nav>
+    schemas.length ? `<h4>schemas</h4><ul>${schemas.map(([name]) => `<li><a href="#schema-${escape(name)}">${escape(name)}</a></li>`).join('')}</ul>` : ''
+  }</nav>
 ${[...byTag].map(([tag, ops]) => `<h2>${escape(tag)}</h2>${ops.join('\n')}`).join('\n')}
 ${schemas.length ? `<h2>Schemas</h2>\n${schemas.map(([name, schema]) => renderSchema(name, schema)).join('\n')}` : ''}
 </body></html>`;

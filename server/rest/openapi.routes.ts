@@ -16,20 +16,47 @@ import { docsPageRoutes } from './docs-page.js';
 
 export const OPENAPI_ROUTE_DOCS: RouteDoc[] = [
   {
-    method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', tag: 'docs', auth: 'public', status: 200, operationId: 'getOpenApiDocument',
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'docs',
+    auth: 'public',
+    status: 200,
+    operationId: 'getOpenApiDocument',
     description: 'The OpenAPI 3.1 document of this API, to generate a client from (e.g. `npx openapi-typescript http://host/api/v1/openapi.json -o api.d.ts`).',
   },
   {
-    method: 'get', path: '/docs', summary: 'The interactive API reference', tag: 'docs', auth: 'public', status: 200, operationId: 'getApiExplorer',
-    description: 'This document in Swagger UI: read every operation and try it with your API key ("Authorize") or your admin session. Served offline, with no third-party requests.',
+    method: 'get',
+    path: '/docs',
+    summary: 'The interactive API reference',
+    tag: 'docs',
+    auth: 'public',
+    status: 200,
+    operationId: 'getApiExplorer',
+    description:
+      'This document in Swagger UI: read every operation and try it with your API key ("Authorize") or your admin session. Served offline, with no third-party requests.',
   },
   {
-    method: 'get', path: '/docs/reference', summary: 'The API reference as one static page', tag: 'docs', auth: 'public', status: 200, operationId: 'getApiReference',
+    method: 'get',
+    path: '/docs/reference',
+    summary: 'The API reference as one static page',
+    tag: 'docs',
+    auth: 'public',
+    status: 200,
+    operationId: 'getApiReference',
     description: 'This document as one HTML page without scripts, for reading, printing and searching.',
   },
 ];
 
-export const REST_ROUTE_DOCS: RouteDoc[] = [...IDENTITY_ROUTE_DOCS, ...SECOND_FACTOR_ROUTE_DOCS, ...TENSION_ROUTE_DOCS, ...EVENTS_ROUTE_DOCS, ...AUDIT_ROUTE_DOCS, ...WEBHOOK_ROUTE_DOCS, ...OPENAPI_ROUTE_DOCS];
+export const REST_ROUTE_DOCS: RouteDoc[] = [
+  ...IDENTITY_ROUTE_DOCS,
+  ...SECOND_FACTOR_ROUTE_DOCS,
+  ...TENSION_ROUTE_DOCS,
+  ...EVENTS_ROUTE_DOCS,
+  ...AUDIT_ROUTE_DOCS,
+  ...WEBHOOK_ROUTE_DOCS,
+  ...OPENAPI_ROUTE_DOCS,
+];
 
 /** The package version, wherever this module runs from (sources under tsx, or dist/). */
 function packageVersion(): string {

@@ -62,7 +62,14 @@ export function operationIdOf(r: Pick<RouteDoc, 'operation' | 'operationId' | 'm
   return `${split[1]}${noun(area)}${split[2] ?? ''}`;
 }
 
-const AREA_THING: Record<string, string> = { tensions: 'tension', actors: 'actor', users: 'user', 'api-keys': 'user', roles: 'role', webhooks: 'webhook endpoint' };
+const AREA_THING: Record<string, string> = {
+  tensions: 'tension',
+  actors: 'actor',
+  users: 'user',
+  'api-keys': 'user',
+  roles: 'role',
+  webhooks: 'webhook endpoint',
+};
 
 function pathParamDescription(r: RouteDoc, name: string): string {
   if (r.pathParams?.[name]) return r.pathParams[name];
@@ -72,7 +79,10 @@ function pathParamDescription(r: RouteDoc, name: string): string {
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
 const HEADERS = {
-  'X-Request-Id': header('The request id: yours when you sent a valid `X-Request-Id` (1-128 of `A-Za-z0-9_.:-`), else a new UUID. Also in every problem document.', { type: 'string' }),
+  'X-Request-Id': header(
+    'The request id: yours when you sent a valid `X-Request-Id` (1-128 of `A-Za-z0-9_.:-`), else a new UUID. Also in every problem document.',
+    { type: 'string' },
+  ),
   'Retry-After': header('Seconds to wait before trying again.', { type: 'integer', minimum: 1 }),
   'WWW-Authenticate': header('`Bearer`: send an API key.', { type: 'string' }),
   RateLimit: header(
@@ -83,7 +93,10 @@ const HEADERS = {
     'The API key\'s quota: `"default";q=<requests>;w=60`, i.e. `RATE_LIMIT_PER_MINUTE` requests per 60-second window on this instance. Sent with `RateLimit`.',
     { type: 'string', pattern: '^"default";q=\\d+;w=60$' },
   ),
-  'Idempotent-Replayed': header('`true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was written this time).', { type: 'string', enum: ['true'] }),
+  'Idempotent-Replayed': header('`true` when this is the kept answer of an earlier request with the same `Idempotency-Key` (nothing was written this time).', {
+    type: 'string',
+    enum: ['true'],
+  }),
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 /** The quota fields a keyed request's answer carries (server/http/rate-limit.ts). */
@@ -148,20 +161,22 @@ function errorResponses(codes: Set<ErrorCode>, problem: unknown, withQuota: bool
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(REFUSAL_STATUS[code], [...(byStatus.get(REFUSAL_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
-      String(status),
-      {
-        description: list.map((c) => `${REFUSAL_TITLE[c]} (\`${c}\`)`).join('; '),
-        headers: {
-          'X-Request-Id': headerRef('X-Request-Id'),
-          // a 401 is an anonymous caller's: no key, so no quota of its own
-          ...(withQuota && status !== 401 ? RATE_LIMIT_HEADERS : {}),
-          ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
-          ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        {
+          description: list.map((c) => `${REFUSAL_TITLE[c]} (\`${c}\`)`).join('; '),
+          headers: {
+            'X-Request-Id': headerRef('X-Request-Id'),
+            // a 401 is an anonymous caller's: no key, so no quota of its own
+            ...(withQuota && status !== 401 ? RATE_LIMIT_HEADERS : {}),
+            ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+            ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+          },
+          content: { 'application/problem+json': { schema: problem } },
         },
-        content: { 'application/problem+json': { schema: problem } },
-      },
-    ]),
+      ]),
   );
 }
 
@@ -199,9 +214,7 @@ function operationOf(r: RouteDoc, components: Components) {
     ...(permission ? { 'x-permission': permission } : {}),
     ...(r.auth === 'session' ? { 'x-requires': 'a password session (cookie); API keys are refused with session_required' } : {}),
     parameters: [...pathParams, ...queryParams, ...(idempotent(r) ? [IDEMPOTENCY_KEY] : [])],
-    ...(r.body
-      ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: components.schemaOf(r.body, 'input') } } } }
-      : {}),
+    ...(r.body ? { requestBody: { required: r.bodyRequired ?? true, content: { 'application/json': { schema: components.schemaOf(r.body, 'input') } } } } : {}),
     responses: { [r.status]: successResponse(r, components), ...errorResponses(errorCodesOf(r, permission), components.ref('Problem'), keyed(r)) },
   };
 }
@@ -231,7 +244,12 @@ export function buildOpenApi(routes: RouteDoc[], info: { version: string }) {
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `mk_` followed by 49 base62 characters. Provisioned for an agent user (`POST /users/{id}/api-keys`) or created by a human for themselves (`POST /me/api-keys`).' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key: `mk_` followed by 49 base62 characters. Provisioned for an agent user (`POST /users/{id}/api-keys`) or created by a human for themselves (`POST /me/api-keys`).',
+        },
         session: {
           type: 'apiKey',
           in: 'cookie',

@@ -25,5 +25,4 @@ export function operationDoc(entry: OperationEntry): RouteDoc {
 }
 
 /** The docs of the entries of one OpenAPI tag group, in registry order (`['users', 'api-keys']`). */
-export const operationDocs = (tags: readonly string[]): RouteDoc[] =>
-  OPERATIONS.filter((e) => e.rest && tags.includes(e.rest.tag)).map(operationDoc);
+export const operationDocs = (tags: readonly string[]): RouteDoc[] => OPERATIONS.filter((e) => e.rest && tags.includes(e.rest.tag)).map(operationDoc);

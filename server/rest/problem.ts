@@ -21,7 +21,10 @@ export function sendProblem(res: Response, refusal: Refusal, requestId: string):
   if ((refusal.code === 'rate_limited' || refusal.code === 'unavailable') && typeof refusal.extensions?.retryAfterSeconds === 'number') {
     res.setHeader('Retry-After', String(refusal.extensions.retryAfterSeconds));
   }
-  res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(refusal, requestId)));
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(JSON.stringify(problemBody(refusal, requestId)));
 }
 
 export function sendCode(res: Response, code: ErrorCode, detail: string, requestId: string): void {

@@ -69,7 +69,16 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [operationRoutes(deps), secondFactorRoutes(deps), connectedAppsRoutes(deps), actorsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), auditRoutes(deps), webhooksRoutes(deps)];
+  const guarded = [
+    operationRoutes(deps),
+    secondFactorRoutes(deps),
+    connectedAppsRoutes(deps),
+    actorsRoutes(deps),
+    tensionsRoutes(deps),
+    eventsRoutes(deps),
+    auditRoutes(deps),
+    webhooksRoutes(deps),
+  ];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));
@@ -103,8 +112,9 @@ export function restErrors(_deps: Deps) {
       return sendProblem(res, unavailable(), req.requestId);
     }
     req.log.error({ err }, 'unhandled error');
-    res.status(500).type('application/problem+json').send(
-      JSON.stringify({ type: 'urn:market-service:problem:internal', title: 'Internal error', status: 500, code: 'internal', requestId: req.requestId }),
-    );
+    res
+      .status(500)
+      .type('application/problem+json')
+      .send(JSON.stringify({ type: 'urn:market-service:problem:internal', title: 'Internal error', status: 500, code: 'internal', requestId: req.requestId }));
   };
 }

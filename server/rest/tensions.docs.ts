@@ -1,8 +1,16 @@
 // OpenAPI descriptions of the tension and actor routes, built from the use cases' own schemas; the
 // tension commands' operations are generated from the command registry.
 import {
-  asOfQuery, changesQuery, commandResultOutput, historyPageOutput, historyQuery, listTensionsQuery, senseResultOutput, tensionChangesOutput,
-  tensionPageOutput, tensionReadOutput,
+  asOfQuery,
+  changesQuery,
+  commandResultOutput,
+  historyPageOutput,
+  historyQuery,
+  listTensionsQuery,
+  senseResultOutput,
+  tensionChangesOutput,
+  tensionPageOutput,
+  tensionReadOutput,
 } from '../application/tensions/tension.inputs.js';
 import { TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/registry.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery, updateActorInput } from '../application/actors/actor.inputs.js';
@@ -13,13 +21,17 @@ const TENSION_ID = { id: 'The tension id (a UUID); an id that is not a UUID, or 
 function commandDoc(entry: TensionCommandEntry): RouteDoc {
   const { method, path, status, summary, description, input } = entry.rest;
   return {
-    method, path, summary, description, tag: 'tensions', operation: entry.operation, status,
+    method,
+    path,
+    summary,
+    description,
+    tag: 'tensions',
+    operation: entry.operation,
+    status,
     // the GraphQL mutation's name: one name per command on every face
     operationId: entry.graphql.field,
     ...(entry.creates ? {} : { pathParams: TENSION_ID }),
-    ...(input === 'query'
-      ? { query: entry.input as RouteDoc['query'] }
-      : { body: entry.input, bodyRequired: !entry.input.safeParse({}).success }),
+    ...(input === 'query' ? { query: entry.input as RouteDoc['query'] } : { body: entry.input, bodyRequired: !entry.input.safeParse({}).success }),
     ...(status === 204 ? {} : { response: entry.creates ? senseResultOutput : commandResultOutput }),
     errors: entry.errors,
   };
@@ -27,12 +39,27 @@ function commandDoc(entry: TensionCommandEntry): RouteDoc {
 
 export const TENSION_ROUTE_DOCS: RouteDoc[] = [
   {
-    method: 'get', path: '/tensions', summary: 'List tensions', tag: 'tensions', operation: 'tensions.list', query: listTensionsQuery, response: tensionPageOutput, status: 200,
-    description: 'Tensions that are not discarded, filtered and sorted, a page at a time: pass the answer\'s `nextCursor` as `cursor` until it is null. A bad filter, sort or cursor is 400.',
+    method: 'get',
+    path: '/tensions',
+    summary: 'List tensions',
+    tag: 'tensions',
+    operation: 'tensions.list',
+    query: listTensionsQuery,
+    response: tensionPageOutput,
+    status: 200,
+    description:
+      "Tensions that are not discarded, filtered and sorted, a page at a time: pass the answer's `nextCursor` as `cursor` until it is null. A bad filter, sort or cursor is 400.",
   },
   {
-    method: 'get', path: '/tensions/:id', summary: 'Get a tension, now or as it was', tag: 'tensions', operation: 'tensions.get', pathParams: TENSION_ID,
-    query: asOfQuery, response: tensionReadOutput, status: 200,
+    method: 'get',
+    path: '/tensions/:id',
+    summary: 'Get a tension, now or as it was',
+    tag: 'tensions',
+    operation: 'tensions.get',
+    pathParams: TENSION_ID,
+    query: asOfQuery,
+    response: tensionReadOutput,
+    status: 200,
     description:
       'One tension as it is now. Its `version` is what to send as `expectedVersion` with the next command. ' +
       'With `asOfVersion` or `asOf` (not both), the tension as it was then, folded from its stream, with `asOf: {version, occurredAt}`; ' +
@@ -40,38 +67,88 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
       'had been discarded by then, or has no such version.',
   },
   {
-    method: 'get', path: '/tensions/:id/changes', summary: 'What changed between two versions', tag: 'tensions', operation: 'tensions.changes', operationId: 'getTensionChanges',
+    method: 'get',
+    path: '/tensions/:id/changes',
+    summary: 'What changed between two versions',
+    tag: 'tensions',
+    operation: 'tensions.changes',
+    operationId: 'getTensionChanges',
     pathParams: { id: 'The tension id (a UUID); a discarded tension can be compared up to the version before its discard.' },
-    query: changesQuery, response: tensionChangesOutput, status: 200,
+    query: changesQuery,
+    response: tensionChangesOutput,
+    status: 200,
     description:
       'Every field (name, currentContext, potentialFuture, score, state, actor, lead) whose value differs between version `from` and version `to`, ' +
       'with its value at each; a field changed and changed back is not listed. 404 not_found when the tension did not exist at one of them.',
   },
   {
-    method: 'get', path: '/tensions/:id/history', summary: 'The history of a tension', tag: 'tensions', operation: 'tensions.history', operationId: 'getTensionHistory',
-    pathParams: { id: 'The tension id (a UUID); a discarded tension keeps its history.' }, query: historyQuery, response: historyPageOutput, status: 200,
+    method: 'get',
+    path: '/tensions/:id/history',
+    summary: 'The history of a tension',
+    tag: 'tensions',
+    operation: 'tensions.history',
+    operationId: 'getTensionHistory',
+    pathParams: { id: 'The tension id (a UUID); a discarded tension keeps its history.' },
+    query: historyQuery,
+    response: historyPageOutput,
+    status: 200,
     description: 'Every change of the tension, newest first, with who made it and through which face; also after it was discarded.',
   },
   ...TENSION_COMMANDS.map(commandDoc),
   {
-    method: 'get', path: '/actors', summary: 'List actors', tag: 'actors', operation: 'actors.list', query: listActorsQuery, response: actorPageOutput, status: 200,
+    method: 'get',
+    path: '/actors',
+    summary: 'List actors',
+    tag: 'actors',
+    operation: 'actors.list',
+    query: listActorsQuery,
+    response: actorPageOutput,
+    status: 200,
     description: 'Actors by name, a page at a time, each with its number of tensions.',
   },
   {
-    method: 'post', path: '/actors', summary: 'Create an actor', tag: 'actors', operation: 'actors.create', body: createActorInput, response: actorOutput, status: 201,
+    method: 'post',
+    path: '/actors',
+    summary: 'Create an actor',
+    tag: 'actors',
+    operation: 'actors.create',
+    body: createActorInput,
+    response: actorOutput,
+    status: 201,
     description: 'Creates an actor, which tensions can then be sensed for. An actor of type agent can be linked to an agent user.',
   },
   {
-    method: 'get', path: '/actors/:id', summary: 'Get an actor', tag: 'actors', operation: 'actors.get', response: actorOutput, status: 200, errors: ['actor_not_found'],
+    method: 'get',
+    path: '/actors/:id',
+    summary: 'Get an actor',
+    tag: 'actors',
+    operation: 'actors.get',
+    response: actorOutput,
+    status: 200,
+    errors: ['actor_not_found'],
     description: 'One actor, with its number of tensions.',
   },
   {
-    method: 'patch', path: '/actors/:id', summary: 'Rename an actor', tag: 'actors', operation: 'actors.update', body: updateActorInput, response: actorOutput, status: 200,
+    method: 'patch',
+    path: '/actors/:id',
+    summary: 'Rename an actor',
+    tag: 'actors',
+    operation: 'actors.update',
+    body: updateActorInput,
+    response: actorOutput,
+    status: 200,
     errors: ['actor_not_found', 'version_conflict'],
-    description: 'Sets the name; the type cannot change. The same name changes nothing. With `expectedVersion`, writes only if the actor is still at that version (409 version_conflict otherwise).',
+    description:
+      'Sets the name; the type cannot change. The same name changes nothing. With `expectedVersion`, writes only if the actor is still at that version (409 version_conflict otherwise).',
   },
   {
-    method: 'delete', path: '/actors/:id', summary: 'Delete an actor', tag: 'actors', operation: 'actors.delete', status: 204, errors: ['actor_not_found'],
+    method: 'delete',
+    path: '/actors/:id',
+    summary: 'Delete an actor',
+    tag: 'actors',
+    operation: 'actors.delete',
+    status: 204,
+    errors: ['actor_not_found'],
     description: 'Deletes the actor and discards all its tensions, in one transaction; their histories stay readable.',
   },
 ];

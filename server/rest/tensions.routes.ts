@@ -2,7 +2,15 @@
 // Parse → call → map; the use cases validate and authorize.
 import { Router, type Request } from 'express';
 import type { Deps } from '../application/context.js';
-import { getTension, getTensionChanges, getTensionHistory, listTensions, runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
+import {
+  getTension,
+  getTensionChanges,
+  getTensionHistory,
+  listTensions,
+  runCommand,
+  TENSION_COMMANDS,
+  type TensionCommandEntry,
+} from '../application/tensions/index.js';
 import { handle } from './handle.js';
 
 /** `?expectedVersion=N` of DELETE: digits become a number; anything else reaches the schema as is (400). */
@@ -19,10 +27,22 @@ function commandInput(entry: TensionCommandEntry, req: Request): unknown {
 
 export function tensionsRoutes(deps: Deps): Router {
   const router = Router();
-  router.get('/tensions', handle(deps, (d, ctx, req) => listTensions(d, ctx, req.query)));
-  router.get('/tensions/:id', handle(deps, (d, ctx, req) => getTension(d, ctx, String(req.params.id), req.query)));
-  router.get('/tensions/:id/history', handle(deps, (d, ctx, req) => getTensionHistory(d, ctx, String(req.params.id), req.query)));
-  router.get('/tensions/:id/changes', handle(deps, (d, ctx, req) => getTensionChanges(d, ctx, String(req.params.id), req.query)));
+  router.get(
+    '/tensions',
+    handle(deps, (d, ctx, req) => listTensions(d, ctx, req.query)),
+  );
+  router.get(
+    '/tensions/:id',
+    handle(deps, (d, ctx, req) => getTension(d, ctx, String(req.params.id), req.query)),
+  );
+  router.get(
+    '/tensions/:id/history',
+    handle(deps, (d, ctx, req) => getTensionHistory(d, ctx, String(req.params.id), req.query)),
+  );
+  router.get(
+    '/tensions/:id/changes',
+    handle(deps, (d, ctx, req) => getTensionChanges(d, ctx, String(req.params.id), req.query)),
+  );
   for (const entry of TENSION_COMMANDS) {
     // Idempotency-Key (SPEC §12) is `handle`'s, like every POST's.
     router[entry.rest.method](

@@ -291,7 +291,9 @@ describe('admin web app', () => {
     });
     expect(created.status).toBe(201);
     const actor = await (await rest('/actors', { method: 'POST', body: JSON.stringify({ name: 'Globex', type: 'organization' }) })).json();
-    const sensed = await (await rest('/tensions', { method: 'POST', body: JSON.stringify({ name: 'Settlement is slow', actorId: actor.id, score: 6 }) })).json();
+    const sensed = await (
+      await rest('/tensions', { method: 'POST', body: JSON.stringify({ name: 'Settlement is slow', actorId: actor.id, score: 6 }) })
+    ).json();
     const tensionId = sensed.tension?.id ?? sensed.id;
 
     const other = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });

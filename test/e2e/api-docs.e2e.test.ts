@@ -67,7 +67,10 @@ describe('GET /api/v1/docs', () => {
     expect(docs.csp).toContain("script-src 'self'");
     expect(docs.csp).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js']) {
-      expect(answers.map((a) => a.url), asset).toContain(`${app.url}/api/v1/docs/assets/${asset}`);
+      expect(
+        answers.map((a) => a.url),
+        asset,
+      ).toContain(`${app.url}/api/v1/docs/assets/${asset}`);
     }
     expect(answers.map((a) => a.url)).toContain(`${app.url}/api/v1/openapi.json`);
     expect(w.problems).toEqual([]);

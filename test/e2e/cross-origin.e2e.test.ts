@@ -81,7 +81,7 @@ async function usersWithEmail(email: string): Promise<number> {
 }
 
 describe('a page on another port of the same host', () => {
-  it('cannot read the admin\'s answers nor create a user with the admin\'s session cookie', async () => {
+  it("cannot read the admin's answers nor create a user with the admin's session cookie", async () => {
     const admin = await context.newPage();
     await admin.goto(`${app.url}/`);
     await admin.getByLabel('Email').fill(ADMIN.email);
@@ -98,11 +98,14 @@ describe('a page on another port of the same host', () => {
     for (const r of results) expect(r.read, `${r.name}: ${JSON.stringify(r)}`).toBe(false);
     expect(await usersWithEmail(email)).toBe(0);
     // And the answers carried no allowance the browser could have used.
-    const probe = await fetch(`${app.url}/graphql`, { method: 'OPTIONS', headers: { origin: new URL(attackerUrl).origin, 'access-control-request-method': 'POST' } });
+    const probe = await fetch(`${app.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: new URL(attackerUrl).origin, 'access-control-request-method': 'POST' },
+    });
     expect(probe.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('control: the same script from the service\'s own origin reads `me` and creates the user', async () => {
+  it("control: the same script from the service's own origin reads `me` and creates the user", async () => {
     const page = await context.newPage();
     await page.goto(`${app.url}/`);
     await page.getByRole('heading', { name: 'Tensions' }).waitFor();

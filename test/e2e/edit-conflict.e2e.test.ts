@@ -139,7 +139,7 @@ describe.each(['en', 'de'] as const)('edits that meet another client (%s)', (lan
     expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Theirs kept ${lang}`, version: 2 });
   });
 
-  it("a user's profile edited in the page and through the API: theirs beside mine, and \"apply mine\" saves mine", async () => {
+  it('a user\'s profile edited in the page and through the API: theirs beside mine, and "apply mine" saves mine', async () => {
     const id = await insertUser(app, { name: `Profile ${lang}` });
     await page.goto(`${app.url}/users/${id}`);
     await page.locator('h1', { hasText: `Profile ${lang}` }).waitFor();
@@ -189,7 +189,11 @@ describe.each(['en', 'de'] as const)('edits that meet another client (%s)', (lan
       expect((await c.post(`/tensions/${t.id}/rename`, { name: `Renamed meanwhile ${lang}` })).status).toBe(200);
       await failed;
       // the page shows either the small notice over what it had, or (as it did) only the error in its place
-      await page.getByTestId('retrying-notice').or(page.getByRole('alert').filter({ hasText: tx.unreachable })).first().waitFor();
+      await page
+        .getByTestId('retrying-notice')
+        .or(page.getByRole('alert').filter({ hasText: tx.unreachable }))
+        .first()
+        .waitFor();
       await screenshot(page, `edit-conflict-${lang}-02-offline`);
       expect(await page.getByRole('dialog', { name: tx.rename }).count(), 'the Rename dialog is still open').toBe(1);
       expect(await dialog.getByLabel(tx.name).inputValue()).toBe(`Typed offline ${lang}`);

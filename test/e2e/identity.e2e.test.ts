@@ -86,11 +86,17 @@ describe('accountable identity in the admin app', () => {
     await page.getByRole('heading', { name: 'Auditors', level: 1 }).waitFor();
   });
 
-  it('Activity: changes name the roles, actor and status an id or code stands for, in the reader\'s language; the target filter names its target', async () => {
+  it("Activity: changes name the roles, actor and status an id or code stands for, in the reader's language; the target filter names its target", async () => {
     const base = await api.post('/roles', { code: 'base-clerks', name: 'Base clerks', permissions: ['tensions:read'] });
     const actor = await api.post('/actors', { name: 'Linked Agent Actor', type: 'agent' });
     const role = await api.post('/roles', { code: 'senior-clerks', name: 'Senior clerks', permissions: [], inherits: [base.body.id] });
-    const user = await api.post('/users', { type: 'agent', email: 'named-bot@test.example', name: 'Named bot', roleIds: [role.body.id], linkedActorId: actor.body.id });
+    const user = await api.post('/users', {
+      type: 'agent',
+      email: 'named-bot@test.example',
+      name: 'Named bot',
+      roleIds: [role.body.id],
+      linkedActorId: actor.body.id,
+    });
     expect([base.status, actor.status, role.status, user.status]).toEqual([201, 201, 201, 201]);
     expect((await api.del(`/users/${user.body.id}`)).status).toBe(204);
     await page.goto(`${app.url}/activity?targetId=${user.body.id}`);
@@ -111,7 +117,7 @@ describe('accountable identity in the admin app', () => {
     await page.getByLabel('Sprache').selectOption('en');
   });
 
-  it('forms answer in the app\'s language, not the browser\'s or the server\'s: a missing actor is required, a wrong password is not correct', async () => {
+  it("forms answer in the app's language, not the browser's or the server's: a missing actor is required, a wrong password is not correct", async () => {
     await page.goto(`${app.url}/tensions/new`);
     await page.getByLabel('Language').selectOption('de');
     await page.getByRole('heading', { name: 'Spannung erfassen', level: 1 }).waitFor();
@@ -132,7 +138,13 @@ describe('accountable identity in the admin app', () => {
 
   it('does not offer what the server would refuse as escalation: a stronger user is not editable (and says why), a stronger role not assignable', async () => {
     const role = await api.post('/roles', { code: 'user-managers', name: 'User managers', permissions: ['users:read', 'users:write', 'roles:read'] });
-    const uma = await api.post('/users', { type: 'human', email: 'uma@test.example', name: 'Uma Manager', password: 'uma-password-1234', roleIds: [role.body.id] });
+    const uma = await api.post('/users', {
+      type: 'human',
+      email: 'uma@test.example',
+      name: 'Uma Manager',
+      password: 'uma-password-1234',
+      roleIds: [role.body.id],
+    });
     const weak = await api.post('/users', { type: 'agent', email: 'weak-bot@test.example', name: 'Weak bot' });
     expect([role.status, uma.status, weak.status]).toEqual([201, 201, 201]);
     const admins = (await api.get('/users?type=human')).body.data as { id: string; email: string }[];
@@ -161,7 +173,7 @@ describe('accountable identity in the admin app', () => {
     }
   });
 
-  it('asks before leaving a form with unsaved changes, in the app\'s language; no answer keeps what was typed', async () => {
+  it("asks before leaving a form with unsaved changes, in the app's language; no answer keeps what was typed", async () => {
     await page.goto(`${app.url}/tensions/new`);
     await page.getByLabel('Name').fill('Typed but not saved');
     const asked: string[] = [];
@@ -200,7 +212,10 @@ describe('accountable identity in the admin app', () => {
     const boxes = dialog.locator('input[name="keyPermission"]');
     // offered: only what the agent holds; ticked: its read permissions
     expect(await boxes.evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value).sort())).toEqual(['actors:read', 'tensions:read', 'tensions:write']);
-    expect(await dialog.locator('input[name="keyPermission"]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value).sort())).toEqual(['actors:read', 'tensions:read']);
+    expect(await dialog.locator('input[name="keyPermission"]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value).sort())).toEqual([
+      'actors:read',
+      'tensions:read',
+    ]);
     await screenshot(page, 'id-02-read-only-preset');
     await dialog.getByRole('button', { name: 'Create' }).click();
     const key = await takeShownKey();

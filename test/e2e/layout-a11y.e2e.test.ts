@@ -32,7 +32,11 @@ const screens = () => [
 ];
 
 async function signedIn(opts: { width: number; height: number; lang: 'en' | 'de'; dark?: boolean }): Promise<Page> {
-  const context = await browser.newContext({ locale: opts.lang === 'de' ? 'de-DE' : 'en-US', viewport: { width: opts.width, height: opts.height }, colorScheme: opts.dark ? 'dark' : 'light' });
+  const context = await browser.newContext({
+    locale: opts.lang === 'de' ? 'de-DE' : 'en-US',
+    viewport: { width: opts.width, height: opts.height },
+    colorScheme: opts.dark ? 'dark' : 'light',
+  });
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
@@ -48,7 +52,11 @@ async function open(page: Page, screen: ReturnType<typeof screens>[number]): Pro
   await page.goto(`${app.url}${screen.path}`);
   await page.getByRole('heading', { level: 1, name: screen.h1 }).waitFor();
   // lists and details finish loading (no spinner left)
-  await page.locator('.loading').first().waitFor({ state: 'detached' }).catch(() => undefined);
+  await page
+    .locator('.loading')
+    .first()
+    .waitFor({ state: 'detached' })
+    .catch(() => undefined);
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -76,15 +84,21 @@ beforeAll(async () => {
   ids.actor = (await api.post('/actors', { name: 'Northwind Trading Company International', type: 'organization' })).body.id;
   const lead = (await api.post('/users', { type: 'human', email: 'lena.longname-lead@test.example', name: 'Lena Lead', password: 'lead-password-1234' })).body;
   ids.lead = lead.id;
-  ids.tension = (await api.post('/tensions', { name: 'Invoices bounce', actorId: ids.actor, leadUserId: lead.id, currentContext: 'A'.repeat(300), score: 8 })).body.tension.id;
+  ids.tension = (
+    await api.post('/tensions', { name: 'Invoices bounce', actorId: ids.actor, leadUserId: lead.id, currentContext: 'A'.repeat(300), score: 8 })
+  ).body.tension.id;
   await api.post('/tensions', { name: 'Payments are late', actorId: ids.actor, score: 3 });
   expect((await api.del(`/users/${lead.id}`)).status).toBe(204);
   ids.discarded = (await api.post('/tensions', { name: 'Gone soon', actorId: ids.actor })).body.tension.id;
   await api.post(`/tensions/${ids.discarded}/resolve`);
   expect((await api.del(`/tensions/${ids.discarded}`)).status).toBe(204);
-  ids.agent = (await api.post('/users', { type: 'agent', email: 'invoice-bot-with-a-long-address@test.example', name: 'Invoice bot with a rather long name' })).body.id;
+  ids.agent = (
+    await api.post('/users', { type: 'agent', email: 'invoice-bot-with-a-long-address@test.example', name: 'Invoice bot with a rather long name' })
+  ).body.id;
   await api.post(`/users/${ids.agent}/api-keys`, { name: 'invoice production key' });
-  ids.role = (await api.post('/roles', { code: 'invoice-clerk', name: 'Invoice clerk', permissions: ['tensions:read', 'tensions:write', 'actors:read'] })).body.id;
+  ids.role = (
+    await api.post('/roles', { code: 'invoice-clerk', name: 'Invoice clerk', permissions: ['tensions:read', 'tensions:write', 'actors:read'] })
+  ).body.id;
 });
 
 afterAll(async () => {
@@ -174,7 +188,7 @@ describe('tablet and desktop, 768 to 1440 px', () => {
 });
 
 describe('desktop, 1280 px', () => {
-  it('shows every filter select\'s chosen option in full (the sort select was clipped)', async () => {
+  it("shows every filter select's chosen option in full (the sort select was clipped)", async () => {
     const page = await signedIn({ width: 1280, height: 900, lang: 'de' });
     await page.goto(`${app.url}/tensions?sort=-updatedAt`);
     await page.getByRole('link', { name: 'Invoices bounce' }).waitFor();
@@ -194,7 +208,10 @@ describe('desktop, 1280 px', () => {
 });
 
 describe('deactivated leads', () => {
-  for (const [lang, mark] of [['en', 'Deactivated'], ['de', 'Deaktiviert']] as const) {
+  for (const [lang, mark] of [
+    ['en', 'Deactivated'],
+    ['de', 'Deaktiviert'],
+  ] as const) {
     it(`are marked in words in the list's lead column and on the tension, read with them (${lang})`, async () => {
       const page = await signedIn({ width: 1280, height: 900, lang });
       const operations: string[] = [];
@@ -269,7 +286,9 @@ describe('accessibility (axe)', () => {
   it('finds none in an open dialog with an open picker list', async () => {
     // 300 actors: the open picker has more options than its popup shows, so its list scrolls
     for (let i = 0; i < 300; i += 25) {
-      await Promise.all(Array.from({ length: 25 }, (_, j) => api.post('/actors', { name: `Picker actor ${String(i + j).padStart(3, '0')}`, type: 'organization' })));
+      await Promise.all(
+        Array.from({ length: 25 }, (_, j) => api.post('/actors', { name: `Picker actor ${String(i + j).padStart(3, '0')}`, type: 'organization' })),
+      );
     }
     const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
     await page.goto(`${app.url}/tensions/${ids.tension}`);

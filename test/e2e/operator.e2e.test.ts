@@ -128,7 +128,7 @@ describe('admin app for operators', () => {
     expect(summaries.slice(0, 3)).toEqual(['Revived', 'Dropped as stale', 'Renamed from “Quotes are slow” to “Quotes are far too slow”']);
   });
 
-  it('opens a discarded tension\'s history', async () => {
+  it("opens a discarded tension's history", async () => {
     await page.getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('dialog', { name: 'Discard this tension?' }).getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
@@ -264,7 +264,12 @@ describe('admin app for operators', () => {
     await page.getByRole('button', { name: 'Revoke: first' }).click();
     await page.getByRole('dialog', { name: 'Revoke key “first”?' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('row', { name: /first/ }).getByText('Revoked').waitFor();
-    expect(await page.getByRole('row', { name: /second/ }).getByText('Revoked').count()).toBe(0);
+    expect(
+      await page
+        .getByRole('row', { name: /second/ })
+        .getByText('Revoked')
+        .count(),
+    ).toBe(0);
     expect((await client(app, first.key).get('/auth/me')).status).toBe(401);
     expect((await client(app, second).get('/auth/me')).status).toBe(200);
   });
@@ -275,7 +280,12 @@ describe('admin app for operators', () => {
     await page.getByLabel('Password', { exact: true }).fill('second-password-123');
     await page.getByRole('button', { name: 'Set a new password' }).click();
     await page.getByText('Password changed.', { exact: true }).waitFor();
-    const login = (password: string) => fetch(`${app.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'anna@test.example', password }) });
+    const login = (password: string) =>
+      fetch(`${app.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'anna@test.example', password }),
+      });
     expect((await login('first-password-123')).status).toBe(401);
     expect((await login('second-password-123')).status).toBe(200);
 

@@ -28,7 +28,12 @@ export interface TestApp {
 }
 
 /** `database`: serve an existing database (e.g. one another process wrote) instead of a fresh one. */
-export async function startTestApp(overrides: Partial<Config> = {}, deps: Partial<Deps> = {}, database?: TestDatabase, appOptions: AppOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  deps: Partial<Deps> = {},
+  database?: TestDatabase,
+  appOptions: AppOptions = {},
+): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
   const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
   const fullDeps: Deps = {

@@ -4,7 +4,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { VersionConflictError } from '../../server/domain/errors.js';
 import {
-  eventInsert, streamHeadVersion, toStoredEvent, type AppendOptions, type EventMetadata, type NewEvent, type StoredEvent, type StreamRef,
+  eventInsert,
+  streamHeadVersion,
+  toStoredEvent,
+  type AppendOptions,
+  type EventMetadata,
+  type NewEvent,
+  type StoredEvent,
+  type StreamRef,
 } from '../../server/persistence/event-store.js';
 
 /**

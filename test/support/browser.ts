@@ -29,7 +29,16 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -44,5 +53,8 @@ export async function pick(scope: Page | Locator, label: string, text: string): 
   await box.fill(text);
   const list = box.page().locator(`[id="${await box.getAttribute('aria-controls')}"]`);
   const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  await list.getByRole('option', { name: new RegExp(`^${escaped}`) }).first().click();
+  await list
+    .getByRole('option', { name: new RegExp(`^${escaped}`) })
+    .first()
+    .click();
 }

@@ -36,7 +36,12 @@ export function unwrap<T>(result: Result<T>, what: string): T {
 export function seedDeps(orm: MikroORM): Deps {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
   return {
-    orm, config, logger: createLogger('silent'), metrics: createMetrics(orm), clock: () => new Date(), newId: randomUUID,
+    orm,
+    config,
+    logger: createLogger('silent'),
+    metrics: createMetrics(orm),
+    clock: () => new Date(),
+    newId: randomUUID,
     sessionSecret: 'seed-session-secret-that-is-long-enough-0123456789',
   };
 }
@@ -48,10 +53,7 @@ export const SEED_PASSWORD = 'correct-horse-battery';
  * A role with `grants`, a user of `type` holding it, and an API key for that user, through the use cases:
  * an agent's key is provisioned; a human's is self-service, minted from a session of its own.
  */
-export async function seedUserWithKey(
-  app: Pick<TestApp, 'deps'>,
-  opts: { type?: 'human' | 'agent'; grants: string[]; name?: string },
-): Promise<SeededUser> {
+export async function seedUserWithKey(app: Pick<TestApp, 'deps'>, opts: { type?: 'human' | 'agent'; grants: string[]; name?: string }): Promise<SeededUser> {
   const { deps } = app;
   const type = opts.type ?? 'agent';
   const tag = randomUUID().slice(0, 8);

@@ -25,14 +25,18 @@ async function parse(res: Response) {
 /** A client of `url` acting with `cookie` (a session), sending the CSRF header on every call. */
 export function sessionApi(url: string, cookie: string): ProcessApi {
   const headers = (json: boolean, extra: Record<string, string> = {}) => ({
-    cookie, 'x-csrf-protection': '1', ...(json ? { 'content-type': 'application/json' } : {}), ...extra,
+    cookie,
+    'x-csrf-protection': '1',
+    ...(json ? { 'content-type': 'application/json' } : {}),
+    ...extra,
   });
   return {
     cookie,
     call: (method, path, body, extra) =>
-      fetch(`${url}/api/v1${path}`, { method, headers: headers(body !== undefined, extra), body: body === undefined ? undefined : JSON.stringify(body) }).then(parse),
-    gql: (query, variables) =>
-      fetch(`${url}/graphql`, { method: 'POST', headers: headers(true), body: JSON.stringify({ query, variables }) }).then(parse),
+      fetch(`${url}/api/v1${path}`, { method, headers: headers(body !== undefined, extra), body: body === undefined ? undefined : JSON.stringify(body) }).then(
+        parse,
+      ),
+    gql: (query, variables) => fetch(`${url}/graphql`, { method: 'POST', headers: headers(true), body: JSON.stringify({ query, variables }) }).then(parse),
   };
 }
 
@@ -112,7 +116,13 @@ export interface TwoInstances {
 
 export async function startTwoInstances(): Promise<TwoInstances> {
   const db = await createTestDatabase({ poolMax: 2 });
-  const env = { DATABASE_URL: db.url!, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password, DB_POOL_MAX: '5' };
+  const env = {
+    DATABASE_URL: db.url!,
+    SESSION_SECRET: PROCESS_SECRET,
+    ADMIN_EMAIL: PROCESS_ADMIN.email,
+    ADMIN_PASSWORD: PROCESS_ADMIN.password,
+    DB_POOL_MAX: '5',
+  };
   const instances: ServerProcess[] = [];
   const stop = async () => {
     for (const p of instances) await p.stop();

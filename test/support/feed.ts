@@ -17,7 +17,11 @@ export interface FeedEventJson {
 }
 
 /** One GET /events; fails the test on anything but 200. */
-export async function feedPage(app: TestApp, key: string, query: Record<string, string | number | undefined>): Promise<{ data: FeedEventJson[]; nextCursor: string }> {
+export async function feedPage(
+  app: TestApp,
+  key: string,
+  query: Record<string, string | number | undefined>,
+): Promise<{ data: FeedEventJson[]; nextCursor: string }> {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
   const res = await fetch(`${app.url}/api/v1/events?${q}`, { headers: { authorization: `Bearer ${key}` } });
@@ -31,14 +35,22 @@ export async function feedPage(app: TestApp, key: string, query: Record<string, 
  * (no types and no stream by default), or has answered already (it found events at once and never waited).
  * What tests used to sleep 200–300 ms for.
  */
-export async function untilWaiting(app: TestApp, request: Promise<unknown>, filter: { types?: string[]; streamId?: string } = {}, timeoutMs = 30_000): Promise<void> {
+export async function untilWaiting(
+  app: TestApp,
+  request: Promise<unknown>,
+  filter: { types?: string[]; streamId?: string } = {},
+  timeoutMs = 30_000,
+): Promise<void> {
   let answered = false;
   request.then(
     () => (answered = true),
     () => (answered = true),
   );
   const same = (f: FeedFilter) => (f.streamId ?? null) === (filter.streamId ?? null) && (f.types ?? []).join() === (filter.types ?? []).join();
-  const waiting = () => feedHub(app.deps).followersNow().some((f) => f.live && same(f.filter));
+  const waiting = () =>
+    feedHub(app.deps)
+      .followersNow()
+      .some((f) => f.live && same(f.filter));
   for (const deadline = Date.now() + timeoutMs; !answered && !waiting(); await new Promise((r) => setTimeout(r, 5))) {
     if (Date.now() > deadline) throw new Error(`the long poll did not wait in the feed hub within ${timeoutMs} ms`);
   }

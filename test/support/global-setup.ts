@@ -71,7 +71,8 @@ async function dropAbandoned(): Promise<void> {
   const { rows } = await queryOnce(`select datname from pg_database where datname like 't\\_%'`);
   for (const { datname } of rows as { datname: string }[]) {
     const started = RUN_DATABASE.exec(datname)?.[1];
-    if (started && Date.now() - parseInt(started, 36) > 24 * 3600_000) await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
+    if (started && Date.now() - parseInt(started, 36) > 24 * 3600_000)
+      await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
   }
 }
 
@@ -83,7 +84,8 @@ async function postgresTemplate(runId: string): Promise<{ name: string; drop(): 
     await queryOnce(`drop database if exists "${name}" with (force)`).catch(() => undefined);
     // The files' databases whose drop their process did not see through (test/support/database.ts).
     const left = await queryOnce(`select datname from pg_database where datname like 't\\_${runId}\\_%'`).catch(() => undefined);
-    for (const { datname } of (left?.rows ?? []) as { datname: string }[]) await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
+    for (const { datname } of (left?.rows ?? []) as { datname: string }[])
+      await queryOnce(`drop database if exists "${datname}" with (force)`).catch(() => undefined);
   };
   try {
     const url = new URL(process.env.DATABASE_URL!);

@@ -53,7 +53,6 @@ export async function deleteStream(nc: NatsConnection, stream: string): Promise<
   await jsm.streams.delete(stream).catch(() => undefined);
 }
 
-
 const NATS_SERVER_BIN = '/usr/sbin/nats-server';
 
 /** A NATS server (JetStream on, a store folder of its own) a test may stop and start again on the same port and store. */
@@ -68,8 +67,7 @@ export interface PrivateNats {
 }
 
 /** Why private NATS servers cannot run here, or null when they can. */
-export const privateNatsUnavailable = (): string | null =>
-  existsSync(NATS_SERVER_BIN) ? null : `no ${NATS_SERVER_BIN} to run a private NATS server`;
+export const privateNatsUnavailable = (): string | null => (existsSync(NATS_SERVER_BIN) ? null : `no ${NATS_SERVER_BIN} to run a private NATS server`);
 
 /** A private server on a free port, not yet started (`start()` it). */
 export async function privateNats(): Promise<PrivateNats> {
@@ -120,9 +118,15 @@ export async function privateNats(): Promise<PrivateNats> {
 
 /** Exactly the events of the store (in the store's feed order), once each: `Nats-Msg-Id` = id, subject `<prefix>.tension.<type>`. */
 export function expectExactlyOnceInOrder(messages: StoredMessage[], events: { id: string }[], prefix: string): void {
-  expect(messages.map((m) => m.msgId), 'Nats-Msg-Id is the event id').toEqual(messages.map((m) => m.body.id));
+  expect(
+    messages.map((m) => m.msgId),
+    'Nats-Msg-Id is the event id',
+  ).toEqual(messages.map((m) => m.body.id));
   const ids = messages.map((m) => m.body.id);
-  expect(ids.filter((id, i) => ids.indexOf(id) !== i), 'no event stored twice').toEqual([]);
+  expect(
+    ids.filter((id, i) => ids.indexOf(id) !== i),
+    'no event stored twice',
+  ).toEqual([]);
   expect(ids, 'every event, in feed order').toEqual(events.map((e) => e.id));
   for (const m of messages) expect(m.subject).toBe(`${prefix}.tension.${m.body.type}`);
 }

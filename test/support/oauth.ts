@@ -32,7 +32,14 @@ export async function registerClient(app: TestApp, body: Record<string, unknown>
   const res = await fetch(`${app.url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Test assistant', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...body }),
+    body: JSON.stringify({
+      client_name: 'Test assistant',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...body,
+    }),
   });
   return { status: res.status, json: await res.json() };
 }
@@ -86,7 +93,11 @@ export async function authorizeCode(app: TestApp, session: string, clientId: str
   const uid = location.split('/').pop()!;
   const details = await consentDetails(app, jar, uid, session);
   if (details.status !== 200) throw new Error(`consent details: ${details.status} ${JSON.stringify(details.json)}`);
-  const decision = await consentDecision(app, jar, uid, session, { decision: 'allow', csrfToken: details.json.csrfToken, ...(o.scopes ? { scopes: o.scopes } : {}) });
+  const decision = await consentDecision(app, jar, uid, session, {
+    decision: 'allow',
+    csrfToken: details.json.csrfToken,
+    ...(o.scopes ? { scopes: o.scopes } : {}),
+  });
   if (decision.status !== 200) throw new Error(`consent decision: ${decision.status} ${JSON.stringify(decision.json)}`);
   const resumed = await fetch(new URL(decision.json.redirectTo, app.url), { redirect: 'manual', headers: { cookie: jar.header() } });
   if (!resumed.headers.get('location')) throw new Error(`resume ${decision.json.redirectTo}: ${resumed.status} ${await resumed.text()}`);
@@ -95,19 +106,33 @@ export async function authorizeCode(app: TestApp, session: string, clientId: str
 }
 
 export async function tokenRequest(app: TestApp, form: Record<string, string>) {
-  const res = await fetch(`${app.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const res = await fetch(`${app.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, json: await res.json() };
 }
 
 export async function exchangeCode(app: TestApp, clientId: string, code: string, verifier: string, extra: Record<string, string> = {}) {
-  return tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: `${app.url}/mcp`, ...extra });
+  return tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: `${app.url}/mcp`,
+    ...extra,
+  });
 }
 
 /** A grant (connected app) `id` of the user, as the consent would leave it: for sweeps that need one to act on. */
 export async function seedGrant(app: Pick<TestApp, 'deps'>, userId: string, id: string): Promise<void> {
   const payload = { accountId: userId, clientId: 'sweep-client', kind: 'Grant', jti: id, resources: { [`${app.deps.config.publicUrl}/mcp`]: 'tensions:read' } };
-  await app.deps.orm.em.fork().execute(
-    `insert into oauth_store (kind, id, payload, user_id, client_name, client_verified, expires_at) values ('Grant', ?, ?::jsonb, ?, 'Sweep client', false, now() + interval '1 hour')`,
-    [id, JSON.stringify(payload), userId],
-  );
+  await app.deps.orm.em
+    .fork()
+    .execute(
+      `insert into oauth_store (kind, id, payload, user_id, client_name, client_verified, expires_at) values ('Grant', ?, ?::jsonb, ?, 'Sweep client', false, now() + interval '1 hour')`,
+      [id, JSON.stringify(payload), userId],
+    );
 }

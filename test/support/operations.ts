@@ -39,7 +39,10 @@ export const GHOST_ID = '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90';
 export const GHOST_KEY_ID = '0b9e2d61-8c4f-4a37-b1d2-6e5f7a8c9d01';
 
 export function fillPath(path: string, ids: { id?: string; keyId?: string } = {}): string {
-  return path.replace(':keyId', ids.keyId ?? GHOST_KEY_ID).replace(':appId', ids.keyId ?? GHOST_KEY_ID).replace(':id', ids.id ?? GHOST_ID);
+  return path
+    .replace(':keyId', ids.keyId ?? GHOST_KEY_ID)
+    .replace(':appId', ids.keyId ?? GHOST_KEY_ID)
+    .replace(':id', ids.id ?? GHOST_ID);
 }
 
 const q = (field: string, args: string, selection: string, decl = '', variables: Record<string, unknown> = {}): GraphqlSurface => ({
@@ -63,7 +66,11 @@ function tensionCommand(entry: TensionCommandEntry): OperationSurface {
   const inputType = `${entry.graphql.inputType}${entry.input.safeParse({}).success ? '' : '!'}`;
   const withId = !entry.creates;
   return {
-    rest: { method: entry.rest.method.toUpperCase() as Method, path: entry.rest.path, ...(entry.rest.input === 'body' && Object.keys(body).length ? { body } : {}) },
+    rest: {
+      method: entry.rest.method.toUpperCase() as Method,
+      path: entry.rest.path,
+      ...(entry.rest.input === 'body' && Object.keys(body).length ? { body } : {}),
+    },
     graphql: withId
       ? m(entry.graphql.field, 'id: $id, input: $input', PAYLOAD, `$id: ID!, $input: ${inputType}`, { id: GHOST_ID, input: body })
       : m(entry.graphql.field, 'input: $input', PAYLOAD, `$input: ${inputType}`, { input: body }),
@@ -72,7 +79,10 @@ function tensionCommand(entry: TensionCommandEntry): OperationSurface {
 }
 
 /** Every registry command's surfaces, by its operation. */
-const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<TensionCommandOperation, OperationSurface>;
+const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => [e.operation, tensionCommand(e)])) as Record<
+  TensionCommandOperation,
+  OperationSurface
+>;
 
 const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID };
 
@@ -118,7 +128,11 @@ function registrySurface(entry: OperationEntry): OperationSurface {
   const mcp = entry.mcp.exposed === false ? null : { tool: entry.mcp.name, args: { ...Object.fromEntries(params.map((p) => [p, GHOST_IDS[p]])), ...example } };
   return {
     rest: entry.rest
-      ? { method: entry.rest.method.toUpperCase() as Method, path: entry.rest.path, ...(entry.rest.input === 'body' && Object.keys(example).length ? { body: example } : {}) }
+      ? {
+          method: entry.rest.method.toUpperCase() as Method,
+          path: entry.rest.path,
+          ...(entry.rest.input === 'body' && Object.keys(example).length ? { body: example } : {}),
+        }
       : null,
     graphql,
     mcp,
@@ -126,7 +140,10 @@ function registrySurface(entry: OperationEntry): OperationSurface {
 }
 
 /** Every registry entry's surfaces, by its operation. */
-const REGISTRY_SURFACES = Object.fromEntries(OPERATIONS.map((e) => [e.operation, registrySurface(e)])) as Record<(typeof OPERATIONS)[number]['operation'], OperationSurface>;
+const REGISTRY_SURFACES = Object.fromEntries(OPERATIONS.map((e) => [e.operation, registrySurface(e)])) as Record<
+  (typeof OPERATIONS)[number]['operation'],
+  OperationSurface
+>;
 
 export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   ...REGISTRY_SURFACES,
@@ -216,7 +233,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('rotateWebhookSecret', 'id: $id, overlapSeconds: 60', '{ secret }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'webhooks.test': { rest: { method: 'POST', path: '/webhooks/:id/test' }, graphql: m('testWebhook', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }), mcp: null },
+  'webhooks.test': {
+    rest: { method: 'POST', path: '/webhooks/:id/test' },
+    graphql: m('testWebhook', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
+    mcp: null,
+  },
   'webhooks.listDeliveries': {
     rest: { method: 'GET', path: '/webhooks/:id/deliveries' },
     graphql: q('webhookDeliveries', 'id: $id', '{ data { id } }', '$id: ID!', { id: GHOST_ID }),
@@ -275,7 +296,11 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
   { method: 'GET', path: '/docs', why: 'public: the API description, to read and try (Swagger UI)' },
   { method: 'GET', path: '/docs/reference', why: 'public: the API description as one static page' },
-  { method: 'GET', path: '/events/stream', why: 'events.list as a never-ending stream (SSE): its 401/403/let-in are asserted in test/int/events/stream.int.test.ts' },
+  {
+    method: 'GET',
+    path: '/events/stream',
+    why: 'events.list as a never-ending stream (SSE): its 401/403/let-in are asserted in test/int/events/stream.int.test.ts',
+  },
 ] as const;
 
 /** GraphQL fields that belong to no permission-table entry. */

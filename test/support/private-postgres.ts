@@ -55,7 +55,10 @@ export async function startPrivatePostgres(settings: Record<string, string> = {}
   if (opts.nextXid !== undefined) run('pg_resetwal', ['-x', String(opts.nextXid), '-D', data]);
   const port = await freePort();
   const options = [
-    `-p ${port}`, `-c listen_addresses=127.0.0.1`, `-c unix_socket_directories=${dir}`, '-c fsync=off',
+    `-p ${port}`,
+    `-c listen_addresses=127.0.0.1`,
+    `-c unix_socket_directories=${dir}`,
+    '-c fsync=off',
     ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`),
   ].join(' ');
   const start = () => void run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);

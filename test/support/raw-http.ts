@@ -32,7 +32,13 @@ export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'applic
 
 /** One JSON-RPC request to /mcp as `key` (a stateless server answers without initialize). */
 export function rpc(app: TestApp, key: string | undefined, method: string, params: unknown, headers: Record<string, string> = {}) {
-  return raw(app, 'POST', '/mcp', { ...MCP_HEADERS, ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  return raw(
+    app,
+    'POST',
+    '/mcp',
+    { ...MCP_HEADERS, ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  );
 }
 
 /** A body of exactly `bytes` bytes: the JSON document padded with trailing whitespace (still valid JSON). */

@@ -74,7 +74,15 @@ export function testClock(start = Date.now()) {
 }
 
 export function dispatcher(orm: MikroORM, opts: Partial<DispatcherOptions> & Pick<DispatcherOptions, 'clock'>): RunningDispatcher {
-  return startWebhookDispatcher({ orm, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), allowPrivate: true, concurrency: 16, pollMs: 50, jitter: 0, ...opts });
+  return startWebhookDispatcher({
+    orm,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    allowPrivate: true,
+    concurrency: 16,
+    pollMs: 50,
+    jitter: 0,
+    ...opts,
+  });
 }
 
 /** Polls `check` until it holds (or throws after `timeoutMs`). */

@@ -12,7 +12,10 @@ describe('audit changes', () => {
   });
 
   it('lists the fields of something gone, to null', () => {
-    expect(fieldsOf({ code: 'ops', permissions: ['users:read'] }, true)).toEqual({ code: { from: 'ops', to: null }, permissions: { from: ['users:read'], to: null } });
+    expect(fieldsOf({ code: 'ops', permissions: ['users:read'] }, true)).toEqual({
+      code: { from: 'ops', to: null },
+      permissions: { from: ['users:read'], to: null },
+    });
   });
 
   it('diffs only the fields given, and only those that changed; arrays compare as sets', () => {

@@ -17,7 +17,18 @@ const SAMPLE_EVENTS: { [K in TensionEventType]: Extract<TensionEvent, { type: K 
   TensionSensed: [
     {
       type: 'TensionSensed',
-      data: { id: 't1', name: 'Ask for a quote', currentContext: null, potentialFuture: null, score: 5, state: 'alive', actorId: 'a', actorName: 'Org A', leadUserId: null, leadName: null },
+      data: {
+        id: 't1',
+        name: 'Ask for a quote',
+        currentContext: null,
+        potentialFuture: null,
+        score: 5,
+        state: 'alive',
+        actorId: 'a',
+        actorName: 'Org A',
+        leadUserId: null,
+        leadName: null,
+      },
     },
   ],
   TensionRenamed: [{ type: 'TensionRenamed', data: { name: 'New name', previousName: 'Old name' } }],
@@ -50,7 +61,6 @@ const SUMMARY_KEYS: Record<string, Record<string, unknown>> = Object.fromEntries
     .map((event) => summarize(event))
     .map((s) => [s.summaryKey, s.summaryParams]),
 );
-
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -116,7 +126,32 @@ describe('i18n catalogues', () => {
   });
 
   it('has a sentence in both languages for every refusal code of SPEC §7', () => {
-    const codes = ['forbidden', 'escalation_denied', 'session_required', 'csrf_required', 'not_found', 'actor_not_found', 'user_not_found', 'version_conflict', 'invalid_transition', 'email_taken', 'code_taken', 'last_admin', 'system_role', 'role_cycle', 'role_in_use', 'idempotency_in_progress', 'payload_too_large', 'not_an_agent', 'actor_not_agent_type', 'not_applicable', 'idempotency_key_reused', 'rate_limited', 'unauthenticated', 'invalid_credentials'];
+    const codes = [
+      'forbidden',
+      'escalation_denied',
+      'session_required',
+      'csrf_required',
+      'not_found',
+      'actor_not_found',
+      'user_not_found',
+      'version_conflict',
+      'invalid_transition',
+      'email_taken',
+      'code_taken',
+      'last_admin',
+      'system_role',
+      'role_cycle',
+      'role_in_use',
+      'idempotency_in_progress',
+      'payload_too_large',
+      'not_an_agent',
+      'actor_not_agent_type',
+      'not_applicable',
+      'idempotency_key_reused',
+      'rate_limited',
+      'unauthenticated',
+      'invalid_credentials',
+    ];
     for (const code of codes) {
       expect(Object.keys(en), code).toContain(`refusal.${code}`);
       expect(en[`refusal.${code}` as keyof typeof en]).not.toMatch(/`|_/);
@@ -125,7 +160,9 @@ describe('i18n catalogues', () => {
 
   it('says a field error by its code and params, without paths or markup', () => {
     const t = (lang: 'en' | 'de') => (key: keyof typeof en, params?: Record<string, unknown>) => interpolate(catalogues[lang][key], params, lang);
-    expect(fieldErrorText(t('en'), { path: 'name', message: 'name: must be at most 200 characters', code: 'too_long', params: { max: 200 } })).toBe('At most 200 characters.');
+    expect(fieldErrorText(t('en'), { path: 'name', message: 'name: must be at most 200 characters', code: 'too_long', params: { max: 200 } })).toBe(
+      'At most 200 characters.',
+    );
     expect(fieldErrorText(t('de'), { path: 'name', message: 'x', code: 'too_long', params: { max: 200 } })).toBe('Höchstens 200 Zeichen.');
     expect(fieldErrorText(t('de'), { path: 'name', message: 'x', code: 'too_short', params: { min: 1 } })).toBe('Pflichtfeld.');
     expect(fieldErrorText(t('en'), { path: 'password', message: 'x', code: 'too_short', params: { min: 12 } })).toBe('At least 12 characters.');

@@ -6,14 +6,27 @@ import { listBounds, listItems } from '../../server/graphql/list-budget.js';
 import { schema } from '../../schema/index.js';
 
 describe('list bounds', () => {
-  it('knows the default and maximum limit of every field that takes one, from the use cases\' schemas', () => {
+  it("knows the default and maximum limit of every field that takes one, from the use cases' schemas", () => {
     const bounds = listBounds(schema);
     const withLimit = Object.values(schema.getTypeMap())
       .filter((t) => !t.name.startsWith('__') && isObjectType(t))
-      .flatMap((t) => Object.values((t as GraphQLObjectType).getFields()).filter((f) => f.args.some((a) => a.name === 'limit')).map((f) => `${t.name}.${f.name}`));
+      .flatMap((t) =>
+        Object.values((t as GraphQLObjectType).getFields())
+          .filter((f) => f.args.some((a) => a.name === 'limit'))
+          .map((f) => `${t.name}.${f.name}`),
+      );
     expect([...bounds.keys()].sort()).toEqual(withLimit.sort());
     expect(bounds.get('Query.events')).toEqual({ default: 100, max: 1000 });
-    for (const field of ['Query.tensions', 'Query.actors', 'Query.users', 'Query.roles', 'Query.auditLog', 'Query.tensionHistory', 'Query.myApiKeys', 'Query.userApiKeys']) {
+    for (const field of [
+      'Query.tensions',
+      'Query.actors',
+      'Query.users',
+      'Query.roles',
+      'Query.auditLog',
+      'Query.tensionHistory',
+      'Query.myApiKeys',
+      'Query.userApiKeys',
+    ]) {
       expect(bounds.get(field), field).toEqual({ default: 20, max: 100 });
     }
   });
@@ -44,7 +57,11 @@ describe('list items of a document', () => {
   it('sums aliases and fragments, and counts a response key once as execution does', () => {
     expect(items('{ a: shelves(limit: 50) { data { title: __typename } } b: shelves(limit: 50) { data { __typename } } }')).toBe(100);
     expect(items('{ ...F ...F shelves(limit: 50) { data { __typename } } } fragment F on Query { shelves(limit: 50) { data { __typename } } }')).toBe(50);
-    expect(items('{ ...F x: shelves { data { __typename } } } fragment F on Query { y: shelves(limit: 50) { data { ...G } } } fragment G on Shelf { books(limit: 20) { data { title } } }')).toBe(10 + 50 + 50 * 20);
+    expect(
+      items(
+        '{ ...F x: shelves { data { __typename } } } fragment F on Query { y: shelves(limit: 50) { data { ...G } } } fragment G on Shelf { books(limit: 20) { data { title } } }',
+      ),
+    ).toBe(10 + 50 + 50 * 20);
     expect(items('{ ... on Query { a: shelves(limit: 7) { data { __typename } } } }')).toBe(7);
   });
 

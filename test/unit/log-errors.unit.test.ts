@@ -9,7 +9,10 @@ const HASH = 'f1d5117b106038fe6ed661651e09a27498797b56560a58f70fe389f54d028675';
 /** As knex and MikroORM throw it: the statement with its values inlined, ` - `, then PostgreSQL's words. */
 function driverError(pgMessage: string, members: Record<string, unknown> = {}) {
   const err = Object.assign(new Error(`select k.id from api_keys k\n where k.key_hash = '${HASH}' and k.revoked_at is null - ${pgMessage}`), {
-    code: '42P01', severity: 'ERROR', routine: 'parserOpenTable', ...members,
+    code: '42P01',
+    severity: 'ERROR',
+    routine: 'parserOpenTable',
+    ...members,
   });
   err.name = 'TableNotFoundException';
   return err;
@@ -26,7 +29,11 @@ describe('safeError', () => {
 
   it('drops the members that carry values (detail, bindings, sql, where) and masks quoted values, not identifiers', () => {
     const err = driverError('invalid input syntax for type uuid: "secret-value"', {
-      code: '22P02', detail: `Key (key_hash)=(${HASH}) already exists.`, sql: `select '${HASH}'`, bindings: [HASH], where: `SQL statement "${HASH}"`,
+      code: '22P02',
+      detail: `Key (key_hash)=(${HASH}) already exists.`,
+      sql: `select '${HASH}'`,
+      bindings: [HASH],
+      where: `SQL statement "${HASH}"`,
     });
     const safe = safeError(err) as Record<string, unknown>;
     const text = JSON.stringify(safe);
@@ -47,7 +54,15 @@ describe('safeError', () => {
 
   it('is what the logger and the CLI print', () => {
     let line = '';
-    const logger = createLogger('info', new Writable({ write(c, _e, done) { line += c.toString(); done(); } }));
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(c, _e, done) {
+          line += c.toString();
+          done();
+        },
+      }),
+    );
     logger.error({ err: driverError('relation "api_keys" does not exist') }, 'failed');
     expect(line).toContain('(statement withheld)');
     expect(line).not.toContain(HASH);

@@ -14,7 +14,13 @@ async function feed(chunks: Buffer[]): Promise<{ passed: unknown[]; replies: any
   for (const chunk of chunks) input.write(chunk);
   input.end();
   await ended;
-  return { passed: text.split('\n').filter(Boolean).map((l) => JSON.parse(l)), replies };
+  return {
+    passed: text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+    replies,
+  };
 }
 
 const call = (id: number, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_actors', arguments: args } });
@@ -31,7 +37,11 @@ describe('stdio lines', () => {
   it('answers what is not a JSON-RPC request the server should see, and lets the next line through', async () => {
     const lines = ['not json {', '{"hello":1}', JSON.stringify(call(2, 'text')), JSON.stringify(call(3, {}))];
     const { passed, replies } = await feed([Buffer.from(lines.join('\r\n') + '\n')]);
-    expect(replies.map((r) => [r.id, r.error.code])).toEqual([[null, -32700], [null, -32600], [2, -32602]]);
+    expect(replies.map((r) => [r.id, r.error.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [2, -32602],
+    ]);
     expect(replies[2].error.data).toMatchObject({ code: 'validation_failed', errors: [{ path: 'arguments', code: 'invalid_type' }] });
     expect(passed).toEqual([call(3, {})]);
   });

@@ -19,13 +19,15 @@ describe('refusal texts', () => {
   it('carry no markup: no backticks in a text handed to a refusal builder', () => {
     const offenders: string[] = [];
     for (const file of ROOTS.flatMap(sources)) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        if (!BUILDERS.test(line)) return;
-        // quoted literals on the line ('…' or "…"), template literals excluded: their backticks are syntax
-        for (const [, text] of line.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
-          if (text?.includes('`')) offenders.push(`${file}:${i + 1}: ${text}`);
-        }
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!BUILDERS.test(line)) return;
+          // quoted literals on the line ('…' or "…"), template literals excluded: their backticks are syntax
+          for (const [, text] of line.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)) {
+            if (text?.includes('`')) offenders.push(`${file}:${i + 1}: ${text}`);
+          }
+        });
     }
     expect(offenders).toEqual([]);
   });

@@ -15,7 +15,18 @@ const AT = new Date('2026-01-02T00:00:00Z');
 
 const sensed: TensionEvent = {
   type: 'TensionSensed',
-  data: { id: ID, name: 'Supply gap', currentContext: 'now', potentialFuture: null, score: 5, state: 'alive', actorId: ACTOR, actorName: 'Org A', leadUserId: null, leadName: null },
+  data: {
+    id: ID,
+    name: 'Supply gap',
+    currentContext: 'now',
+    potentialFuture: null,
+    score: 5,
+    state: 'alive',
+    actorId: ACTOR,
+    actorName: 'Org A',
+    leadUserId: null,
+    leadName: null,
+  },
 };
 
 function given(...events: TensionEvent[]): TensionState | null {
@@ -31,7 +42,19 @@ const inState: Record<TensionStatus | 'discarded' | 'unsensed', () => TensionSta
 };
 
 const commands: Record<string, TensionCommand> = {
-  sense: { type: 'SenseTension', id: ID, at: AT, name: 'X', currentContext: null, potentialFuture: null, score: 5, actorId: ACTOR, actorName: 'Org A', leadUserId: null, leadName: null },
+  sense: {
+    type: 'SenseTension',
+    id: ID,
+    at: AT,
+    name: 'X',
+    currentContext: null,
+    potentialFuture: null,
+    score: 5,
+    actorId: ACTOR,
+    actorName: 'Org A',
+    leadUserId: null,
+    leadName: null,
+  },
   rename: { type: 'RenameTension', id: ID, at: AT, name: 'Renamed' },
   rescore: { type: 'RescoreTension', id: ID, at: AT, score: 8 },
   revise: { type: 'ReviseTensionContext', id: ID, at: AT, currentContext: 'later' },
@@ -46,11 +69,71 @@ const commands: Record<string, TensionCommand> = {
 
 // state → command → expected outcome: an event type, 'noop', or a refusal code
 const TABLE: Record<string, Record<string, string>> = {
-  alive: { sense: 'invalid_transition', rename: 'TensionRenamed', rescore: 'TensionRescored', revise: 'TensionContextRevised', lead: 'TensionLeadAssigned', reassign: 'TensionReassigned', resolve: 'TensionResolved', drop: 'TensionDropped', reopen: 'noop', revive: 'noop', discard: 'TensionDiscarded' },
-  resolved: { sense: 'invalid_transition', rename: 'TensionRenamed', rescore: 'TensionRescored', revise: 'TensionContextRevised', lead: 'TensionLeadAssigned', reassign: 'TensionReassigned', resolve: 'noop', drop: 'invalid_transition', reopen: 'TensionReopened', revive: 'invalid_transition', discard: 'TensionDiscarded' },
-  stale: { sense: 'invalid_transition', rename: 'TensionRenamed', rescore: 'TensionRescored', revise: 'TensionContextRevised', lead: 'TensionLeadAssigned', reassign: 'TensionReassigned', resolve: 'invalid_transition', drop: 'noop', reopen: 'invalid_transition', revive: 'TensionRevived', discard: 'TensionDiscarded' },
-  discarded: { sense: 'TensionSensed', rename: 'not_found', rescore: 'not_found', revise: 'not_found', lead: 'not_found', reassign: 'not_found', resolve: 'not_found', drop: 'not_found', reopen: 'not_found', revive: 'not_found', discard: 'not_found' },
-  unsensed: { sense: 'TensionSensed', rename: 'not_found', rescore: 'not_found', revise: 'not_found', lead: 'not_found', reassign: 'not_found', resolve: 'not_found', drop: 'not_found', reopen: 'not_found', revive: 'not_found', discard: 'not_found' },
+  alive: {
+    sense: 'invalid_transition',
+    rename: 'TensionRenamed',
+    rescore: 'TensionRescored',
+    revise: 'TensionContextRevised',
+    lead: 'TensionLeadAssigned',
+    reassign: 'TensionReassigned',
+    resolve: 'TensionResolved',
+    drop: 'TensionDropped',
+    reopen: 'noop',
+    revive: 'noop',
+    discard: 'TensionDiscarded',
+  },
+  resolved: {
+    sense: 'invalid_transition',
+    rename: 'TensionRenamed',
+    rescore: 'TensionRescored',
+    revise: 'TensionContextRevised',
+    lead: 'TensionLeadAssigned',
+    reassign: 'TensionReassigned',
+    resolve: 'noop',
+    drop: 'invalid_transition',
+    reopen: 'TensionReopened',
+    revive: 'invalid_transition',
+    discard: 'TensionDiscarded',
+  },
+  stale: {
+    sense: 'invalid_transition',
+    rename: 'TensionRenamed',
+    rescore: 'TensionRescored',
+    revise: 'TensionContextRevised',
+    lead: 'TensionLeadAssigned',
+    reassign: 'TensionReassigned',
+    resolve: 'invalid_transition',
+    drop: 'noop',
+    reopen: 'invalid_transition',
+    revive: 'TensionRevived',
+    discard: 'TensionDiscarded',
+  },
+  discarded: {
+    sense: 'TensionSensed',
+    rename: 'not_found',
+    rescore: 'not_found',
+    revise: 'not_found',
+    lead: 'not_found',
+    reassign: 'not_found',
+    resolve: 'not_found',
+    drop: 'not_found',
+    reopen: 'not_found',
+    revive: 'not_found',
+    discard: 'not_found',
+  },
+  unsensed: {
+    sense: 'TensionSensed',
+    rename: 'not_found',
+    rescore: 'not_found',
+    revise: 'not_found',
+    lead: 'not_found',
+    reassign: 'not_found',
+    resolve: 'not_found',
+    drop: 'not_found',
+    reopen: 'not_found',
+    revive: 'not_found',
+    discard: 'not_found',
+  },
 };
 
 function outcome(command: TensionCommand, state: TensionState | null): string {
@@ -105,7 +188,10 @@ describe('decide: edits', () => {
   });
 
   it('records the previous lead and its name when the lead changes hands (TensionLeadAssigned version 2)', () => {
-    const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } })!;
+    const led = given(sensed, {
+      type: 'TensionLeadAssigned',
+      data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null },
+    })!;
     const OTHER = '00000000-0000-4000-8000-0000000000b2';
     expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: OTHER, leadName: 'Bob', previousLeadName: 'Alice' }, led)).toEqual({
       ok: true,
@@ -114,7 +200,10 @@ describe('decide: edits', () => {
   });
 
   it('unassigns a lead with the previous lead in the event', () => {
-    const led = given(sensed, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } })!;
+    const led = given(sensed, {
+      type: 'TensionLeadAssigned',
+      data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null },
+    })!;
     expect(decide({ type: 'AssignTensionLead', id: ID, at: AT, leadUserId: null, leadName: null }, led)).toEqual({
       ok: true,
       value: [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }],
@@ -125,7 +214,7 @@ describe('decide: edits', () => {
 describe('property: folding what decide produced gives the state decide assumed', () => {
   // A seeded pseudo-random walk over commands; every step checks evolve against decide's intent.
   function rng(seed: number) {
-    return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   }
   const names = Object.keys(commands);
 
@@ -154,19 +243,46 @@ describe('property: folding what decide produced gives the state decide assumed'
           const next = evolve(state, rec);
           // what decide assumed
           switch (e.type) {
-            case 'TensionRenamed': expect(next!.name).toBe(e.data.name); expect(state!.name).toBe(e.data.previousName); break;
-            case 'TensionRescored': expect(next!.score).toBe(e.data.score); expect(state!.score).toBe(e.data.previousScore); break;
-            case 'TensionResolved': expect(next!.state).toBe('resolved'); break;
-            case 'TensionDropped': expect(next!.state).toBe('stale'); break;
-            case 'TensionReopened': case 'TensionRevived': expect(next!.state).toBe('alive'); break;
-            case 'TensionDiscarded': expect(next).toBeNull(); break;
-            case 'TensionSensed': expect(next!.version).toBe(rec.version); expect(next!.state).toBe('alive'); break;
-            case 'TensionLeadAssigned': expect(next!.leadUserId).toBe(e.data.leadUserId); break;
-            case 'TensionLeadUnassigned': expect(next!.leadUserId).toBeNull(); break;
-            case 'TensionReassigned': expect(next!.actorId).toBe(e.data.actorId); break;
+            case 'TensionRenamed':
+              expect(next!.name).toBe(e.data.name);
+              expect(state!.name).toBe(e.data.previousName);
+              break;
+            case 'TensionRescored':
+              expect(next!.score).toBe(e.data.score);
+              expect(state!.score).toBe(e.data.previousScore);
+              break;
+            case 'TensionResolved':
+              expect(next!.state).toBe('resolved');
+              break;
+            case 'TensionDropped':
+              expect(next!.state).toBe('stale');
+              break;
+            case 'TensionReopened':
+            case 'TensionRevived':
+              expect(next!.state).toBe('alive');
+              break;
+            case 'TensionDiscarded':
+              expect(next).toBeNull();
+              break;
+            case 'TensionSensed':
+              expect(next!.version).toBe(rec.version);
+              expect(next!.state).toBe('alive');
+              break;
+            case 'TensionLeadAssigned':
+              expect(next!.leadUserId).toBe(e.data.leadUserId);
+              break;
+            case 'TensionLeadUnassigned':
+              expect(next!.leadUserId).toBeNull();
+              break;
+            case 'TensionReassigned':
+              expect(next!.actorId).toBe(e.data.actorId);
+              break;
             case 'TensionContextRevised': {
               expect(Object.keys(e.data).length).toBeGreaterThan(0);
-              for (const [field, previous] of [['currentContext', 'previousCurrentContext'], ['potentialFuture', 'previousPotentialFuture']] as const) {
+              for (const [field, previous] of [
+                ['currentContext', 'previousCurrentContext'],
+                ['potentialFuture', 'previousPotentialFuture'],
+              ] as const) {
                 if (field in e.data) {
                   expect(next![field]).toBe(e.data[field]);
                   expect(state![field]).toBe(e.data[previous]);
@@ -205,12 +321,37 @@ describe('history summaries (SPEC §4)', () => {
     [{ type: 'TensionRenamed', data: { name: 'B', previousName: 'A' } }, 'Renamed from "A" to "B"', 'history.renamed', { from: 'A', to: 'B' }],
     [{ type: 'TensionRescored', data: { score: 8, previousScore: 5 } }, 'Score raised from 5 to 8', 'history.rescored.raised', { from: 5, to: 8 }],
     [{ type: 'TensionRescored', data: { score: 5, previousScore: 8 } }, 'Score lowered from 8 to 5', 'history.rescored.lowered', { from: 8, to: 5 }],
-    [{ type: 'TensionContextRevised', data: { currentContext: 'x', previousCurrentContext: null } }, 'Revised current context', 'history.contextRevised.current', {}],
-    [{ type: 'TensionContextRevised', data: { potentialFuture: 'x', previousPotentialFuture: null } }, 'Revised potential future', 'history.contextRevised.future', {}],
-    [{ type: 'TensionContextRevised', data: { currentContext: null, previousCurrentContext: 'a', potentialFuture: 'x', previousPotentialFuture: null } }, 'Revised current context and potential future', 'history.contextRevised.both', {}],
-    [{ type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } }, 'Lead assigned to Alice', 'history.leadAssigned', { leadUserId: LEAD, leadName: 'Alice' }],
+    [
+      { type: 'TensionContextRevised', data: { currentContext: 'x', previousCurrentContext: null } },
+      'Revised current context',
+      'history.contextRevised.current',
+      {},
+    ],
+    [
+      { type: 'TensionContextRevised', data: { potentialFuture: 'x', previousPotentialFuture: null } },
+      'Revised potential future',
+      'history.contextRevised.future',
+      {},
+    ],
+    [
+      { type: 'TensionContextRevised', data: { currentContext: null, previousCurrentContext: 'a', potentialFuture: 'x', previousPotentialFuture: null } },
+      'Revised current context and potential future',
+      'history.contextRevised.both',
+      {},
+    ],
+    [
+      { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'Alice', previousLeadUserId: null, previousLeadName: null } },
+      'Lead assigned to Alice',
+      'history.leadAssigned',
+      { leadUserId: LEAD, leadName: 'Alice' },
+    ],
     [{ type: 'TensionLeadUnassigned', data: { previousLeadUserId: LEAD } }, 'Lead unassigned', 'history.leadUnassigned', {}],
-    [{ type: 'TensionReassigned', data: { actorId: ACTOR2, actorName: 'Org B', previousActorId: ACTOR, previousActorName: 'Org A' } }, 'Reassigned from Org A to Org B', 'history.reassigned', { fromActorId: ACTOR, fromActorName: 'Org A', toActorId: ACTOR2, toActorName: 'Org B' }],
+    [
+      { type: 'TensionReassigned', data: { actorId: ACTOR2, actorName: 'Org B', previousActorId: ACTOR, previousActorName: 'Org A' } },
+      'Reassigned from Org A to Org B',
+      'history.reassigned',
+      { fromActorId: ACTOR, fromActorName: 'Org A', toActorId: ACTOR2, toActorName: 'Org B' },
+    ],
     [{ type: 'TensionResolved', data: {} }, 'Resolved', 'history.resolved', {}],
     [{ type: 'TensionDropped', data: {} }, 'Dropped as stale', 'history.dropped', {}],
     [{ type: 'TensionReopened', data: {} }, 'Reopened', 'history.reopened', {}],
@@ -235,7 +376,11 @@ describe('allowedCommands', () => {
   });
 
   it('a score of 10 may still be rescored, a led tension may lose its lead', () => {
-    const led = given(sensed, { type: 'TensionRescored', data: { score: 10, previousScore: 5 } }, { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'L', previousLeadUserId: null, previousLeadName: null } })!;
+    const led = given(
+      sensed,
+      { type: 'TensionRescored', data: { score: 10, previousScore: 5 } },
+      { type: 'TensionLeadAssigned', data: { leadUserId: LEAD, leadName: 'L', previousLeadUserId: null, previousLeadName: null } },
+    )!;
     expect(allowedCommands(led)).toContain('rescore');
     expect(allowedCommands(led)).toContain('lead');
   });

@@ -41,7 +41,9 @@ describe('isTransientDatabaseError', () => {
   it('socket errors, a connection cut mid-query and a full pool are transient; what wraps them too', () => {
     for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']) expect(isTransientDatabaseError(pgError(code)), code).toBe(true);
     expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
-    expect(isTransientDatabaseError(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }))).toBe(true);
+    expect(
+      isTransientDatabaseError(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })),
+    ).toBe(true);
     expect(isTransientDatabaseError(new Error('outer', { cause: pgError('57P01') }))).toBe(true);
     expect(isTransientDatabaseError(new AggregateError([pgError('ECONNREFUSED')], 'connect failed'))).toBe(true);
     expect(isTransientDatabaseError({ originalError: pgError('53300') })).toBe(true);

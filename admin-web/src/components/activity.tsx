@@ -99,16 +99,30 @@ export function ActivityTable({ entries, caption }: { entries: Entry[]; caption:
             const byKind = `audit.kind.${e.by.kind}`;
             return (
               <tr key={e.id} data-action={e.action}>
-                <td className="nowrap" data-label={t('audit.when')}><time dateTime={e.at}>{formatDate(e.at)}</time></td>
+                <td className="nowrap" data-label={t('audit.when')}>
+                  <time dateTime={e.at}>{formatDate(e.at)}</time>
+                </td>
                 <td data-label={t('audit.action')}>{actionText(e.action)}</td>
                 <td data-label={t('audit.by')}>
-                  {e.by.userId ? <Link className="link-in-text" to={`/users/${e.by.userId}`}>{e.by.userName ?? e.by.userId}</Link> : <span>{isMessageKey(byKind) ? t(byKind) : e.by.kind}</span>}{' '}
+                  {e.by.userId ? (
+                    <Link className="link-in-text" to={`/users/${e.by.userId}`}>
+                      {e.by.userName ?? e.by.userId}
+                    </Link>
+                  ) : (
+                    <span>{isMessageKey(byKind) ? t(byKind) : e.by.kind}</span>
+                  )}{' '}
                   <Badge>{e.by.via}</Badge>
                   {e.by.apiKeyName ? <div className="muted small">{t('audit.withKey', { name: e.by.apiKeyName })}</div> : null}
                 </td>
                 <td data-label={t('audit.target')}>
                   <span className="muted small">{targetTypeText(e.target.type)}</span>{' '}
-                  {href ? <Link className="link-in-text" to={href}>{label}</Link> : <span>{label}</span>}
+                  {href ? (
+                    <Link className="link-in-text" to={href}>
+                      {label}
+                    </Link>
+                  ) : (
+                    <span>{label}</span>
+                  )}
                 </td>
                 <td data-label={t('audit.changes')}>
                   {changes.length ? (
@@ -120,7 +134,9 @@ export function ActivityTable({ entries, caption }: { entries: Entry[]; caption:
                         </li>
                       ))}
                     </ul>
-                  ) : <span className="muted">–</span>}
+                  ) : (
+                    <span className="muted">–</span>
+                  )}
                 </td>
               </tr>
             );
@@ -161,13 +177,26 @@ export function UserActivity({ userId }: { userId: string }) {
       <h2 id="activity-h">{t('audit.title')}</h2>
       <div role="tablist" aria-label={t('audit.title')} className="tabs">
         {tabs.map((x) => (
-          <button key={x.id} type="button" role="tab" id={`activity-tab-${x.id}`} aria-selected={tab === x.id} aria-controls="activity-panel" className={`btn btn-ghost${tab === x.id ? ' active' : ''}`} onClick={() => setTab(x.id)}>
+          <button
+            key={x.id}
+            type="button"
+            role="tab"
+            id={`activity-tab-${x.id}`}
+            aria-selected={tab === x.id}
+            aria-controls="activity-panel"
+            className={`btn btn-ghost${tab === x.id ? ' active' : ''}`}
+            onClick={() => setTab(x.id)}
+          >
             {x.label}
           </button>
         ))}
       </div>
       <div role="tabpanel" id="activity-panel" aria-labelledby={`activity-tab-${tab}`}>
-        <ActivitySection key={tab} title={tab === 'about' ? t('audit.aboutUser') : t('audit.byThisUser')} filter={tab === 'about' ? { targetId: userId } : { byUserId: userId }} />
+        <ActivitySection
+          key={tab}
+          title={tab === 'about' ? t('audit.aboutUser') : t('audit.byThisUser')}
+          filter={tab === 'about' ? { targetId: userId } : { byUserId: userId }}
+        />
       </div>
     </section>
   );

@@ -77,8 +77,6 @@ interface Props {
   canWrite: boolean;
 }
 
-
-
 const ctx = { additionalTypenames: ['ApiKey', 'CreatedApiKey'] };
 
 export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
@@ -145,14 +143,18 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
     <div className="stack">
       {canWrite ? (
         <div>
-          <Button variant="primary" onClick={() => setCreating(true)}>+ {userId ? t('keys.provision') : t('keys.create')}</Button>
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            + {userId ? t('keys.provision') : t('keys.create')}
+          </Button>
         </div>
       ) : null}
       {confirmError && !confirm ? <ErrorAlert error={confirmError} /> : null}
       {state.error && !page ? (
         <ErrorAlert error={state.error} onRetry={refetch} />
       ) : !page ? (
-        state.fetching ? <Loading /> : null
+        state.fetching ? (
+          <Loading />
+        ) : null
       ) : page.data.length === 0 && pager.page === 1 ? (
         <EmptyState>{t('keys.empty')}</EmptyState>
       ) : (
@@ -167,7 +169,9 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
                   <th scope="col">{t('common.created')}</th>
                   <th scope="col">{t('keys.lastUsed')}</th>
                   <th scope="col">{t('keys.expires')}</th>
-                  <th scope="col"><span className="visually-hidden">{t('common.actions')}</span></th>
+                  <th scope="col">
+                    <span className="visually-hidden">{t('common.actions')}</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -176,19 +180,37 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
                     <td className="strong">
                       {k.name} {k.revokedAt ? <Badge tone="grey">{t('keys.revoked')}</Badge> : null}
                       {/* after a rotation both keys carry the same name: say which is which */}
-                      {!k.revokedAt && k.rotatedFromId ? <Badge tone="blue">{t('keys.replacesKey', { prefix: page.data.find((o) => o.id === k.rotatedFromId)?.prefix ?? '' })}</Badge> : null}
-                      {!k.revokedAt && page.data.some((o) => o.rotatedFromId === k.id) ? <Badge tone="grey">{t('keys.replacedByKey', { prefix: page.data.find((o) => o.rotatedFromId === k.id)?.prefix ?? '' })}</Badge> : null}
+                      {!k.revokedAt && k.rotatedFromId ? (
+                        <Badge tone="blue">{t('keys.replacesKey', { prefix: page.data.find((o) => o.id === k.rotatedFromId)?.prefix ?? '' })}</Badge>
+                      ) : null}
+                      {!k.revokedAt && page.data.some((o) => o.rotatedFromId === k.id) ? (
+                        <Badge tone="grey">{t('keys.replacedByKey', { prefix: page.data.find((o) => o.rotatedFromId === k.id)?.prefix ?? '' })}</Badge>
+                      ) : null}
                     </td>
-                    <td data-label={t('keys.prefix')}><code>{k.prefix}…</code></td>
-                    <td data-label={t('keys.permissions')}><KeyPermissions permissions={k.permissions} /></td>
-                    <td className="nowrap" data-label={t('common.created')}>{formatDate(k.createdAt)}</td>
-                    <td className="nowrap" data-label={t('keys.lastUsed')}>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="muted">{t('common.never')}</span>}</td>
-                    <td className="nowrap" data-label={t('keys.expires')}>{k.revokedAt ? <span className="muted">–</span> : <KeyExpiry expiresAt={k.expiresAt} now={now} />}</td>
+                    <td data-label={t('keys.prefix')}>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td data-label={t('keys.permissions')}>
+                      <KeyPermissions permissions={k.permissions} />
+                    </td>
+                    <td className="nowrap" data-label={t('common.created')}>
+                      {formatDate(k.createdAt)}
+                    </td>
+                    <td className="nowrap" data-label={t('keys.lastUsed')}>
+                      {k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="muted">{t('common.never')}</span>}
+                    </td>
+                    <td className="nowrap" data-label={t('keys.expires')}>
+                      {k.revokedAt ? <span className="muted">–</span> : <KeyExpiry expiresAt={k.expiresAt} now={now} />}
+                    </td>
                     <td className="row-actions">
                       {canWrite && !k.revokedAt ? (
                         <>
-                          <Button variant="ghost" onClick={() => setRotating(k)} aria-label={`${t('keys.rotate')}: ${k.name}`}>{t('keys.rotate')}</Button>
-                          <Button variant="ghost" className="text-danger" onClick={() => setConfirm(k)} aria-label={`${t('keys.revoke')}: ${k.name}`}>{t('keys.revoke')}</Button>
+                          <Button variant="ghost" onClick={() => setRotating(k)} aria-label={`${t('keys.rotate')}: ${k.name}`}>
+                            {t('keys.rotate')}
+                          </Button>
+                          <Button variant="ghost" className="text-danger" onClick={() => setConfirm(k)} aria-label={`${t('keys.revoke')}: ${k.name}`}>
+                            {t('keys.revoke')}
+                          </Button>
                         </>
                       ) : null}
                     </td>
@@ -197,7 +219,12 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
               </tbody>
             </table>
           </div>
-          <Pager page={pager.page} hasNext={Boolean(page.nextCursor)} onPrevious={pager.previous} onNext={() => page.nextCursor && pager.next(page.nextCursor)} />
+          <Pager
+            page={pager.page}
+            hasNext={Boolean(page.nextCursor)}
+            onPrevious={pager.previous}
+            onNext={() => page.nextCursor && pager.next(page.nextCursor)}
+          />
         </>
       )}
       {creating ? (
@@ -218,7 +245,10 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
         body={t('keys.revoke.body')}
         confirmLabel={t('keys.revoke')}
         error={confirmError}
-        onClose={() => { setConfirm(null); setConfirmError(undefined); }}
+        onClose={() => {
+          setConfirm(null);
+          setConfirmError(undefined);
+        }}
         onConfirm={() => void onConfirm()}
       />
       {rotating ? (
@@ -232,7 +262,11 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
           }}
         />
       ) : null}
-      <KeyOnceDialog title={userId ? t('keys.created.titleAgent', { name: userName ?? '' }) : t('keys.created.title')} plaintext={plaintext} onClose={() => setPlaintext(null)} />
+      <KeyOnceDialog
+        title={userId ? t('keys.created.titleAgent', { name: userName ?? '' }) : t('keys.created.title')}
+        plaintext={plaintext}
+        onClose={() => setPlaintext(null)}
+      />
     </div>
   );
 }

@@ -203,7 +203,9 @@ export function Combobox(props: Props) {
             : null}
         </ul>
         {open && (fetching || options.length === 0) ? (
-          <p className="combobox-status" role="status">{fetching ? t('common.loading') : t('picker.noMatch')}</p>
+          <p className="combobox-status" role="status">
+            {fetching ? t('common.loading') : t('picker.noMatch')}
+          </p>
         ) : null}
       </div>
     </div>

@@ -10,7 +10,14 @@ export interface ConflictRow {
   mine: string;
 }
 
-export function ConflictDialog({ rows, busy, error, onKeepTheirs, onApplyMine, onBack }: {
+export function ConflictDialog({
+  rows,
+  busy,
+  error,
+  onKeepTheirs,
+  onApplyMine,
+  onBack,
+}: {
   rows: ConflictRow[];
   busy?: boolean;
   error?: CombinedError;
@@ -29,7 +36,9 @@ export function ConflictDialog({ rows, busy, error, onKeepTheirs, onApplyMine, o
       footer={
         <>
           <Button onClick={onKeepTheirs}>{t('conflict.keepTheirs')}</Button>
-          <Button variant="primary" onClick={onApplyMine} disabled={busy} autoFocus>{t('conflict.applyMine')}</Button>
+          <Button variant="primary" onClick={onApplyMine} disabled={busy} autoFocus>
+            {t('conflict.applyMine')}
+          </Button>
         </>
       }
     >
@@ -48,8 +57,12 @@ export function ConflictDialog({ rows, busy, error, onKeepTheirs, onApplyMine, o
             {rows.map((r) => (
               <tr key={r.label} className={r.theirs === r.mine ? undefined : 'conflict-differs'}>
                 <th scope="row">{r.label}</th>
-                <td data-label={t('conflict.theirs')} data-testid="conflict-theirs">{shown(r.theirs)}</td>
-                <td data-label={t('conflict.mine')} data-testid="conflict-mine">{shown(r.mine)}</td>
+                <td data-label={t('conflict.theirs')} data-testid="conflict-theirs">
+                  {shown(r.theirs)}
+                </td>
+                <td data-label={t('conflict.mine')} data-testid="conflict-mine">
+                  {shown(r.mine)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -30,19 +30,30 @@ export function ConnectedApps({ userId, canWrite }: { userId?: string; canWrite:
             <th scope="col">{t('apps.scopes')}</th>
             <th scope="col">{t('apps.created')}</th>
             <th scope="col">{t('apps.lastUsed')}</th>
-            {canWrite ? <th scope="col"><span className="sr-only">{t('apps.revoke')}</span></th> : null}
+            {canWrite ? (
+              <th scope="col">
+                <span className="sr-only">{t('apps.revoke')}</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
           {apps.map((a) => (
             <tr key={a.id}>
               <td>
-                {a.client.name} <Badge tone={a.client.verified ? 'success' : 'warning'}>{a.client.verified ? t('consent.verified') : t('consent.unverified')}</Badge>
+                {a.client.name}{' '}
+                <Badge tone={a.client.verified ? 'success' : 'warning'}>{a.client.verified ? t('consent.verified') : t('consent.unverified')}</Badge>
               </td>
-              <td><KeyPermissions permissions={a.scopes} /></td>
+              <td>
+                <KeyPermissions permissions={a.scopes} />
+              </td>
               <td>{formatDate(a.createdAt)}</td>
               <td>{a.lastUsedAt ? formatDate(a.lastUsedAt) : t('common.never')}</td>
-              {canWrite ? <td><Button onClick={() => setRevoking(a)}>{t('apps.revoke')}</Button></td> : null}
+              {canWrite ? (
+                <td>
+                  <Button onClick={() => setRevoking(a)}>{t('apps.revoke')}</Button>
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -58,10 +69,13 @@ export function ConnectedApps({ userId, canWrite }: { userId?: string; canWrite:
           if (!revoking) return;
           setBusy(true);
           revokeConnectedApp(revoking.id, userId)
-            .then(() => {
-              setRevoking(null);
-              load();
-            }, (e: unknown) => setError(e instanceof Error ? e.message : String(e)))
+            .then(
+              () => {
+                setRevoking(null);
+                load();
+              },
+              (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+            )
             .finally(() => setBusy(false));
         }}
       />

@@ -36,25 +36,64 @@ export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[
       <CompareVersions id={id} />
       <ol className="timeline" aria-live="polite">
         {cursors.map((cursor, i) => (
-          <HistoryPage key={cursor ?? 'first'} id={id} fresh={i === 0 ? fresh : []} cursor={cursor} last={i === cursors.length - 1} first={i === 0} onMore={(c) => setCursors((cs) => [...cs, c])} />
+          <HistoryPage
+            key={cursor ?? 'first'}
+            id={id}
+            fresh={i === 0 ? fresh : []}
+            cursor={cursor}
+            last={i === cursors.length - 1}
+            first={i === 0}
+            onMore={(c) => setCursors((cs) => [...cs, c])}
+          />
         ))}
       </ol>
     </>
   );
 }
 
-function HistoryPage({ id, fresh, cursor, last, first, onMore }: { id: string; fresh: Entry[]; cursor: string | null; last: boolean; first: boolean; onMore: (c: string) => void }) {
+function HistoryPage({
+  id,
+  fresh,
+  cursor,
+  last,
+  first,
+  onMore,
+}: {
+  id: string;
+  fresh: Entry[];
+  cursor: string | null;
+  last: boolean;
+  first: boolean;
+  onMore: (c: string) => void;
+}) {
   const { t } = useI18n();
   // a failed refetch keeps the entries shown; a failed first load shows its Retry and retries once online
   const [{ data, error, fetching }, refetch] = useKeptQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
-  if (error && !data) return <li><ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} /></li>;
-  if (!data) return fetching ? <li><Loading /></li> : null;
+  if (error && !data)
+    return (
+      <li>
+        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
+      </li>
+    );
+  if (!data)
+    return fetching ? (
+      <li>
+        <Loading />
+      </li>
+    ) : null;
   const page = data.tensionHistory;
   const newer = fresh.filter((e) => e.version > (page.data[0]?.version ?? 0));
-  if (first && page.data.length === 0 && newer.length === 0) return <li><EmptyState>{t('tension.historyEmpty')}</EmptyState></li>;
+  if (first && page.data.length === 0 && newer.length === 0)
+    return (
+      <li>
+        <EmptyState>{t('tension.historyEmpty')}</EmptyState>
+      </li>
+    );
   return (
     <>
-      {[...newer, ...page.data].map((entry) => <HistoryItem key={entry.version} id={id} entry={entry} />)}
+      {[...newer, ...page.data].map((entry) => (
+        <HistoryItem key={entry.version} id={id} entry={entry} />
+      ))}
       {last && page.nextCursor ? (
         <li className="timeline-more">
           <Button onClick={() => page.nextCursor && onMore(page.nextCursor)}>{t('common.loadMore')}</Button>
@@ -77,12 +116,23 @@ function HistoryItem({ id, entry }: { id: string; entry: Entry }) {
     <li className={`timeline-item timeline-${entry.type}`}>
       <span className={`timeline-dot dot-${by.kind}`} aria-hidden="true" />
       <div className="timeline-body">
-        <p className="timeline-summary" data-summary-key={entry.summaryKey}>{text}</p>
+        <p className="timeline-summary" data-summary-key={entry.summaryKey}>
+          {text}
+        </p>
         <p className="timeline-meta">
-          <span>{t('history.by', { who })}</span>{' '}
-          <span className={`badge badge-kind-${by.kind}`}>{kind}</span>
-          {by.apiKeyName ? <> <span>{t('history.byKey', { key: by.apiKeyName })}</span></> : null}
-          {by.via ? <> · <span>{t('history.via', { via: VIA[by.via] ?? by.via })}</span></> : null}
+          <span>{t('history.by', { who })}</span> <span className={`badge badge-kind-${by.kind}`}>{kind}</span>
+          {by.apiKeyName ? (
+            <>
+              {' '}
+              <span>{t('history.byKey', { key: by.apiKeyName })}</span>
+            </>
+          ) : null}
+          {by.via ? (
+            <>
+              {' '}
+              · <span>{t('history.via', { via: VIA[by.via] ?? by.via })}</span>
+            </>
+          ) : null}
           {' · '}
           <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
           {' · '}

@@ -8,7 +8,12 @@ function readOnly(offered: string[]): string[] {
   return offered.filter((p) => p.endsWith(':read'));
 }
 
-export function KeyPermissionPicker({ offered, value, onChange, error }: {
+export function KeyPermissionPicker({
+  offered,
+  value,
+  onChange,
+  error,
+}: {
   /** the catalogue permissions the key may carry (what its user holds, when known) */
   offered: string[];
   value: string[] | null;
@@ -36,7 +41,9 @@ export function KeyPermissionPicker({ offered, value, onChange, error }: {
         {t('keys.permissions.chosen')}
       </label>
       <div>
-        <button type="button" className="btn btn-secondary" onClick={() => choose(readOnly(offered))}>{t('keys.permissions.readOnly')}</button>
+        <button type="button" className="btn btn-secondary" onClick={() => choose(readOnly(offered))}>
+          {t('keys.permissions.readOnly')}
+        </button>
       </div>
       {value === null ? (
         <p className="field-hint">{t('keys.permissions.allHint')}</p>
@@ -50,7 +57,11 @@ export function KeyPermissionPicker({ offered, value, onChange, error }: {
           ))}
         </div>
       )}
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </fieldset>
   );
 }
@@ -58,7 +69,15 @@ export function KeyPermissionPicker({ offered, value, onChange, error }: {
 export function KeyPermissions({ permissions }: { permissions: string[] | null | undefined }) {
   const { t } = useI18n();
   if (!permissions) return <span className="muted">{t('keys.permissions.all')}</span>;
-  return <ul className="perm-list">{permissions.map((p) => <li key={p}><code className="perm">{p}</code></li>)}</ul>;
+  return (
+    <ul className="perm-list">
+      {permissions.map((p) => (
+        <li key={p}>
+          <code className="perm">{p}</code>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** "expires in 3 hours" (the date on hover), "expired", or "Never". */
@@ -75,7 +94,11 @@ export function KeyExpiry({ expiresAt, now }: { expiresAt: string | null | undef
       : hours < 48
         ? t('keys.expiresIn.hours', { count: hours })
         : t('keys.expiresIn.days', { count: Math.round(left / 86_400_000) });
-  return <time dateTime={expiresAt} title={formatDate(expiresAt)}>{text}</time>;
+  return (
+    <time dateTime={expiresAt} title={formatDate(expiresAt)}>
+      {text}
+    </time>
+  );
 }
 
 export const OVERLAPS = [

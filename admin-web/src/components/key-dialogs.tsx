@@ -14,7 +14,13 @@ export interface NewKey {
 }
 export type Outcome = Promise<{ error?: CombinedError; key?: string }>;
 
-export function CreateKeyDialog({ title, onClose, create, offered, onCreated }: {
+export function CreateKeyDialog({
+  title,
+  onClose,
+  create,
+  offered,
+  onCreated,
+}: {
   title: string;
   onClose: () => void;
   create: (input: NewKey) => Outcome;
@@ -51,19 +57,29 @@ export function CreateKeyDialog({ title, onClose, create, offered, onCreated }: 
         <KeyPermissionPicker
           offered={offered}
           value={permissions}
-          onChange={(next) => { setPermissions(next); setEmpty(false); }}
+          onChange={(next) => {
+            setPermissions(next);
+            setEmpty(false);
+          }}
           error={empty ? t('keys.permissions.none') : fieldMessage(t, error, 'permissions')}
         />
         <div className="dialog-footer">
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={busy}>{t('common.create')}</Button>
+          <Button type="submit" variant="primary" disabled={busy}>
+            {t('common.create')}
+          </Button>
         </div>
       </form>
     </Dialog>
   );
 }
 
-export function RotateKeyDialog({ keyName, onClose, rotate, onRotated }: {
+export function RotateKeyDialog({
+  keyName,
+  onClose,
+  rotate,
+  onRotated,
+}: {
   keyName: string;
   onClose: () => void;
   rotate: (overlapSeconds: number) => Outcome;
@@ -98,7 +114,9 @@ export function RotateKeyDialog({ keyName, onClose, rotate, onRotated }: {
         </fieldset>
         <div className="dialog-footer">
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={busy}>{t('keys.rotate')}</Button>
+          <Button type="submit" variant="primary" disabled={busy}>
+            {t('keys.rotate')}
+          </Button>
         </div>
       </form>
     </Dialog>
@@ -108,12 +126,30 @@ export function RotateKeyDialog({ keyName, onClose, rotate, onRotated }: {
 export function KeyOnceDialog({ title, plaintext, onClose }: { title: string; plaintext: string | null; onClose: () => void }) {
   const { t } = useI18n();
   return (
-    <Dialog title={title} dismissible={false} open={plaintext !== null} onClose={onClose} footer={<Button variant="primary" onClick={onClose}>{t('keys.created.done')}</Button>}>
+    <Dialog
+      title={title}
+      dismissible={false}
+      open={plaintext !== null}
+      onClose={onClose}
+      footer={
+        <Button variant="primary" onClick={onClose}>
+          {t('keys.created.done')}
+        </Button>
+      }
+    >
       <Alert kind="warning">{t('keys.created.warning')}</Alert>
       <Field label={t('keys.created.label')}>
         {(p) => (
           <div className="input-with-button">
-            <input {...p} className="mono" readOnly value={plaintext ?? ''} data-copy-source data-testid="api-key-plaintext" onFocus={(e) => e.target.select()} />
+            <input
+              {...p}
+              className="mono"
+              readOnly
+              value={plaintext ?? ''}
+              data-copy-source
+              data-testid="api-key-plaintext"
+              onFocus={(e) => e.target.select()}
+            />
             <CopyButton text={plaintext ?? ''} />
           </div>
         )}

@@ -10,7 +10,9 @@ export function LanguageSwitch() {
       <span className="visually-hidden">{t('nav.language')}</span>
       <select value={lang} onChange={(e) => setLang(e.target.value as Language)} aria-label={t('nav.language')}>
         {LANGUAGES.map((l) => (
-          <option key={l} value={l} lang={l}>{NAMES[l]}</option>
+          <option key={l} value={l} lang={l}>
+            {NAMES[l]}
+          </option>
         ))}
       </select>
     </label>

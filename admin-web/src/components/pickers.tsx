@@ -45,16 +45,24 @@ interface Page<T> {
 /** Result pages of a search, accumulated; searching starts when the picker opens and follows the typed text. */
 function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T> | undefined>, open: boolean, q: string) {
   // results belong to the search that found them: a new search shows none (Enter cannot pick a stale one)
-  const [state, setState] = useState<{ q: string | null; items: T[]; next: string | null; fetching: boolean }>({ q: null, items: [], next: null, fetching: false });
+  const [state, setState] = useState<{ q: string | null; items: T[]; next: string | null; fetching: boolean }>({
+    q: null,
+    items: [],
+    next: null,
+    fetching: false,
+  });
   const seq = useRef(0);
   useEffect(() => {
     if (!open) return;
     const mine = ++seq.current;
     // typing: wait for a pause, so a word costs one request, not one per letter
-    const timer = setTimeout(async () => {
-      const page = await load(q, null);
-      if (seq.current === mine) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
-    }, q ? 200 : 0);
+    const timer = setTimeout(
+      async () => {
+        const page = await load(q, null);
+        if (seq.current === mine) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
+      },
+      q ? 200 : 0,
+    );
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, q]);
@@ -94,7 +102,9 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
   const known = props.valueLabel ?? (chosen?.id === props.value ? chosen.label : null);
   const [current] = useQuery({ query: PickActorDocument, variables: { id: props.value }, pause: !props.value || known !== null || !can('actors:read') });
   const search = useSearch(
-    async (text, cursor) => (await client.query(PickActorsDocument, { q: text || null, type: asActorType(type), cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.actors,
+    async (text, cursor) =>
+      (await client.query(PickActorsDocument, { q: text || null, type: asActorType(type), cursor }, { requestPolicy: 'network-only' }).toPromise()).data
+        ?.actors,
     open,
     q,
   );
@@ -104,9 +114,33 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('actors:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id, option) => { setChosen(option); props.onChange(id, option?.label); }} onOpenChange={setOpen} autoFocus={props.autoFocus} />
+          <Combobox
+            {...p}
+            value={props.value}
+            valueLabel={valueLabel}
+            noneLabel={props.noneLabel}
+            query={q}
+            onQuery={setQ}
+            options={options}
+            fetching={search.fetching}
+            hasMore={Boolean(search.next)}
+            onMore={() => void search.more()}
+            onChange={(id, option) => {
+              setChosen(option);
+              props.onChange(id, option?.label);
+            }}
+            onOpenChange={setOpen}
+            autoFocus={props.autoFocus}
+          />
         ) : (
-          <input {...p} name="actorId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
+          <input
+            {...p}
+            name="actorId"
+            value={props.value}
+            onChange={(e) => props.onChange(e.target.value.trim())}
+            autoFocus={props.autoFocus}
+            placeholder={t('picker.idPlaceholder')}
+          />
         )
       }
     </Field>
@@ -125,7 +159,8 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
   const picked = chosen?.id === props.value ? chosen : null;
   const [current] = useQuery({ query: PickUserDocument, variables: { id: props.value }, pause: !props.value || picked !== null || !can('users:read') });
   const search = useSearch(
-    async (text, cursor) => (await client.query(PickUsersDocument, { q: text || null, status: status ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.users,
+    async (text, cursor) =>
+      (await client.query(PickUsersDocument, { q: text || null, status: status ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.users,
     open,
     q,
   );
@@ -146,9 +181,35 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
     <Field label={props.label} error={props.error} optional={props.optional}>
       {(p) =>
         can('users:read') ? (
-          <Combobox {...p} value={props.value} valueLabel={valueLabel} noneLabel={props.noneLabel} query={q} onQuery={setQ} options={options} fetching={search.fetching} hasMore={Boolean(search.next)} onMore={() => void search.more()} onChange={(id) => { const u = search.items.find((x) => x.id === id); setChosen(u ? { id: u.id, name: u.name, status: u.status } : null); props.onChange(id, u?.name); }} onOpenChange={setOpen} autoFocus={props.autoFocus} mark={props.value && user?.status === 'deactivated' ? deactivated : null} />
+          <Combobox
+            {...p}
+            value={props.value}
+            valueLabel={valueLabel}
+            noneLabel={props.noneLabel}
+            query={q}
+            onQuery={setQ}
+            options={options}
+            fetching={search.fetching}
+            hasMore={Boolean(search.next)}
+            onMore={() => void search.more()}
+            onChange={(id) => {
+              const u = search.items.find((x) => x.id === id);
+              setChosen(u ? { id: u.id, name: u.name, status: u.status } : null);
+              props.onChange(id, u?.name);
+            }}
+            onOpenChange={setOpen}
+            autoFocus={props.autoFocus}
+            mark={props.value && user?.status === 'deactivated' ? deactivated : null}
+          />
         ) : (
-          <input {...p} name="userId" value={props.value} onChange={(e) => props.onChange(e.target.value.trim())} autoFocus={props.autoFocus} placeholder={t('picker.idPlaceholder')} />
+          <input
+            {...p}
+            name="userId"
+            value={props.value}
+            onChange={(e) => props.onChange(e.target.value.trim())}
+            autoFocus={props.autoFocus}
+            placeholder={t('picker.idPlaceholder')}
+          />
         )
       }
     </Field>

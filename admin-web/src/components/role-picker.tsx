@@ -18,7 +18,14 @@ export function useRoleOptions() {
   return data?.roles.data ?? [];
 }
 
-export function RolePicker({ legend, hideLegend, value, onChange, exclude, disabled }: {
+export function RolePicker({
+  legend,
+  hideLegend,
+  value,
+  onChange,
+  exclude,
+  disabled,
+}: {
   legend: string;
   /** when a heading right above already says it */
   hideLegend?: boolean;
@@ -39,10 +46,22 @@ export function RolePicker({ legend, hideLegend, value, onChange, exclude, disab
       <legend className={hideLegend ? 'visually-hidden' : undefined}>{legend}</legend>
       {roles.map((r) => (
         <label key={r.id} className="check">
-          <input type="checkbox" name="role" value={r.id} checked={value.includes(r.id)} disabled={beyondMe(r)} aria-describedby={beyondMe(r) ? `${r.id}-beyond` : undefined} onChange={(e) => toggle(r.id, e.target.checked)} />
+          <input
+            type="checkbox"
+            name="role"
+            value={r.id}
+            checked={value.includes(r.id)}
+            disabled={beyondMe(r)}
+            aria-describedby={beyondMe(r) ? `${r.id}-beyond` : undefined}
+            onChange={(e) => toggle(r.id, e.target.checked)}
+          />
           <span>
             {r.name} <code className="muted">{r.code}</code>
-            {beyondMe(r) ? <span id={`${r.id}-beyond`} className="field-hint block-note">{t('roles.beyondYou')}</span> : null}
+            {beyondMe(r) ? (
+              <span id={`${r.id}-beyond`} className="field-hint block-note">
+                {t('roles.beyondYou')}
+              </span>
+            ) : null}
           </span>
         </label>
       ))}
@@ -53,7 +72,7 @@ export function RolePicker({ legend, hideLegend, value, onChange, exclude, disab
 /** The role and every role that inherits from it, directly or transitively: inheriting any of them is a cycle. */
 export function inheritorsOf(roleId: string, roles: { id: string; inherits: string[] }[]): string[] {
   const found = new Set([roleId]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const r of roles) {
       if (!found.has(r.id) && r.inherits.some((id) => found.has(id))) {

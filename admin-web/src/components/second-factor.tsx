@@ -59,7 +59,8 @@ export function SecondFactor() {
       refetch();
     }
   };
-  const wrongCode = (err: typeof confirmed.error) => (errorCode(err) === 'VALIDATION_FAILED' ? <Alert kind="error">{t('account.mfaWrongCode')}</Alert> : err ? <ErrorAlert error={err} /> : null);
+  const wrongCode = (err: typeof confirmed.error) =>
+    errorCode(err) === 'VALIDATION_FAILED' ? <Alert kind="error">{t('account.mfaWrongCode')}</Alert> : err ? <ErrorAlert error={err} /> : null;
 
   if (error) return <ErrorAlert error={error} />;
   if (!status) return null;
@@ -70,35 +71,72 @@ export function SecondFactor() {
         <div className="stack" data-testid="recovery-codes">
           <h3>{t('account.mfaCodesTitle')}</h3>
           <p className="muted">{t('account.mfaCodesIntro')}</p>
-          <ul className="perm-list">{recoveryCodes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
+          <ul className="perm-list">
+            {recoveryCodes.map((c) => (
+              <li key={c}>
+                <code>{c}</code>
+              </li>
+            ))}
+          </ul>
         </div>
       ) : null}
       {status.enrolled ? (
         <form noValidate className="stack" onSubmit={onDisable}>
-          <Alert kind="success">{t('account.mfaEnrolled')} {t('account.mfaCodesLeft', { count: status.recoveryCodesLeft })}</Alert>
+          <Alert kind="success">
+            {t('account.mfaEnrolled')} {t('account.mfaCodesLeft', { count: status.recoveryCodesLeft })}
+          </Alert>
           {wrongCode(disabled.error)}
           <Field label={t('account.mfaDisableCode')}>
-            {(p) => <input {...p} name="mfaDisableCode" autoComplete="one-time-code" required maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} />}
+            {(p) => (
+              <input {...p} name="mfaDisableCode" autoComplete="one-time-code" required maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} />
+            )}
           </Field>
-          <div className="form-actions"><Button type="submit" variant="danger" disabled={disabled.fetching}>{t('account.mfaDisable')}</Button></div>
+          <div className="form-actions">
+            <Button type="submit" variant="danger" disabled={disabled.fetching}>
+              {t('account.mfaDisable')}
+            </Button>
+          </div>
         </form>
       ) : enrolment ? (
         <form noValidate className="stack" onSubmit={onConfirm}>
           <p className="muted">{t('account.mfaScan')}</p>
           <img src={svgDataUri(enrolment.qrCodeSvg ?? '')} alt={enrolment.otpauthUri ?? ''} width={200} height={200} />
-          <div><span className="muted">{t('account.mfaSecret')}: </span><code data-testid="mfa-secret">{enrolment.secret}</code></div>
+          <div>
+            <span className="muted">{t('account.mfaSecret')}: </span>
+            <code data-testid="mfa-secret">{enrolment.secret}</code>
+          </div>
           {wrongCode(confirmed.error)}
           <Field label={t('account.mfaCode')}>
-            {(p) => <input {...p} name="mfaCode" autoComplete="one-time-code" inputMode="numeric" pattern="[0-9]{6}" required maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />}
+            {(p) => (
+              <input
+                {...p}
+                name="mfaCode"
+                autoComplete="one-time-code"
+                inputMode="numeric"
+                pattern="[0-9]{6}"
+                required
+                maxLength={6}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
+            )}
           </Field>
-          <div className="form-actions"><Button type="submit" variant="primary" disabled={confirmed.fetching}>{t('account.mfaConfirm')}</Button></div>
+          <div className="form-actions">
+            <Button type="submit" variant="primary" disabled={confirmed.fetching}>
+              {t('account.mfaConfirm')}
+            </Button>
+          </div>
         </form>
       ) : (
         <>
           {disabled.data ? <Alert kind="success">{t('account.mfaRemoved')}</Alert> : null}
           <p className="muted">{t('account.mfaIntro')}</p>
           {started.error ? <ErrorAlert error={started.error} /> : null}
-          <div className="form-actions"><Button variant="primary" disabled={started.fetching} onClick={() => void start({})}>{t('account.mfaStart')}</Button></div>
+          <div className="form-actions">
+            <Button variant="primary" disabled={started.fetching} onClick={() => void start({})}>
+              {t('account.mfaStart')}
+            </Button>
+          </div>
         </>
       )}
     </div>

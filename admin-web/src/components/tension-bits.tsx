@@ -14,7 +14,11 @@ export function StateBadge({ state }: { state: string }) {
 
 export function ScorePill({ score }: { score: number }) {
   const level = score >= 8 ? 'high' : score >= 4 ? 'mid' : 'low';
-  return <span className={`score score-${level}`} aria-label={`${score}/10`}>{score}</span>;
+  return (
+    <span className={`score score-${level}`} aria-label={`${score}/10`}>
+      {score}
+    </span>
+  );
 }
 
 /** Who leads a tension, marked in words when that user is deactivated (the list and the page read the status with the lead). */
@@ -24,7 +28,12 @@ export function LeadName({ lead }: { lead: { name: string; status?: string | nul
   return (
     <>
       {lead.name}
-      {lead.status === 'deactivated' ? <> <Badge tone="grey">{t('users.status.deactivated')}</Badge></> : null}
+      {lead.status === 'deactivated' ? (
+        <>
+          {' '}
+          <Badge tone="grey">{t('users.status.deactivated')}</Badge>
+        </>
+      ) : null}
     </>
   );
 }

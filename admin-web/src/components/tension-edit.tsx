@@ -150,7 +150,9 @@ export function EditCommand({ kind, tension: opened, onClose, onDone, fetchLates
           { label: t('tension.field.potentialFuture'), theirs: latest.potentialFuture ?? '', mine: potentialFuture },
         ];
       case 'lead':
-        return [{ label: t('tension.field.lead'), theirs: latest.lead?.name ?? t('tension.noLead'), mine: leadUserId ? leadName || leadUserId : t('tension.noLead') }];
+        return [
+          { label: t('tension.field.lead'), theirs: latest.lead?.name ?? t('tension.noLead'), mine: leadUserId ? leadName || leadUserId : t('tension.noLead') },
+        ];
       case 'reassign':
         return [{ label: t('tension.field.actor'), theirs: latest.actor.name, mine: actorName || actorId }];
     }
@@ -168,7 +170,9 @@ export function EditCommand({ kind, tension: opened, onClose, onDone, fetchLates
     case 'rescore':
       fields = (
         <Field label={t('tension.field.score')} error={fieldMessage(t, error, 'score')}>
-          {(p) => <input {...p} name="score" type="number" min={1} max={10} step={1} required value={score} onChange={(e) => setScore(e.target.value)} autoFocus />}
+          {(p) => (
+            <input {...p} name="score" type="number" min={1} max={10} step={1} required value={score} onChange={(e) => setScore(e.target.value)} autoFocus />
+          )}
         </Field>
       );
       break;
@@ -186,12 +190,34 @@ export function EditCommand({ kind, tension: opened, onClose, onDone, fetchLates
       break;
     case 'lead':
       fields = (
-        <UserField label={t('tension.field.lead')} status="active" noneLabel={t('tension.noLead')} error={fieldMessage(t, error, 'leadUserId')} value={leadUserId} valueLabel={leadUserId === (base.leadUserId ?? '') ? base.lead?.name : undefined} onChange={(v, n) => { setLead(v); setLeadName(n ?? ''); }} autoFocus />
+        <UserField
+          label={t('tension.field.lead')}
+          status="active"
+          noneLabel={t('tension.noLead')}
+          error={fieldMessage(t, error, 'leadUserId')}
+          value={leadUserId}
+          valueLabel={leadUserId === (base.leadUserId ?? '') ? base.lead?.name : undefined}
+          onChange={(v, n) => {
+            setLead(v);
+            setLeadName(n ?? '');
+          }}
+          autoFocus
+        />
       );
       break;
     case 'reassign':
       fields = (
-        <ActorField label={t('tension.field.actor')} error={fieldMessage(t, error, 'actorId')} value={actorId} valueLabel={actorId === base.actorId ? base.actor.name : undefined} onChange={(v, n) => { setActor(v); setActorName(n ?? ''); }} autoFocus />
+        <ActorField
+          label={t('tension.field.actor')}
+          error={fieldMessage(t, error, 'actorId')}
+          value={actorId}
+          valueLabel={actorId === base.actorId ? base.actor.name : undefined}
+          onChange={(v, n) => {
+            setActor(v);
+            setActorName(n ?? '');
+          }}
+          autoFocus
+        />
       );
       break;
   }
@@ -204,7 +230,9 @@ export function EditCommand({ kind, tension: opened, onClose, onDone, fetchLates
           {fields}
           <div className="dialog-footer">
             <Button onClick={onClose}>{t('common.cancel')}</Button>
-            <Button type="submit" variant="primary" disabled={busy}>{t('common.save')}</Button>
+            <Button type="submit" variant="primary" disabled={busy}>
+              {t('common.save')}
+            </Button>
           </div>
         </form>
       </Dialog>

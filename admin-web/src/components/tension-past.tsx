@@ -54,7 +54,13 @@ export function ChangesList({ changes }: { changes: Change[] }) {
         <div key={c.field} style={{ display: 'contents' }}>
           <dt>{t(`tension.field.${c.field}` as MessageKey)}</dt>
           <dd>
-            <del><ChangeValue field={c.field} value={c.from} /></del> → <ins><ChangeValue field={c.field} value={c.to} /></ins>
+            <del>
+              <ChangeValue field={c.field} value={c.from} />
+            </del>{' '}
+            →{' '}
+            <ins>
+              <ChangeValue field={c.field} value={c.to} />
+            </ins>
           </dd>
         </div>
       ))}
@@ -79,15 +85,22 @@ export function PastVersion({ id, version }: { id: string; version: number }) {
           <dt>{t('tension.field.name')}</dt>
           <dd>{past.name}</dd>
           <dt>{t('tension.field.state')}</dt>
-          <dd><StateBadge state={past.state} /></dd>
+          <dd>
+            <StateBadge state={past.state} />
+          </dd>
           <dt>{t('tension.field.score')}</dt>
-          <dd><ScorePill score={past.score} /></dd>
+          <dd>
+            <ScorePill score={past.score} />
+          </dd>
           <dt>{t('tension.field.currentContext')}</dt>
           <dd>{text(past.currentContext)}</dd>
           <dt>{t('tension.field.potentialFuture')}</dt>
           <dd>{text(past.potentialFuture)}</dd>
           <dt>{t('tension.field.actor')}</dt>
-          <dd>{past.actor.name}{past.actor.type === 'deleted' ? <span className="muted"> ({t('past.actorDeleted')})</span> : null}</dd>
+          <dd>
+            {past.actor.name}
+            {past.actor.type === 'deleted' ? <span className="muted"> ({t('past.actorDeleted')})</span> : null}
+          </dd>
           <dt>{t('tension.field.lead')}</dt>
           <dd>{past.lead ? past.lead.name : <span className="muted">{t('tension.noLead')}</span>}</dd>
         </dl>
@@ -123,10 +136,16 @@ export function CompareVersions({ id }: { id: string }) {
         <Field label={t('past.compareTo')}>
           {(props) => <input {...props} type="number" min={1} step={1} required value={to} onChange={(e) => setTo(e.target.value)} />}
         </Field>
-        <Button type="submit" variant="primary">{t('past.compareButton')}</Button>
+        <Button type="submit" variant="primary">
+          {t('past.compareButton')}
+        </Button>
       </form>
       {asked ? (
-        error ? <ErrorAlert error={error} /> : fetching || !data ? <Loading /> : (
+        error ? (
+          <ErrorAlert error={error} />
+        ) : fetching || !data ? (
+          <Loading />
+        ) : (
           <>
             <p className="muted">{t('past.compared', { from: data.tensionChanges.from, to: data.tensionChanges.to })}</p>
             <ChangesList changes={data.tensionChanges.changes} />

@@ -12,7 +12,13 @@ export function Button({ variant = 'secondary', className, ...rest }: ButtonHTML
 }
 
 /** A labelled control: the label's `for` points at the control, hints and errors are described-by. */
-export function Field({ label, hint, error, optional, children }: {
+export function Field({
+  label,
+  hint,
+  error,
+  optional,
+  children,
+}: {
   label: string;
   hint?: string;
   error?: string;
@@ -29,8 +35,16 @@ export function Field({ label, hint, error, optional, children }: {
         {optional ? <span className="field-optional"> ({t('common.optional')})</span> : null}
       </label>
       {children({ id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined })}
-      {hint ? <p className="field-hint" id={`${id}-hint`}>{hint}</p> : null}
-      {error ? <p className="field-error" id={`${id}-error`}>{error}</p> : null}
+      {hint ? (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -65,12 +79,18 @@ export function ErrorAlert({ error, onRetry }: { error: CombinedError; onRetry?:
   const code = errorCode(error);
   const fields = fieldErrors(error);
   return (
-    <Alert kind="error" action={onRetry ? <Button onClick={onRetry}>{code === 'VERSION_CONFLICT' ? t('common.reload') : t('common.retry')}</Button> : undefined}>
+    <Alert
+      kind="error"
+      action={onRetry ? <Button onClick={onRetry}>{code === 'VERSION_CONFLICT' ? t('common.reload') : t('common.retry')}</Button> : undefined}
+    >
       <p>{refusalText(t, error)}</p>
       {fields.length ? (
         <ul className="alert-list">
           {fields.map((f, i) => (
-            <li key={i}>{fieldLabel(t, f.path)}{fieldErrorText(t, f)}</li>
+            <li key={i}>
+              {fieldLabel(t, f.path)}
+              {fieldErrorText(t, f)}
+            </li>
           ))}
         </ul>
       ) : null}
@@ -91,7 +111,9 @@ export function Loading() {
 export function EmptyState({ children, action }: { children: ReactNode; action?: ReactNode }) {
   return (
     <div className="empty">
-      <div className="empty-icon" aria-hidden="true">◌</div>
+      <div className="empty-icon" aria-hidden="true">
+        ◌
+      </div>
       <p>{children}</p>
       {action}
     </div>
@@ -118,7 +140,21 @@ export function PageHeader({ title, actions, children }: { title: string; action
  * A modal built on <dialog>: focus moves in, Escape closes, focus returns to the opener.
  * `dismissible={false}`: only an explicit button closes it (a key shown once must not vanish on Escape).
  */
-export function Dialog({ title, open, onClose, children, footer, dismissible = true }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode; dismissible?: boolean }) {
+export function Dialog({
+  title,
+  open,
+  onClose,
+  children,
+  footer,
+  dismissible = true,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  dismissible?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
   const titleId = useId();
@@ -170,7 +206,17 @@ export function Dialog({ title, open, onClose, children, footer, dismissible = t
   );
 }
 
-export function ConfirmDialog({ title, body, confirmLabel, open, busy, blocked, error, onConfirm, onClose }: {
+export function ConfirmDialog({
+  title,
+  body,
+  confirmLabel,
+  open,
+  busy,
+  blocked,
+  error,
+  onConfirm,
+  onClose,
+}: {
   title: string;
   body: ReactNode;
   confirmLabel: string;
@@ -190,8 +236,12 @@ export function ConfirmDialog({ title, body, confirmLabel, open, busy, blocked, 
       onClose={onClose}
       footer={
         <>
-          <Button onClick={onClose} autoFocus>{t('common.cancel')}</Button>
-          <Button variant="danger" onClick={onConfirm} disabled={busy || blocked}>{confirmLabel}</Button>
+          <Button onClick={onClose} autoFocus>
+            {t('common.cancel')}
+          </Button>
+          <Button variant="danger" onClick={onConfirm} disabled={busy || blocked}>
+            {confirmLabel}
+          </Button>
         </>
       }
     >
@@ -228,9 +278,13 @@ export function Pager({ page, hasNext, onPrevious, onNext }: { page: number; has
   if (page === 1 && !hasNext) return null;
   return (
     <nav className="pager" aria-label={t('common.page', { page })}>
-      <Button onClick={onPrevious} disabled={page <= 1}>← {t('common.previous')}</Button>
+      <Button onClick={onPrevious} disabled={page <= 1}>
+        ← {t('common.previous')}
+      </Button>
       <span className="pager-page">{t('common.page', { page })}</span>
-      <Button onClick={onNext} disabled={!hasNext}>{t('common.next')} →</Button>
+      <Button onClick={onNext} disabled={!hasNext}>
+        {t('common.next')} →
+      </Button>
     </nav>
   );
 }

@@ -30,14 +30,20 @@ export function targetHref(target: Target, changes: unknown): string | null {
 /** `{ field: { from, to } }` as display rows; values shortened so one entry stays one line per field. */
 export function changeRows(changes: unknown): { field: string; from: string; to: string; fromValue: unknown; toValue: unknown }[] {
   if (!changes || typeof changes !== 'object') return [];
-  return Object.entries(changes as Record<string, { from?: unknown; to?: unknown } | null>)
-    // a precondition, not a change: entries written before it was left out still carry it
-    .filter(([field]) => field !== 'expectedVersion')
-    .map(([field, c]) => ({ field, from: show(c?.from), to: show(c?.to), fromValue: c?.from, toValue: c?.to }));
+  return (
+    Object.entries(changes as Record<string, { from?: unknown; to?: unknown } | null>)
+      // a precondition, not a change: entries written before it was left out still carry it
+      .filter(([field]) => field !== 'expectedVersion')
+      .map(([field, c]) => ({ field, from: show(c?.from), to: show(c?.to), fromValue: c?.from, toValue: c?.to }))
+  );
 }
 
 function show(value: unknown): string {
   if (value === null || value === undefined) return '–';
-  const text = Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
+  const text = Array.isArray(value)
+    ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

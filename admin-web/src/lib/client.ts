@@ -12,7 +12,11 @@ export const APPLIED_BY_CALLER = { appliedByCaller: true } as const;
 function withoutTypenames(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTypenames);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== '__typename').map(([k, v]) => [k, withoutTypenames(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== '__typename')
+      .map(([k, v]) => [k, withoutTypenames(v)]),
+  );
 }
 
 function appliedByCaller(result: OperationResult): OperationResult {

@@ -1,8 +1,10 @@
 // URL and form strings → the API's enums: a value the API does not know becomes "no filter", never a request error.
 import type { ActorType, TensionSort, TensionState, UserStatus, UserType } from '../gql/graphql';
 
-const pick = <T extends string>(allowed: readonly T[]) => (value: string | null | undefined): T | null =>
-  allowed.includes(value as T) ? (value as T) : null;
+const pick =
+  <T extends string>(allowed: readonly T[]) =>
+  (value: string | null | undefined): T | null =>
+    allowed.includes(value as T) ? (value as T) : null;
 
 export const asTensionState = pick<TensionState>(['alive', 'resolved', 'stale']);
 export const asActorType = pick<ActorType>(['organization', 'individual', 'virtual', 'agent']);

@@ -66,7 +66,11 @@ const FIELD_LABEL: Record<string, MessageKey> = {
 };
 
 export function fieldLabel(t: T, path: string): string {
-  const last = String(path).split(/[./]/).filter((s) => !/^\d+$/.test(s)).pop() ?? '';
+  const last =
+    String(path)
+      .split(/[./]/)
+      .filter((s) => !/^\d+$/.test(s))
+      .pop() ?? '';
   const key = FIELD_LABEL[last];
   return key ? `${t(key)}: ` : '';
 }

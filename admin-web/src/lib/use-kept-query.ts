@@ -13,9 +13,7 @@ interface KeptQueryState<Data, Variables extends AnyVariables> extends UseQueryS
   retrying: CombinedError | null;
 }
 
-export function useKeptQuery<Data, Variables extends AnyVariables>(
-  args: UseQueryArgs<Variables, Data>,
-): [KeptQueryState<Data, Variables>, UseQueryExecute] {
+export function useKeptQuery<Data, Variables extends AnyVariables>(args: UseQueryArgs<Variables, Data>): [KeptQueryState<Data, Variables>, UseQueryExecute] {
   const [result, refetch] = useQuery<Data, Variables>(args);
   const key = JSON.stringify(args.variables ?? null);
   // the last data this query answered for these variables (another id's data is never shown)

@@ -73,7 +73,11 @@ export function useLiveEvents(opts: { streamId?: string; onEvent: (e: LiveEvent)
           while ((cut = buffer.indexOf('\n\n')) >= 0) {
             const block = buffer.slice(0, cut);
             buffer = buffer.slice(cut + 2);
-            const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+            const data = block
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5).trim())
+              .join('\n');
             if (!block.startsWith('event: next') || !data) continue;
             const payload = JSON.parse(data) as { data?: { tensionEvents: LiveEvent }; errors?: { extensions?: { code?: string } }[] };
             if (payload.errors?.length) {

@@ -27,7 +27,9 @@ export function AccountPage() {
         <div className="header-meta">
           <span className="strong">{me.user.name}</span>
           <span className="muted">{me.user.email}</span>
-          {me.roles.map((r) => <Badge key={r.id}>{r.name}</Badge>)}
+          {me.roles.map((r) => (
+            <Badge key={r.id}>{r.name}</Badge>
+          ))}
         </div>
       </PageHeader>
       <div className="detail-grid">
@@ -42,7 +44,13 @@ export function AccountPage() {
         <section className="card" aria-labelledby="perm-h">
           <h2 id="perm-h">{t('account.permissions')}</h2>
           {me.permissions.length ? (
-            <ul className="perm-list">{me.permissions.map((p) => <li key={p}><code className="perm">{p}</code></li>)}</ul>
+            <ul className="perm-list">
+              {me.permissions.map((p) => (
+                <li key={p}>
+                  <code className="perm">{p}</code>
+                </li>
+              ))}
+            </ul>
           ) : (
             <p className="muted">{t('roles.noPermissions')}</p>
           )}
@@ -79,13 +87,37 @@ function ChangePassword() {
     <form noValidate className="stack" onSubmit={submit}>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('account.passwordChanged')}</Alert> : null}
       <Field label={t('account.currentPassword')} error={fieldMessage(t, error, 'currentPassword')}>
-        {(p) => <input {...p} name="currentPassword" type="password" autoComplete="current-password" required value={currentPassword} onChange={(e) => setCurrent(e.target.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            name="currentPassword"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={currentPassword}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+        )}
       </Field>
       <Field label={t('account.newPassword')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'newPassword')}>
-        {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={newPassword} onChange={(e) => setNew(e.target.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={12}
+            maxLength={256}
+            value={newPassword}
+            onChange={(e) => setNew(e.target.value)}
+          />
+        )}
       </Field>
       <div className="form-actions">
-        <Button type="submit" variant="primary" disabled={fetching}>{t('account.changePassword')}</Button>
+        <Button type="submit" variant="primary" disabled={fetching}>
+          {t('account.changePassword')}
+        </Button>
       </div>
     </form>
   );

@@ -62,7 +62,11 @@ export function ActivityPage() {
           {(p) => (
             <select {...p} name="action" value={filters.action} onChange={(e) => setFilters({ action: e.target.value })}>
               <option value="">{t('common.any')}</option>
-              {actions.map((a) => <option key={a} value={a}>{actionText(a)}</option>)}
+              {actions.map((a) => (
+                <option key={a} value={a}>
+                  {actionText(a)}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -70,7 +74,11 @@ export function ActivityPage() {
           {(p) => (
             <select {...p} name="targetType" value={filters.targetType} onChange={(e) => setFilters({ targetType: e.target.value })}>
               <option value="">{t('common.any')}</option>
-              {targetTypes.map((a) => <option key={a} value={a}>{targetTypeText(a)}</option>)}
+              {targetTypes.map((a) => (
+                <option key={a} value={a}>
+                  {targetTypeText(a)}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -84,15 +92,23 @@ export function ActivityPage() {
         {filters.targetId ? (
           <p className="filter-chip">
             {t('audit.targetIdFilter', { id: rows.find((r) => r.target.id === filters.targetId)?.target.label ?? filters.targetId })}{' '}
-            <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>{t('audit.anyTarget')}</Button>
+            <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>
+              {t('audit.anyTarget')}
+            </Button>
           </p>
         ) : null}
-        {filtered ? <Button variant="ghost" onClick={clear}>{t('common.clearFilters')}</Button> : null}
+        {filtered ? (
+          <Button variant="ghost" onClick={clear}>
+            {t('common.clearFilters')}
+          </Button>
+        ) : null}
       </form>
       {error && !data ? (
         <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data ? (
-        fetching ? <Loading /> : null
+        fetching ? (
+          <Loading />
+        ) : null
       ) : rows.length === 0 && pager.page === 1 ? (
         <EmptyState>{t('audit.empty')}</EmptyState>
       ) : (
@@ -100,7 +116,12 @@ export function ActivityPage() {
           <div className="card">
             <ActivityTable entries={rows} caption={t('audit.title')} />
           </div>
-          <Pager page={pager.page} hasNext={Boolean(data.auditLog.nextCursor)} onPrevious={pager.previous} onNext={() => data.auditLog.nextCursor && pager.next(data.auditLog.nextCursor)} />
+          <Pager
+            page={pager.page}
+            hasNext={Boolean(data.auditLog.nextCursor)}
+            onPrevious={pager.previous}
+            onNext={() => data.auditLog.nextCursor && pager.next(data.auditLog.nextCursor)}
+          />
         </>
       )}
     </>

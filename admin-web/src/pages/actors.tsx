@@ -12,7 +12,21 @@ import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { Alert, Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, RetryingNotice, SearchField } from '../components/ui.js';
+import {
+  Alert,
+  Badge,
+  Button,
+  ConfirmDialog,
+  Dialog,
+  EmptyState,
+  ErrorAlert,
+  Field,
+  Loading,
+  PageHeader,
+  Pager,
+  RetryingNotice,
+  SearchField,
+} from '../components/ui.js';
 import { ConflictDialog } from '../components/conflict-dialog.js';
 import { useKeptQuery } from '../lib/use-kept-query.js';
 
@@ -83,7 +97,16 @@ export function ActorsPage() {
 
   return (
     <>
-      <PageHeader title={t('actors.title')} actions={can('actors:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('actors.new')}</Button> : null} />
+      <PageHeader
+        title={t('actors.title')}
+        actions={
+          can('actors:write') ? (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              + {t('actors.new')}
+            </Button>
+          ) : null
+        }
+      />
       <RetryingNotice error={retrying} />
       {deleted ? <Alert kind="success">{t('actors.deleted')}</Alert> : null}
       <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
@@ -92,7 +115,11 @@ export function ActorsPage() {
           {(p) => (
             <select {...p} name="type" value={type} onChange={(e) => setFilters({ type: e.target.value })}>
               <option value="">{t('common.any')}</option>
-              {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
+              {ACTOR_TYPES.map((ty) => (
+                <option key={ty} value={ty}>
+                  {t(`actors.type.${ty}` as MessageKey)}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -100,7 +127,9 @@ export function ActorsPage() {
       {error && !data ? (
         <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data ? (
-        fetching ? <Loading /> : null
+        fetching ? (
+          <Loading />
+        ) : null
       ) : rows.length === 0 && pager.page === 1 ? (
         <EmptyState>{type || search ? t('actors.emptyFiltered') : t('actors.empty')}</EmptyState>
       ) : (
@@ -112,30 +141,51 @@ export function ActorsPage() {
                 <tr>
                   <th scope="col">{t('common.name')}</th>
                   <th scope="col">{t('common.type')}</th>
-                  <th scope="col" className="num">{t('actors.tensions')}</th>
+                  <th scope="col" className="num">
+                    {t('actors.tensions')}
+                  </th>
                   <th scope="col">{t('common.updated')}</th>
-                  <th scope="col"><span className="visually-hidden">{t('common.actions')}</span></th>
+                  <th scope="col">
+                    <span className="visually-hidden">{t('common.actions')}</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {rows.map((a) => (
                   <tr key={a.id}>
                     <td className="strong">{a.name}</td>
-                    <td data-label={t('common.type')}><Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge></td>
+                    <td data-label={t('common.type')}>
+                      <Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge>
+                    </td>
                     <td className="num" data-label={t('actors.tensions')}>
                       {can('tensions:read') ? <Link to={withQuery('/tensions', { actorId: a.id })}>{a.tensionCount}</Link> : a.tensionCount}
                     </td>
-                    <td className="muted nowrap" data-label={t('common.updated')}>{formatDate(a.updatedAt)}</td>
+                    <td className="muted nowrap" data-label={t('common.updated')}>
+                      {formatDate(a.updatedAt)}
+                    </td>
                     <td className="row-actions">
-                      {can('actors:write') ? <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>{t('common.edit')}</Button> : null}
-                      {can('actors:delete') ? <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>{t('common.delete')}</Button> : null}
+                      {can('actors:write') ? (
+                        <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>
+                          {t('common.edit')}
+                        </Button>
+                      ) : null}
+                      {can('actors:delete') ? (
+                        <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>
+                          {t('common.delete')}
+                        </Button>
+                      ) : null}
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <Pager page={pager.page} hasNext={Boolean(data.actors.nextCursor)} onPrevious={pager.previous} onNext={() => data.actors.nextCursor && pager.next(data.actors.nextCursor)} />
+          <Pager
+            page={pager.page}
+            hasNext={Boolean(data.actors.nextCursor)}
+            onPrevious={pager.previous}
+            onNext={() => data.actors.nextCursor && pager.next(data.actors.nextCursor)}
+          />
         </>
       )}
       {creating ? <ActorForm onClose={() => setCreating(false)} /> : null}
@@ -202,14 +252,20 @@ function ActorForm({ actor, onClose }: { actor?: Actor; onClose: () => void }) {
             <Field label={t('common.type')} error={fieldMessage(t, error, 'type')}>
               {(p) => (
                 <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
-                  {ACTOR_TYPES.map((ty) => <option key={ty} value={ty}>{t(`actors.type.${ty}` as MessageKey)}</option>)}
+                  {ACTOR_TYPES.map((ty) => (
+                    <option key={ty} value={ty}>
+                      {t(`actors.type.${ty}` as MessageKey)}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
           )}
           <div className="dialog-footer">
             <Button onClick={onClose}>{t('common.cancel')}</Button>
-            <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{actor ? t('common.save') : t('common.create')}</Button>
+            <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>
+              {actor ? t('common.save') : t('common.create')}
+            </Button>
           </div>
         </form>
       </Dialog>

@@ -30,7 +30,11 @@ export function ConsentPage({ uid }: { uid: string }) {
   const decide = async (decision: 'allow' | 'deny') => {
     setBusy(true);
     try {
-      const { redirectTo } = await consentDecision(uid, { decision, csrfToken: details.csrfToken, ...(decision === 'allow' && permissions !== null ? { scopes: permissions } : {}) });
+      const { redirectTo } = await consentDecision(uid, {
+        decision,
+        csrfToken: details.csrfToken,
+        ...(decision === 'allow' && permissions !== null ? { scopes: permissions } : {}),
+      });
       window.location.assign(redirectTo);
     } catch (e) {
       setBusy(false);
@@ -53,10 +57,16 @@ export function ConsentPage({ uid }: { uid: string }) {
           <KeyPermissionPicker offered={offered} value={permissions} onChange={setPermissions} />
         )}
         <div className="actions">
-          <Button variant="primary" disabled={busy || offered.length === 0 || (permissions !== null && permissions.length === 0)} onClick={() => void decide('allow')}>
+          <Button
+            variant="primary"
+            disabled={busy || offered.length === 0 || (permissions !== null && permissions.length === 0)}
+            onClick={() => void decide('allow')}
+          >
             {t('consent.allow')}
           </Button>
-          <Button disabled={busy} onClick={() => void decide('deny')}>{t('consent.deny')}</Button>
+          <Button disabled={busy} onClick={() => void decide('deny')}>
+            {t('consent.deny')}
+          </Button>
         </div>
       </section>
     </>

@@ -50,13 +50,28 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
     if (token) setMfaToken(token);
   };
 
-  if (mfaToken) return <SecondStep mfaToken={mfaToken} onSignedIn={onSignedIn} onRestart={() => { setMfaToken(null); setPassword(''); }} />;
+  if (mfaToken)
+    return (
+      <SecondStep
+        mfaToken={mfaToken}
+        onSignedIn={onSignedIn}
+        onRestart={() => {
+          setMfaToken(null);
+          setPassword('');
+        }}
+      />
+    );
 
   return (
     <div className="login-page">
       <main className="login-card" id="main">
         <div className="login-head">
-          <div className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</div>
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◆
+            </span>
+            {t('app.title')}
+          </div>
           <LanguageSwitch />
         </div>
         <h1>{t('login.title')}</h1>
@@ -68,10 +83,22 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
         {error && !['INVALID_CREDENTIALS', 'UNAUTHENTICATED', 'RATE_LIMITED', 'MFA_REQUIRED'].includes(code ?? '') ? <ErrorAlert error={error} /> : null}
         <form noValidate onSubmit={submit} className="stack">
           <Field label={t('login.email')}>
-            {(p) => <input {...p} type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
+            {(p) => (
+              <input {...p} type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+            )}
           </Field>
           <Field label={t('login.password')}>
-            {(p) => <input {...p} type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />}
+            {(p) => (
+              <input
+                {...p}
+                type="password"
+                name="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            )}
           </Field>
           <Button type="submit" variant="primary" disabled={fetching} className="btn-block">
             {fetching ? t('login.submitting') : t('login.submit')}
@@ -98,7 +125,12 @@ function SecondStep({ mfaToken, onSignedIn, onRestart }: { mfaToken: string; onS
     <div className="login-page">
       <main className="login-card" id="main">
         <div className="login-head">
-          <div className="brand"><span className="brand-mark" aria-hidden="true">◆</span>{t('app.title')}</div>
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◆
+            </span>
+            {t('app.title')}
+          </div>
           <LanguageSwitch />
         </div>
         <h1>{t('login.mfaTitle')}</h1>
@@ -108,12 +140,26 @@ function SecondStep({ mfaToken, onSignedIn, onRestart }: { mfaToken: string; onS
         {error && !['INVALID_CREDENTIALS', 'RATE_LIMITED'].includes(refused ?? '') ? <ErrorAlert error={error} /> : null}
         <form noValidate onSubmit={submit} className="stack">
           <Field label={t('login.mfaCode')}>
-            {(p) => <input {...p} name="code" autoComplete="one-time-code" inputMode="text" required autoFocus maxLength={64} value={code} onChange={(e) => setCode(e.target.value)} />}
+            {(p) => (
+              <input
+                {...p}
+                name="code"
+                autoComplete="one-time-code"
+                inputMode="text"
+                required
+                autoFocus
+                maxLength={64}
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
+            )}
           </Field>
           <Button type="submit" variant="primary" disabled={fetching} className="btn-block">
             {fetching ? t('login.submitting') : t('login.mfaSubmit')}
           </Button>
-          <Button type="button" onClick={onRestart} className="btn-block">{t('login.mfaRestart')}</Button>
+          <Button type="button" onClick={onRestart} className="btn-block">
+            {t('login.mfaRestart')}
+          </Button>
         </form>
       </main>
     </div>

@@ -45,7 +45,11 @@ export function RoleEditPage({ id }: { id: string | null }) {
   const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({ query: RoleDocument, variables: { id: id ?? '' }, pause: id === null });
   const [catalogue] = useQuery({ query: PermissionCatalogueDocument });
   useTitle(id ? (data?.role?.name ?? t('roles.title')) : t('roles.create.title'));
-  const back = <Link to="/roles" className="btn btn-ghost">← {t('roles.title')}</Link>;
+  const back = (
+    <Link to="/roles" className="btn btn-ghost">
+      ← {t('roles.title')}
+    </Link>
+  );
   if (id && error && !data?.role) {
     if (errorCode(error) === 'NOT_FOUND') return <EmptyState action={back}>{t('common.notFound')}</EmptyState>;
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
@@ -77,7 +81,9 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   // anything else typed asks first
   const snapshot = (v: { code: string; name: string; permissions: string[]; inherits: string[] }) =>
     JSON.stringify([v.code, v.name, [...v.permissions].sort(), [...v.inherits].sort()]);
-  const [baseline, setBaseline] = useState(() => snapshot({ code: role?.code ?? '', name: role?.name ?? '', permissions: role?.permissions ?? [], inherits: role?.inherits ?? [] }));
+  const [baseline, setBaseline] = useState(() =>
+    snapshot({ code: role?.code ?? '', name: role?.name ?? '', permissions: role?.permissions ?? [], inherits: role?.inherits ?? [] }),
+  );
   useUnsavedChanges(!readOnly && snapshot({ code, name, permissions, inherits }) !== baseline, t('common.unsavedLeave'));
   const [createState, create] = useMutation(CreateRoleDocument);
   const [updateState, update] = useMutation(UpdateRoleDocument);
@@ -91,7 +97,11 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   // a conflict is shown in the conflict dialog, not as an error
   const error = errorCode(failed) === 'VERSION_CONFLICT' ? undefined : failed;
   const saved = Boolean(updateState.data) && !updateState.fetching && !updateState.error;
-  const names = (ids: string[]) => ids.map((id) => roles.find((r) => r.id === id)?.name ?? id).sort().join(', ');
+  const names = (ids: string[]) =>
+    ids
+      .map((id) => roles.find((r) => r.id === id)?.name ?? id)
+      .sort()
+      .join(', ');
   const conflictRows = (theirs: Role) => [
     { label: t('common.name'), theirs: theirs.name, mine: name },
     { label: t('roles.code'), theirs: theirs.code, mine: code },
@@ -124,7 +134,11 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
         setBaseline(snapshot({ code, name, permissions, inherits }));
       }
       // someone else saved meanwhile: keep what was typed, show it beside what is saved now
-      setConflict(errorCode(r.error) === 'VERSION_CONFLICT' ? ((await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise()).data?.role ?? null) : null);
+      setConflict(
+        errorCode(r.error) === 'VERSION_CONFLICT'
+          ? ((await client.query(RoleDocument, { id: role.id }, { requestPolicy: 'network-only' }).toPromise()).data?.role ?? null)
+          : null,
+      );
       // refused because it would strip the last administrator: show what is still saved, not what was tried
       if (errorCode(r.error) === 'LAST_ADMIN') {
         setPermissions(role.permissions);
@@ -143,7 +157,11 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
   return (
     <>
       <PageHeader title={role ? role.name : t('roles.create.title')} actions={back}>
-        {role?.system ? <div className="header-meta"><Badge tone="blue">{t('roles.system')}</Badge></div> : null}
+        {role?.system ? (
+          <div className="header-meta">
+            <Badge tone="blue">{t('roles.system')}</Badge>
+          </div>
+        ) : null}
       </PageHeader>
       {role?.system ? <Alert kind="info">{t('roles.systemProtected')}</Alert> : null}
       <form noValidate className="detail-grid" onSubmit={submit}>
@@ -170,8 +188,14 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           {fieldMessage(t, error, 'inherits') ? <p className="field-error">{fieldMessage(t, error, 'inherits')}</p> : null}
           {readOnly ? null : (
             <div className="form-actions">
-              <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>{role ? t('common.save') : t('common.create')}</Button>
-              {role ? <Button variant="danger" onClick={() => setDeleting(true)}>{t('common.delete')}</Button> : null}
+              <Button type="submit" variant="primary" disabled={createState.fetching || updateState.fetching}>
+                {role ? t('common.save') : t('common.create')}
+              </Button>
+              {role ? (
+                <Button variant="danger" onClick={() => setDeleting(true)}>
+                  {t('common.delete')}
+                </Button>
+              ) : null}
             </div>
           )}
         </section>
@@ -179,14 +203,26 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
           <h2 id="effective-h">{t('roles.effective')}</h2>
           {effective.length ? (
             <ul className="perm-list" data-testid="effective-permissions">
-              {effective.map((p) => <li key={p}><code className="perm">{p}</code></li>)}
+              {effective.map((p) => (
+                <li key={p}>
+                  <code className="perm">{p}</code>
+                </li>
+              ))}
             </ul>
           ) : (
             <p className="muted">{t('roles.noPermissions')}</p>
           )}
         </section>
       </form>
-      {conflict ? <ConflictDialog rows={conflictRows(conflict)} busy={updateState.fetching} onBack={() => setConflict(null)} onKeepTheirs={() => keepTheirs(conflict)} onApplyMine={() => void save(conflict.version)} /> : null}
+      {conflict ? (
+        <ConflictDialog
+          rows={conflictRows(conflict)}
+          busy={updateState.fetching}
+          onBack={() => setConflict(null)}
+          onKeepTheirs={() => keepTheirs(conflict)}
+          onApplyMine={() => void save(conflict.version)}
+        />
+      ) : null}
       {role && can('audit:read') ? (
         <section className="card" aria-labelledby="activity-h">
           <h2 id="activity-h">{t('audit.title')}</h2>

@@ -28,11 +28,22 @@ export function RolesPage() {
   const names = new Map((data?.roles.data ?? []).map((r) => [r.id, r.name]));
   return (
     <>
-      <PageHeader title={t('roles.title')} actions={can('roles:write') ? <Link to="/roles/new" className="btn btn-primary">+ {t('roles.new')}</Link> : null} />
+      <PageHeader
+        title={t('roles.title')}
+        actions={
+          can('roles:write') ? (
+            <Link to="/roles/new" className="btn btn-primary">
+              + {t('roles.new')}
+            </Link>
+          ) : null
+        }
+      />
       {error && !data ? (
         <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data ? (
-        fetching ? <Loading /> : null
+        fetching ? (
+          <Loading />
+        ) : null
       ) : data.roles.data.length === 0 ? (
         <EmptyState>{t('roles.empty')}</EmptyState>
       ) : (
@@ -52,15 +63,26 @@ export function RolesPage() {
                 {data.roles.data.map((r) => (
                   <tr key={r.id}>
                     <td>
-                      <Link to={`/roles/${r.id}`} className="row-link">{r.name}</Link> {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
+                      <Link to={`/roles/${r.id}`} className="row-link">
+                        {r.name}
+                      </Link>{' '}
+                      {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
                     </td>
-                    <td data-label={t('roles.code')}><code>{r.code}</code></td>
+                    <td data-label={t('roles.code')}>
+                      <code>{r.code}</code>
+                    </td>
                     <td data-label={t('roles.inherits')}>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
                     <td data-label={t('roles.effective')}>
                       {r.permissions.includes('*') ? (
                         <Badge tone="purple">{t('roles.wildcard')}</Badge>
                       ) : r.effectivePermissions.length ? (
-                        <ul className="tag-list">{r.effectivePermissions.map((p) => <li key={p}><code className="perm">{p}</code></li>)}</ul>
+                        <ul className="tag-list">
+                          {r.effectivePermissions.map((p) => (
+                            <li key={p}>
+                              <code className="perm">{p}</code>
+                            </li>
+                          ))}
+                        </ul>
                       ) : (
                         <span className="muted">{t('roles.noPermissions')}</span>
                       )}
@@ -70,7 +92,12 @@ export function RolesPage() {
               </tbody>
             </table>
           </div>
-          <Pager page={pager.page} hasNext={Boolean(data.roles.nextCursor)} onPrevious={pager.previous} onNext={() => data.roles.nextCursor && pager.next(data.roles.nextCursor)} />
+          <Pager
+            page={pager.page}
+            hasNext={Boolean(data.roles.nextCursor)}
+            onPrevious={pager.previous}
+            onNext={() => data.roles.nextCursor && pager.next(data.roles.nextCursor)}
+          />
         </>
       )}
     </>

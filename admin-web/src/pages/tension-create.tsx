@@ -52,14 +52,26 @@ export function TensionCreatePage() {
 
   return (
     <>
-      <PageHeader title={t('tension.create.title')} actions={<Link to="/tensions" className="btn btn-ghost">← {t('common.back')}</Link>} />
+      <PageHeader
+        title={t('tension.create.title')}
+        actions={
+          <Link to="/tensions" className="btn btn-ghost">
+            ← {t('common.back')}
+          </Link>
+        }
+      />
       <form noValidate className="card form" onSubmit={submit}>
         {error ? <ErrorAlert error={error} /> : null}
         <Field label={t('tension.field.name')} error={fieldMessage(t, error, 'name')}>
           {(p) => <input {...p} name="name" required maxLength={200} value={form.name} onChange={set('name')} autoFocus />}
         </Field>
         <div className="form-row">
-          <ActorField label={t('tension.field.actor')} error={tried && !form.actorId ? t('field.required') : fieldMessage(t, error, 'actorId')} value={form.actorId} onChange={(actorId) => setForm((f) => ({ ...f, actorId }))} />
+          <ActorField
+            label={t('tension.field.actor')}
+            error={tried && !form.actorId ? t('field.required') : fieldMessage(t, error, 'actorId')}
+            value={form.actorId}
+            onChange={(actorId) => setForm((f) => ({ ...f, actorId }))}
+          />
           <Field label={t('tension.field.score')} error={fieldMessage(t, error, 'score')}>
             {(p) => <input {...p} name="score" type="number" min={1} max={10} step={1} required value={form.score} onChange={set('score')} />}
           </Field>
@@ -70,9 +82,19 @@ export function TensionCreatePage() {
         <Field label={t('tension.field.potentialFuture')} optional error={fieldMessage(t, error, 'potentialFuture')}>
           {(p) => <textarea {...p} name="potentialFuture" rows={4} value={form.potentialFuture} onChange={set('potentialFuture')} />}
         </Field>
-        <UserField label={t('tension.field.lead')} optional status="active" noneLabel={t('tension.noLead')} error={fieldMessage(t, error, 'leadUserId')} value={form.leadUserId} onChange={(leadUserId) => setForm((f) => ({ ...f, leadUserId }))} />
+        <UserField
+          label={t('tension.field.lead')}
+          optional
+          status="active"
+          noneLabel={t('tension.noLead')}
+          error={fieldMessage(t, error, 'leadUserId')}
+          value={form.leadUserId}
+          onChange={(leadUserId) => setForm((f) => ({ ...f, leadUserId }))}
+        />
         <div className="form-actions">
-          <Button type="submit" variant="primary" disabled={fetching}>{t('tension.create.submit')}</Button>
+          <Button type="submit" variant="primary" disabled={fetching}>
+            {t('tension.create.submit')}
+          </Button>
         </div>
       </form>
     </>

@@ -101,8 +101,12 @@ export function TensionDetailPage({ id }: { id: string }) {
       // a discarded tension's stream stays: its history is still there to read
       const actions = (
         <div className="page-actions">
-          <Link to={`/tensions/${id}/history`} className="btn btn-primary">{t('tension.openHistory')}</Link>
-          <Link to="/tensions" className="btn">← {t('nav.tensions')}</Link>
+          <Link to={`/tensions/${id}/history`} className="btn btn-primary">
+            {t('tension.openHistory')}
+          </Link>
+          <Link to="/tensions" className="btn">
+            ← {t('nav.tensions')}
+          </Link>
         </div>
       );
       return <EmptyState action={actions}>{t('tension.gone')}</EmptyState>;
@@ -114,7 +118,14 @@ export function TensionDetailPage({ id }: { id: string }) {
   return (
     <>
       <RetryingNotice error={retrying} />
-      <PageHeader title={tension.name} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
+      <PageHeader
+        title={tension.name}
+        actions={
+          <Link to="/tensions" className="btn btn-ghost">
+            ← {t('nav.tensions')}
+          </Link>
+        }
+      >
         <div className="header-meta">
           <StateBadge state={tension.state} />
           <LiveIndicator state={live} />
@@ -149,7 +160,9 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.actor')}</dt>
       <dd>{tension.actor.name}</dd>
       <dt>{t('tension.field.lead')}</dt>
-      <dd><LeadName lead={tension.lead} /></dd>
+      <dd>
+        <LeadName lead={tension.lead} />
+      </dd>
       <dt>{t('common.created')}</dt>
       <dd>{formatDate(tension.createdAt)}</dd>
       <dt>{t('common.updated')}</dt>
@@ -173,7 +186,19 @@ const EDITS = Object.keys({ rename: 1, rescore: 1, revise: 1, lead: 1, reassign:
 /** `track`: sends a command so the page knows its answer's event as its own (see useOwnChanges). */
 type Track = <T extends Applied>(send: () => Promise<T>) => Promise<T>;
 
-function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: { tension: Tension; onReload: () => void; fetchLatest: () => Promise<Tension | null>; onApplied: (r: Applied) => void; track: Track }) {
+function TensionCommands({
+  tension,
+  onReload,
+  fetchLatest,
+  onApplied,
+  track,
+}: {
+  tension: Tension;
+  onReload: () => void;
+  fetchLatest: () => Promise<Tension | null>;
+  onApplied: (r: Applied) => void;
+  track: Track;
+}) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
@@ -201,10 +226,34 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
   };
   const lifecycle: Record<LifecycleVerb, () => Promise<void>> = useMemo(
     () => ({
-      resolve: async () => done(await track(async () => { const r = await resolve(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.resolveTension }; })),
-      drop: async () => done(await track(async () => { const r = await drop(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.dropTension }; })),
-      reopen: async () => done(await track(async () => { const r = await reopen(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.reopenTension }; })),
-      revive: async () => done(await track(async () => { const r = await revive(vars, APPLIED_BY_CALLER); return { error: r.error, ...r.data?.reviveTension }; })),
+      resolve: async () =>
+        done(
+          await track(async () => {
+            const r = await resolve(vars, APPLIED_BY_CALLER);
+            return { error: r.error, ...r.data?.resolveTension };
+          }),
+        ),
+      drop: async () =>
+        done(
+          await track(async () => {
+            const r = await drop(vars, APPLIED_BY_CALLER);
+            return { error: r.error, ...r.data?.dropTension };
+          }),
+        ),
+      reopen: async () =>
+        done(
+          await track(async () => {
+            const r = await reopen(vars, APPLIED_BY_CALLER);
+            return { error: r.error, ...r.data?.reopenTension };
+          }),
+        ),
+      revive: async () =>
+        done(
+          await track(async () => {
+            const r = await revive(vars, APPLIED_BY_CALLER);
+            return { error: r.error, ...r.data?.reviveTension };
+          }),
+        ),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [tension.id, tension.version],
@@ -217,7 +266,20 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
   return (
     <div className="commands">
       {conflict ? (
-        <Alert kind="warning" action={<Button variant="primary" onClick={() => { setFailure(null); onReload(); }}>{t('common.reload')}</Button>}>
+        <Alert
+          kind="warning"
+          action={
+            <Button
+              variant="primary"
+              onClick={() => {
+                setFailure(null);
+                onReload();
+              }}
+            >
+              {t('common.reload')}
+            </Button>
+          }
+        >
           {t('error.versionConflict')}
         </Alert>
       ) : failure ? (
@@ -230,21 +292,27 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
           <>
             <div className="toolbar-group">
               {edits.map((k) => (
-                <Button key={k} onClick={() => setEditing(k)}>{t(`tension.cmd.${k}`)}</Button>
-              ))}
-            </div>
-            <div className="toolbar-group">
-              {(Object.keys(lifecycle) as LifecycleVerb[]).filter((k) => allowed.has(k)).map((k) => (
-                <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
+                <Button key={k} onClick={() => setEditing(k)}>
                   {t(`tension.cmd.${k}`)}
                 </Button>
               ))}
+            </div>
+            <div className="toolbar-group">
+              {(Object.keys(lifecycle) as LifecycleVerb[])
+                .filter((k) => allowed.has(k))
+                .map((k) => (
+                  <Button key={k} variant={k === 'drop' ? 'secondary' : 'primary'} disabled={busy} onClick={() => void lifecycle[k]()}>
+                    {t(`tension.cmd.${k}`)}
+                  </Button>
+                ))}
             </div>
           </>
         ) : null}
         {can('tensions:delete') && allowed.has('discard') ? (
           <div className="toolbar-group toolbar-end">
-            <Button variant="danger" onClick={() => setDiscarding(true)}>{t('tension.cmd.discard')}</Button>
+            <Button variant="danger" onClick={() => setDiscarding(true)}>
+              {t('tension.cmd.discard')}
+            </Button>
           </div>
         ) : null}
       </div>
@@ -274,8 +342,7 @@ function TensionCommands({ tension, onReload, fetchLatest, onApplied, track }: {
           if (!r.error) {
             setFlash('tension.discarded');
             navigate('/tensions');
-          }
-          else if (errorCode(r.error) === 'VERSION_CONFLICT') {
+          } else if (errorCode(r.error) === 'VERSION_CONFLICT') {
             setDiscarding(false);
             done({ error: r.error });
           }

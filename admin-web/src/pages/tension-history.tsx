@@ -10,7 +10,14 @@ export function TensionHistoryPage({ id }: { id: string }) {
   useTitle(t('tension.discardedTitle'));
   return (
     <>
-      <PageHeader title={t('tension.discardedTitle')} actions={<Link to="/tensions" className="btn btn-ghost">← {t('nav.tensions')}</Link>}>
+      <PageHeader
+        title={t('tension.discardedTitle')}
+        actions={
+          <Link to="/tensions" className="btn btn-ghost">
+            ← {t('nav.tensions')}
+          </Link>
+        }
+      >
         <p className="muted">{t('tension.discardedIntro')}</p>
       </PageHeader>
       <section className="card" aria-labelledby="history-h">

@@ -31,7 +31,11 @@ const TensionsDocument = graphql(`
 
 const SORTS = ['-score', 'score', '-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
 /** Columns the API sorts by, and the direction a first click asks for. */
-const SORTABLE: Record<string, { field: string; first: '' | '-' }> = { name: { field: 'name', first: '' }, score: { field: 'score', first: '-' }, updated: { field: 'updatedAt', first: '-' } };
+const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
+  name: { field: 'name', first: '' },
+  score: { field: 'score', first: '-' },
+  updated: { field: 'updatedAt', first: '-' },
+};
 const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
@@ -51,7 +55,16 @@ export function TensionsPage() {
 
   return (
     <>
-      <PageHeader title={t('tensions.title')} actions={can('tensions:write') ? <Link className="btn btn-primary" to="/tensions/new">+ {t('tensions.new')}</Link> : null} />
+      <PageHeader
+        title={t('tensions.title')}
+        actions={
+          can('tensions:write') ? (
+            <Link className="btn btn-primary" to="/tensions/new">
+              + {t('tensions.new')}
+            </Link>
+          ) : null
+        }
+      />
       {flash ? <Alert kind="success">{t(flash.key, flash.params)}</Alert> : null}
       <TensionFilters filters={filters} setFilter={setFilter} clear={() => navigate('/tensions', { replace: true })} filtered={filtered} />
       <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })} />
@@ -59,7 +72,17 @@ export function TensionsPage() {
   );
 }
 
-function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filters; setFilter: (p: Partial<Filters>) => void; clear: () => void; filtered: boolean }) {
+function TensionFilters({
+  filters,
+  setFilter,
+  clear,
+  filtered,
+}: {
+  filters: Filters;
+  setFilter: (p: Partial<Filters>) => void;
+  clear: () => void;
+  filtered: boolean;
+}) {
   const { t } = useI18n();
   const { can } = useSession();
   const [q, setQ] = useState(filters.q);
@@ -79,29 +102,54 @@ function TensionFilters({ filters, setFilter, clear, filtered }: { filters: Filt
         {(p) => (
           <select {...p} name="state" value={filters.state} onChange={(e) => setFilter({ state: e.target.value })}>
             <option value="">{t('common.any')}</option>
-            {STATES.map((s) => <option key={s} value={s}>{t(`tension.state.${s}` as MessageKey)}</option>)}
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {t(`tension.state.${s}` as MessageKey)}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      {can('actors:read') ? <ActorField label={t('tensions.filter.actor')} noneLabel={t('common.any')} value={filters.actorId} onChange={(actorId) => setFilter({ actorId })} /> : null}
+      {can('actors:read') ? (
+        <ActorField label={t('tensions.filter.actor')} noneLabel={t('common.any')} value={filters.actorId} onChange={(actorId) => setFilter({ actorId })} />
+      ) : null}
       {/* every user, deactivated ones too (marked): their old tensions stay findable */}
-      {can('users:read') ? <UserField label={t('tensions.filter.lead')} noneLabel={t('common.any')} value={filters.leadUserId} onChange={(leadUserId) => setFilter({ leadUserId })} /> : null}
+      {can('users:read') ? (
+        <UserField
+          label={t('tensions.filter.lead')}
+          noneLabel={t('common.any')}
+          value={filters.leadUserId}
+          onChange={(leadUserId) => setFilter({ leadUserId })}
+        />
+      ) : null}
       <Field label={t('tensions.filter.minScore')}>
         {(p) => (
           <select {...p} name="minScore" value={filters.minScore} onChange={(e) => setFilter({ minScore: e.target.value })}>
             <option value="">{t('common.any')}</option>
-            {Array.from({ length: 10 }, (_, i) => i + 1).map((n) => <option key={n} value={n}>≥ {n}</option>)}
+            {Array.from({ length: 10 }, (_, i) => i + 1).map((n) => (
+              <option key={n} value={n}>
+                ≥ {n}
+              </option>
+            ))}
           </select>
         )}
       </Field>
       <Field label={t('tensions.sort')}>
         {(p) => (
           <select {...p} name="sort" value={filters.sort || '-score'} onChange={(e) => setFilter({ sort: e.target.value === '-score' ? '' : e.target.value })}>
-            {SORTS.map((s) => <option key={s} value={s}>{t(`tensions.sort.${s}` as MessageKey)}</option>)}
+            {SORTS.map((s) => (
+              <option key={s} value={s}>
+                {t(`tensions.sort.${s}` as MessageKey)}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      {filtered ? <Button variant="ghost" onClick={clear} className="filters-clear">{t('common.clearFilters')}</Button> : null}
+      {filtered ? (
+        <Button variant="ghost" onClick={clear} className="filters-clear">
+          {t('common.clearFilters')}
+        </Button>
+      ) : null}
     </form>
   );
 }
@@ -149,24 +197,53 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
           <tbody>
             {rows.map((r) => (
               <tr key={r.id}>
-                <td><Link to={`/tensions/${r.id}`} className="row-link">{r.name}</Link></td>
-                <td className="num" data-label={t('tensions.col.score')}><ScorePill score={r.score} /></td>
-                <td data-label={t('tensions.col.state')}><StateBadge state={r.state} /></td>
+                <td>
+                  <Link to={`/tensions/${r.id}`} className="row-link">
+                    {r.name}
+                  </Link>
+                </td>
+                <td className="num" data-label={t('tensions.col.score')}>
+                  <ScorePill score={r.score} />
+                </td>
+                <td data-label={t('tensions.col.state')}>
+                  <StateBadge state={r.state} />
+                </td>
                 <td data-label={t('tensions.col.actor')}>{r.actor.name}</td>
-                <td data-label={t('tensions.col.lead')}><LeadName lead={r.lead} /></td>
-                <td className="muted nowrap" data-label={t('tensions.col.updated')}>{formatDate(r.updatedAt)}</td>
+                <td data-label={t('tensions.col.lead')}>
+                  <LeadName lead={r.lead} />
+                </td>
+                <td className="muted nowrap" data-label={t('tensions.col.updated')}>
+                  {formatDate(r.updatedAt)}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      <Pager page={pager.page} hasNext={Boolean(data.tensions.nextCursor)} onPrevious={pager.previous} onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)} />
+      <Pager
+        page={pager.page}
+        hasNext={Boolean(data.tensions.nextCursor)}
+        onPrevious={pager.previous}
+        onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)}
+      />
     </>
   );
 }
 
 /** A column header that sorts the list by its column (the API's sort), saying which way it is sorted now. */
-function SortHeader({ column, label, sort, onSort, className }: { column: string; label: string; sort: string; onSort: (sort: string) => void; className?: string }) {
+function SortHeader({
+  column,
+  label,
+  sort,
+  onSort,
+  className,
+}: {
+  column: string;
+  label: string;
+  sort: string;
+  onSort: (sort: string) => void;
+  className?: string;
+}) {
   const { t } = useI18n();
   const { field, first } = SORTABLE[column];
   const current = sort === field ? 'ascending' : sort === `-${field}` ? 'descending' : undefined;

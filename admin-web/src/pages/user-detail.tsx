@@ -61,7 +61,11 @@ export function UserDetailPage({ id }: { id: string }) {
   // a failed refetch keeps the page and what is typed in its forms, with a notice, and retries by itself
   const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({ query: UserDocument, variables: { id } });
   useTitle(data?.user?.name ?? t('users.title'));
-  const back = <Link to="/users" className="btn btn-ghost">← {t('users.back')}</Link>;
+  const back = (
+    <Link to="/users" className="btn btn-ghost">
+      ← {t('users.back')}
+    </Link>
+  );
   if (error && !data?.user) {
     if (errorCode(error) === 'NOT_FOUND') return <EmptyState action={back}>{t('common.notFound')}</EmptyState>;
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
@@ -103,7 +107,9 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
         <section className="card" aria-labelledby="profile-h">
           <h2 id="profile-h">{t('users.profile')}</h2>
           <ProfileForm user={user} writable={writable} versioned={versioned} />
-          {writable && user.type === 'human' ? <ResetPassword id={user.id} onReset={() => void versioned.latest().then((u) => u && u.version === based + 1 && setBased(u.version))} /> : null}
+          {writable && user.type === 'human' ? (
+            <ResetPassword id={user.id} onReset={() => void versioned.latest().then((u) => u && u.version === based + 1 && setBased(u.version))} />
+          ) : null}
           {writable && user.type === 'human' && user.id !== me.user.id ? <ResetSecondFactor user={user} /> : null}
           {writable && user.id !== me.user.id ? <Deactivate user={user} onDeactivated={() => setDeactivatedNow(true)} /> : null}
           {deactivatedNow && !active ? <Alert kind="success">{t('users.deactivated')}</Alert> : null}
@@ -167,12 +173,32 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
   const rows = (theirs: User) => [
     { label: t('common.name'), theirs: theirs.name, mine: name },
     { label: t('common.email'), theirs: theirs.email, mine: email },
-    ...(user.type === 'agent' ? [{ label: t('users.linkedActor'), theirs: theirs.linkedActor?.name ?? t('common.none'), mine: linkedActorId ? linkedName || linkedActorId : t('common.none') }] : []),
+    ...(user.type === 'agent'
+      ? [
+          {
+            label: t('users.linkedActor'),
+            theirs: theirs.linkedActor?.name ?? t('common.none'),
+            mine: linkedActorId ? linkedName || linkedActorId : t('common.none'),
+          },
+        ]
+      : []),
   ];
   return (
     <form noValidate className="stack" onSubmit={submit}>
-      {conflict ? <ConflictDialog rows={rows(conflict)} busy={fetching} onBack={() => setConflict(null)} onKeepTheirs={() => keepTheirs(conflict)} onApplyMine={() => void save(conflict.version)} /> : null}
-      {error && errorCode(error) !== 'VERSION_CONFLICT' ? <ErrorAlert error={error} /> : data && !fetching && !error ? <Alert kind="success">{t('tension.saved')}</Alert> : null}
+      {conflict ? (
+        <ConflictDialog
+          rows={rows(conflict)}
+          busy={fetching}
+          onBack={() => setConflict(null)}
+          onKeepTheirs={() => keepTheirs(conflict)}
+          onApplyMine={() => void save(conflict.version)}
+        />
+      ) : null}
+      {error && errorCode(error) !== 'VERSION_CONFLICT' ? (
+        <ErrorAlert error={error} />
+      ) : data && !fetching && !error ? (
+        <Alert kind="success">{t('tension.saved')}</Alert>
+      ) : null}
       <Field label={t('common.name')} error={fieldMessage(t, error, 'name')}>
         {(p) => <input {...p} name="name" required value={name} onChange={(e) => setName(e.target.value)} readOnly={!writable} />}
       </Field>
@@ -181,7 +207,19 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
       </Field>
       {user.type === 'agent' ? (
         writable ? (
-          <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={linkedActorId} valueLabel={linkedActorId === (user.linkedActorId ?? '') ? user.linkedActor?.name : undefined} onChange={(v, n) => { setLinked(v); setLinkedName(n ?? ''); }} />
+          <ActorField
+            label={t('users.linkedActor')}
+            optional
+            type="agent"
+            noneLabel={t('common.none')}
+            error={fieldMessage(t, error, 'linkedActorId')}
+            value={linkedActorId}
+            valueLabel={linkedActorId === (user.linkedActorId ?? '') ? user.linkedActor?.name : undefined}
+            onChange={(v, n) => {
+              setLinked(v);
+              setLinkedName(n ?? '');
+            }}
+          />
         ) : (
           <Field label={t('users.linkedActor')} optional>
             {(p) => <input {...p} readOnly value={user.linkedActor?.name ?? t('common.none')} />}
@@ -190,7 +228,9 @@ function ProfileForm({ user, writable, versioned }: { user: User; writable: bool
       ) : null}
       {writable ? (
         <div className="form-actions">
-          <Button type="submit" variant="primary" disabled={fetching}>{t('common.save')}</Button>
+          <Button type="submit" variant="primary" disabled={fetching}>
+            {t('common.save')}
+          </Button>
         </div>
       ) : null}
     </form>
@@ -213,16 +253,27 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
     // refused (the last administrator, a role beyond the caller's own): the boxes show what is still saved
     if (r.error) setRoleIds(user.roles.map((role) => role.id));
   };
-  const names = (ids: string[]) => ids.map((id) => options.find((o) => o.id === id)?.name ?? id).sort().join(', ');
+  const names = (ids: string[]) =>
+    ids
+      .map((id) => options.find((o) => o.id === id)?.name ?? id)
+      .sort()
+      .join(', ');
   if (!writable) {
     return user.roles.length ? (
-      <ul className="tag-list">{user.roles.map((r) => <li key={r.id}><Badge>{r.name}</Badge></li>)}</ul>
+      <ul className="tag-list">
+        {user.roles.map((r) => (
+          <li key={r.id}>
+            <Badge>{r.name}</Badge>
+          </li>
+        ))}
+      </ul>
     ) : (
       <p className="muted">{t('common.none')}</p>
     );
   }
   return (
-    <form noValidate
+    <form
+      noValidate
       className="stack"
       onSubmit={(e) => {
         e.preventDefault();
@@ -242,10 +293,16 @@ function UserRoles({ user, writable, versioned }: { user: User; writable: boolea
           onApplyMine={() => void save(conflict.version)}
         />
       ) : null}
-      {error && errorCode(error) !== 'VERSION_CONFLICT' ? <ErrorAlert error={error} /> : data && !fetching && !error ? <Alert kind="success">{t('users.rolesSaved')}</Alert> : null}
+      {error && errorCode(error) !== 'VERSION_CONFLICT' ? (
+        <ErrorAlert error={error} />
+      ) : data && !fetching && !error ? (
+        <Alert kind="success">{t('users.rolesSaved')}</Alert>
+      ) : null}
       <RolePicker legend={t('users.roles')} hideLegend value={roleIds} onChange={setRoleIds} />
       <div className="form-actions">
-        <Button type="submit" variant="primary" disabled={fetching}>{t('users.saveRoles')}</Button>
+        <Button type="submit" variant="primary" disabled={fetching}>
+          {t('users.saveRoles')}
+        </Button>
       </div>
     </form>
   );
@@ -257,7 +314,8 @@ function ResetPassword({ id, onReset }: { id: string; onReset: () => void }) {
   const [password, setPassword] = useState('');
   const [{ fetching, error, data }, reset] = useMutation(ResetPasswordDocument);
   return (
-    <form noValidate
+    <form
+      noValidate
       className="stack section-split"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -271,10 +329,24 @@ function ResetPassword({ id, onReset }: { id: string; onReset: () => void }) {
       <h3>{t('users.resetPassword')}</h3>
       {error ? <ErrorAlert error={error} /> : data && !fetching ? <Alert kind="success">{t('users.passwordSet')}</Alert> : null}
       <Field label={t('users.password')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'password')}>
-        {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={password} onChange={(e) => setPassword(e.target.value)} />}
+        {(p) => (
+          <input
+            {...p}
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={12}
+            maxLength={256}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        )}
       </Field>
       <div className="form-actions">
-        <Button type="submit" disabled={fetching}>{t('users.resetPassword')}</Button>
+        <Button type="submit" disabled={fetching}>
+          {t('users.resetPassword')}
+        </Button>
       </div>
     </form>
   );
@@ -318,7 +390,9 @@ function Reactivate({ user, onReactivated }: { user: User; onReactivated: (versi
   const [{ fetching, error }, reactivate] = useMutation(ReactivateDocument);
   return (
     <div className="section-split">
-      <Button variant="primary" onClick={() => setOpen(true)}>{t('users.reactivate')}</Button>
+      <Button variant="primary" onClick={() => setOpen(true)}>
+        {t('users.reactivate')}
+      </Button>
       <ConfirmDialog
         open={open}
         title={t('users.reactivate.title', { name: user.name })}
@@ -343,7 +417,9 @@ function Deactivate({ user, onDeactivated }: { user: User; onDeactivated: () => 
   const [{ fetching, error }, deactivate] = useMutation(DeactivateDocument);
   return (
     <div className="section-split">
-      <Button variant="danger" onClick={() => setOpen(true)}>{t('users.deactivate')}</Button>
+      <Button variant="danger" onClick={() => setOpen(true)}>
+        {t('users.deactivate')}
+      </Button>
       <ConfirmDialog
         open={open}
         title={t('users.deactivate.title', { name: user.name })}

@@ -56,7 +56,16 @@ export function UsersPage() {
   };
   return (
     <>
-      <PageHeader title={t('users.title')} actions={can('users:write') ? <Button variant="primary" onClick={() => setCreating(true)}>+ {t('users.new')}</Button> : null} />
+      <PageHeader
+        title={t('users.title')}
+        actions={
+          can('users:write') ? (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              + {t('users.new')}
+            </Button>
+          ) : null
+        }
+      />
       <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>
         <SearchField label={t('common.search')} value={q} onChange={setQ} />
         <Field label={t('common.type')}>
@@ -81,7 +90,9 @@ export function UsersPage() {
       {error && !data ? (
         <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !data ? (
-        fetching ? <Loading /> : null
+        fetching ? (
+          <Loading />
+        ) : null
       ) : rows.length === 0 && pager.page === 1 ? (
         <EmptyState>{t('users.empty')}</EmptyState>
       ) : (
@@ -101,17 +112,30 @@ export function UsersPage() {
               <tbody>
                 {rows.map((u) => (
                   <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
-                    <td><Link to={`/users/${u.id}`} className="row-link">{u.name}</Link></td>
+                    <td>
+                      <Link to={`/users/${u.id}`} className="row-link">
+                        {u.name}
+                      </Link>
+                    </td>
                     <td data-label={t('common.email')}>{u.email}</td>
-                    <td data-label={t('common.type')}><Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge></td>
+                    <td data-label={t('common.type')}>
+                      <Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge>
+                    </td>
                     <td data-label={t('users.roles')}>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
-                    <td data-label={t('common.status')}><Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge></td>
+                    <td data-label={t('common.status')}>
+                      <Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge>
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <Pager page={pager.page} hasNext={Boolean(data.users.nextCursor)} onPrevious={pager.previous} onNext={() => data.users.nextCursor && pager.next(data.users.nextCursor)} />
+          <Pager
+            page={pager.page}
+            hasNext={Boolean(data.users.nextCursor)}
+            onPrevious={pager.previous}
+            onNext={() => data.users.nextCursor && pager.next(data.users.nextCursor)}
+          />
         </>
       )}
       {creating ? <CreateUserDialog onClose={() => setCreating(false)} /> : null}
@@ -158,18 +182,40 @@ function CreateUserDialog({ onClose }: { onClose: () => void }) {
         </Field>
         {type === 'human' ? (
           <Field label={t('users.password')} hint={t('users.passwordHint')} error={fieldMessage(t, error, 'password')}>
-            {(p) => <input {...p} name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={form.password} onChange={set('password')} />}
+            {(p) => (
+              <input
+                {...p}
+                name="password"
+                type="password"
+                autoComplete="new-password"
+                required
+                minLength={12}
+                maxLength={256}
+                value={form.password}
+                onChange={set('password')}
+              />
+            )}
           </Field>
         ) : (
           <>
             <p className="muted small">{t('users.agentNoPassword')}</p>
-            <ActorField label={t('users.linkedActor')} optional type="agent" noneLabel={t('common.none')} error={fieldMessage(t, error, 'linkedActorId')} value={form.linkedActorId} onChange={(linkedActorId) => setForm((f) => ({ ...f, linkedActorId }))} />
+            <ActorField
+              label={t('users.linkedActor')}
+              optional
+              type="agent"
+              noneLabel={t('common.none')}
+              error={fieldMessage(t, error, 'linkedActorId')}
+              value={form.linkedActorId}
+              onChange={(linkedActorId) => setForm((f) => ({ ...f, linkedActorId }))}
+            />
           </>
         )}
         {can('roles:read') ? <RolePicker legend={t('users.roles')} value={roleIds} onChange={setRoleIds} /> : null}
         <div className="dialog-footer">
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={fetching}>{t('common.create')}</Button>
+          <Button type="submit" variant="primary" disabled={fetching}>
+            {t('common.create')}
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -12,8 +12,10 @@ export const actorName = nameSchema;
 const actorType = z.enum(ACTOR_TYPES);
 
 export const createActorInput = z.strictObject({
-  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The actor\'s name, 1-200 characters (trimmed).'),
-  type: actorType.describe('What kind of market participant it is: organization, individual, virtual or agent (an agent user may be linked to an agent actor).'),
+  name: actorName.meta({ minLength: 1, maxLength: 200 }).describe("The actor's name, 1-200 characters (trimmed)."),
+  type: actorType.describe(
+    'What kind of market participant it is: organization, individual, virtual or agent (an agent user may be linked to an agent actor).',
+  ),
 });
 export const updateActorInput = z.strictObject({
   name: actorName.meta({ minLength: 1, maxLength: 200 }).describe('The new name, 1-200 characters (trimmed).'),

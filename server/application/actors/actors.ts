@@ -19,7 +19,15 @@ import { lockRowVersion } from '../../persistence/row-versions.js';
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 function toView(row: actors.ActorRow): ActorView {
-  return { id: row.id, name: row.name, type: row.type, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at), tensionCount: Number(row.tension_count), version: row.version };
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    tensionCount: Number(row.tension_count),
+    version: row.version,
+  };
 }
 
 const actorNotFound = (id: string) => refuse('actor_not_found', `No actor ${id}.`);
@@ -84,7 +92,8 @@ export async function updateActor(deps: Deps, ctx: Ctx, rawId: string, input: un
     if (stale) return stale;
     // renaming to the same name changes nothing, not even updatedAt, the version or the audit trail
     const previous = await actors.renameActor(tx, id, name, deps.clock());
-    if (previous !== null) await recordAudit(deps, tx, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: previous, to: name } } });
+    if (previous !== null)
+      await recordAudit(deps, tx, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: previous, to: name } } });
     return ok((await load(tx, id))!);
   });
 }
@@ -118,7 +127,11 @@ export async function deleteActor(deps: Deps, ctx: Ctx, rawId: string): Promise<
       if (!result.ok) throw new Error(`discarding tension ${tensionId} of actor ${id} failed: ${result.code}`);
     }
     await actors.deleteActorRow(tx, id);
-    await recordAudit(deps, tx, ctx, { action: 'actor.deleted', target: actorTarget(id, actor.name), changes: { ...fieldsOf({ name: actor.name, type: actor.type }, true), discardedTensions: { from: tensions.length, to: 0 } } });
+    await recordAudit(deps, tx, ctx, {
+      action: 'actor.deleted',
+      target: actorTarget(id, actor.name),
+      changes: { ...fieldsOf({ name: actor.name, type: actor.type }, true), discardedTensions: { from: tensions.length, to: 0 } },
+    });
     return ok(null);
   });
   if (result.ok && discarded > 0) feedCommitted(deps);

@@ -125,7 +125,10 @@ export function diffFields<T extends object>(before: T, after: { [K in keyof T]?
 const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
 const instant = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : blankToUndefined(v)),
-  z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+  z.iso
+    .datetime({ offset: true })
+    .transform((s) => new Date(s))
+    .optional(),
 );
 
 export const listAuditQuery = z
@@ -148,30 +151,41 @@ export interface AuditEntryView extends Omit<AuditEntry, 'at'> {
   at: string;
 }
 
-export const auditEntryOutput = z.object({
-  id: z.string().describe('The entry id (a UUID).'),
-  at: z.string().describe('When (ISO 8601).'),
-  action: z.string().describe('What happened, e.g. `user.created`, `key.revoked`, `auth.login_failed`.'),
-  by: z.object({
-    kind: z.enum(['human', 'agent', 'system', 'anonymous']).describe('A human, an agent, the system (CLI), or nobody signed in (a failed login).'),
-    userId: z.string().nullable().describe('The acting user; null for the system or nobody.'),
-    userName: z.string().nullable().describe("The acting user's name at the time."),
-    apiKeyId: z.string().nullable().describe('The id of the API key used; null when none was.'),
-    apiKeyName: z.string().nullable().describe('The name of the API key used.'),
-    via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face it came through.'),
-  }).describe('Who acted, and how.'),
-  target: z.object({
-    type: z.string().describe('user, role, key, actor, projection or webhook.'),
-    id: z.string().nullable().describe("The target's id; null when there is none (a failed login for an unknown email)."),
-    label: z.string().nullable().describe('A readable name for it at the time (an email, a role code, a key name, …).'),
-  }).describe('What it was done to.'),
-  changes: z.record(z.string(), z.object({
-    from: z.unknown().describe('The value before (null when created).'),
-    to: z.unknown().describe('The value after (null when removed).'),
-  })).describe('The changed fields, by name; never a secret.'),
-  requestId: z.string().nullable().describe('The request that did it (its X-Request-Id); null when there was none.'),
-  clientAddress: z.string().nullable().describe('The client address it came from; null when there was none.'),
-}).describe('One identity or administration action.') satisfies z.ZodType<AuditEntryView>;
+export const auditEntryOutput = z
+  .object({
+    id: z.string().describe('The entry id (a UUID).'),
+    at: z.string().describe('When (ISO 8601).'),
+    action: z.string().describe('What happened, e.g. `user.created`, `key.revoked`, `auth.login_failed`.'),
+    by: z
+      .object({
+        kind: z.enum(['human', 'agent', 'system', 'anonymous']).describe('A human, an agent, the system (CLI), or nobody signed in (a failed login).'),
+        userId: z.string().nullable().describe('The acting user; null for the system or nobody.'),
+        userName: z.string().nullable().describe("The acting user's name at the time."),
+        apiKeyId: z.string().nullable().describe('The id of the API key used; null when none was.'),
+        apiKeyName: z.string().nullable().describe('The name of the API key used.'),
+        via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face it came through.'),
+      })
+      .describe('Who acted, and how.'),
+    target: z
+      .object({
+        type: z.string().describe('user, role, key, actor, projection or webhook.'),
+        id: z.string().nullable().describe("The target's id; null when there is none (a failed login for an unknown email)."),
+        label: z.string().nullable().describe('A readable name for it at the time (an email, a role code, a key name, …).'),
+      })
+      .describe('What it was done to.'),
+    changes: z
+      .record(
+        z.string(),
+        z.object({
+          from: z.unknown().describe('The value before (null when created).'),
+          to: z.unknown().describe('The value after (null when removed).'),
+        }),
+      )
+      .describe('The changed fields, by name; never a secret.'),
+    requestId: z.string().nullable().describe('The request that did it (its X-Request-Id); null when there was none.'),
+    clientAddress: z.string().nullable().describe('The client address it came from; null when there was none.'),
+  })
+  .describe('One identity or administration action.') satisfies z.ZodType<AuditEntryView>;
 
 /** The closed sets an entry's `action` and `target.type` come from, served so a client builds its filters from them. */
 export interface AuditVocabulary {
@@ -196,5 +210,14 @@ export async function listAudit(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const before = cursor === undefined ? ok(undefined) : decodeCursor(deps, 'audit', cursor, auditCursorKey);
   if (!before.ok) return before;
   const rows = await listAuditEntries(reader(deps.orm), filter, before.value, limit + 1);
-  return ok(toPage(deps, 'audit', rows, limit, (r) => r.key, (r) => ({ ...r.entry, at: r.entry.at.toISOString() })));
+  return ok(
+    toPage(
+      deps,
+      'audit',
+      rows,
+      limit,
+      (r) => r.key,
+      (r) => ({ ...r.entry, at: r.entry.at.toISOString() }),
+    ),
+  );
 }

@@ -81,7 +81,12 @@ export async function openSession(
   await clearPasswordAttempts(tx, email);
   await insertSession(tx, { id: sessionId, userId, createdAt: now, expiresAt });
   const view = (await loadUser(tx, userId))!;
-  await recordAudit(deps, tx, { caller: { kind: 'human', userId, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client }, { action: 'auth.login', target: userTarget(userId, email), ...(changes ? { changes } : {}) });
+  await recordAudit(
+    deps,
+    tx,
+    { caller: { kind: 'human', userId, userName: view.name, apiKey: null }, via: actx.via, requestId: actx.requestId, clientAddress: actx.client },
+    { action: 'auth.login', target: userTarget(userId, email), ...(changes ? { changes } : {}) },
+  );
   const token = signSessionToken(deps.sessionSecret, { userId, sessionId }, expiresAt);
   return { mfaRequired: false, user: view, sessionId, token, maxAgeMs: deps.config.sessionTtlMs };
 }
@@ -203,8 +208,10 @@ export const meOutput = z
     user: userOutput.describe('Who is calling.'),
     roles: z.array(roleOutput).describe('Their roles.'),
     permissions: z.array(z.string()).describe('Their effective permissions: every permission their roles grant, inherited ones included.'),
-    authenticatedBy: z.enum(['session', 'api_key', 'oauth']).describe('How this request authenticated: the session cookie, an API key, or an OAuth access token (MCP only).'),
-    apiKey: apiKeyOutput.nullable().describe("The API key in use (metadata, never the key); null with a session."),
+    authenticatedBy: z
+      .enum(['session', 'api_key', 'oauth'])
+      .describe('How this request authenticated: the session cookie, an API key, or an OAuth access token (MCP only).'),
+    apiKey: apiKeyOutput.nullable().describe('The API key in use (metadata, never the key); null with a session.'),
   })
   .describe('Who is calling, with what rights, and how.') satisfies z.ZodType<MeView>;
 

@@ -17,8 +17,17 @@ import { lockIdentityChanges } from '../../persistence/role-graph.js';
 import { credentialsById, userSummary } from '../../persistence/users.js';
 import * as store from '../../persistence/second-factor.js';
 import {
-  decryptTotpSecret, encryptTotpSecret, enrolmentUri, hashRecoveryCode, isRecoveryCodeShaped, isTotpShaped, matchTotp, newRecoveryCodes, newTotpSecret,
-  recoveryCodeMatches, RECOVERY_CODE_COUNT,
+  decryptTotpSecret,
+  encryptTotpSecret,
+  enrolmentUri,
+  hashRecoveryCode,
+  isRecoveryCodeShaped,
+  isTotpShaped,
+  matchTotp,
+  newRecoveryCodes,
+  newTotpSecret,
+  recoveryCodeMatches,
+  RECOVERY_CODE_COUNT,
 } from '../../auth/second-factor.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 
@@ -30,7 +39,11 @@ export const TOTP_ISSUER = 'Market service';
 
 const codeSchema = z.string().trim().min(1).max(64).describe('A 6-digit code from the authenticator app, or one of the recovery codes (xxxxx-xxxxx).');
 export const confirmEnrolmentInput = z.strictObject({
-  code: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code the authenticator app shows').describe('The 6-digit code the authenticator app shows now.'),
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'must be the 6-digit code the authenticator app shows')
+    .describe('The 6-digit code the authenticator app shows now.'),
 });
 export const disableMfaInput = z.strictObject({ code: codeSchema });
 export const loginMfaInput = z.strictObject({
@@ -64,7 +77,10 @@ export interface MfaEnrolment {
 }
 export const mfaEnrolmentOutput = z
   .object({
-    secret: z.string().optional().describe('The TOTP secret (base32), to type into an authenticator app; shown in this answer only (absent on an idempotent replay).'),
+    secret: z
+      .string()
+      .optional()
+      .describe('The TOTP secret (base32), to type into an authenticator app; shown in this answer only (absent on an idempotent replay).'),
     otpauthUri: z.string().optional().describe('The `otpauth://totp/…` URI the QR code holds (absent on an idempotent replay).'),
     qrCodeSvg: z.string().optional().describe('The QR code as an SVG document (absent on an idempotent replay).'),
   })
@@ -74,7 +90,12 @@ export interface RecoveryCodes {
   recoveryCodes: string[];
 }
 export const recoveryCodesOutput = z
-  .object({ recoveryCodes: z.array(z.string()).optional().describe(`${RECOVERY_CODE_COUNT} single-use recovery codes; shown in this answer only (absent on an idempotent replay).`) })
+  .object({
+    recoveryCodes: z
+      .array(z.string())
+      .optional()
+      .describe(`${RECOVERY_CODE_COUNT} single-use recovery codes; shown in this answer only (absent on an idempotent replay).`),
+  })
   .describe('The recovery codes of a confirmed enrolment.');
 
 /** Whether REQUIRE_MFA_FOR_ADMINS applies to a holder of these grants. */
@@ -114,7 +135,13 @@ export async function startMfaEnrolment(deps: Deps, ctx: Ctx): Promise<Result<Mf
 }
 
 /** The throttle's answer for a code attempt, recorded as a throttled sign-in (nothing was checked). */
-async function throttled(deps: Deps, ctx: Pick<Ctx, 'via' | 'requestId' | 'clientAddress'> & { caller: Caller | null }, email: string, client: string, userId: string | null): Promise<Refusal | null> {
+async function throttled(
+  deps: Deps,
+  ctx: Pick<Ctx, 'via' | 'requestId' | 'clientAddress'> & { caller: Caller | null },
+  email: string,
+  client: string,
+  userId: string | null,
+): Promise<Refusal | null> {
   const refused = await reservePasswordAttempt(deps, email, client);
   if (!refused) return null;
   deps.metrics.rateLimited('login');
@@ -153,7 +180,13 @@ export async function confirmMfaEnrolment(deps: Deps, ctx: Ctx, input: unknown, 
     if (!current || current.confirmed_at || current.secret_ciphertext !== row.secret_ciphertext) {
       return refuse('invalid_transition', 'The enrolment changed meanwhile: start again.');
     }
-    await store.confirmMfa(tx, id, now, step, codes.map((c) => ({ id: deps.newId(), hash: hashRecoveryCode(c) })));
+    await store.confirmMfa(
+      tx,
+      id,
+      now,
+      step,
+      codes.map((c) => ({ id: deps.newId(), hash: hashRecoveryCode(c) })),
+    );
     await clearPasswordAttempts(tx, user.email);
     await recordAudit(deps, tx, ctx, { action: 'user.mfa_enrolled', target: userTarget(id, user.email) });
     return ok({ recoveryCodes: codes });
@@ -228,7 +261,8 @@ export async function resetUserMfa(deps: Deps, ctx: Ctx, id: string): Promise<Re
   const user = await userSummary(reader(deps.orm), userId);
   if (!user) return userNotFound(id);
   // One's own factor goes only with a code (POST /me/mfa/disable): a stolen admin session cannot drop it here.
-  if (userId === ctx.caller.userId) return refuse('not_applicable', 'Remove your own second factor from your account page, with a code from your app or a recovery code.');
+  if (userId === ctx.caller.userId)
+    return refuse('not_applicable', 'Remove your own second factor from your account page, with a code from your app or a recovery code.');
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);
     const escalation = await mayActOnUser(tx, ctx.caller, userId);
@@ -240,7 +274,13 @@ export async function resetUserMfa(deps: Deps, ctx: Ctx, id: string): Promise<Re
 }
 
 /** The password step's answer for a user with a second factor: a challenge, no session yet. */
-export async function issueMfaChallenge(deps: Deps, tx: EntityManager, userId: string, email: string, token: { token: string; hash: string }): Promise<{ mfaRequired: true; mfaToken: string }> {
+export async function issueMfaChallenge(
+  deps: Deps,
+  tx: EntityManager,
+  userId: string,
+  email: string,
+  token: { token: string; hash: string },
+): Promise<{ mfaRequired: true; mfaToken: string }> {
   const now = deps.clock();
   await store.insertChallenge(tx, { id: deps.newId(), tokenHash: token.hash, userId, email, at: now, expiresAt: new Date(now.getTime() + MFA_TOKEN_TTL_MS) });
   return { mfaRequired: true, mfaToken: token.token };

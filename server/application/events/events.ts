@@ -32,11 +32,20 @@ export const feedCursorKey = z.strictObject({
 const typesSchema = z.preprocess(
   (v) => {
     const b = blankToUndefined(v);
-    if (typeof b === 'string') return b.split(',').map((s) => s.trim()).filter(Boolean);
+    if (typeof b === 'string')
+      return b
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     return b;
   },
   z
-    .array(z.string().refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` }).meta({ enum: [...KNOWN_EVENT_TYPES] }))
+    .array(
+      z
+        .string()
+        .refine((t) => KNOWN_EVENT_TYPES.includes(t), { message: `must be one of ${KNOWN_EVENT_TYPES.join(', ')}` })
+        .meta({ enum: [...KNOWN_EVENT_TYPES] }),
+    )
     .max(KNOWN_EVENT_TYPES.length * 2)
     .optional(),
 );
@@ -56,7 +65,9 @@ export const listEventsQuery = feedFollowQuery.extend({
     .describe(`At most this many events, 1-${FEED_LIMIT_MAX}; 100 when omitted.`),
   wait: z
     .preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0))
-    .describe(`Long poll: when there is nothing after the cursor, wait up to this many seconds (0-${FEED_WAIT_MAX_SECONDS}) for the next commit; 0 answers at once.`),
+    .describe(
+      `Long poll: when there is nothing after the cursor, wait up to this many seconds (0-${FEED_WAIT_MAX_SECONDS}) for the next commit; 0 answers at once.`,
+    ),
 });
 
 /** An event as the feed shows it, as a schema (the OpenAPI document, the MCP tool's output, the GraphQL type's descriptions). */
@@ -113,7 +124,11 @@ export async function resolveAfter(deps: Deps, after: string | undefined): Promi
   if (after === undefined) return ok(FEED_START);
   if (after === 'now') return ok(await feedHead(deps.orm.em.fork()));
   const key = decodeCursor(deps, 'events', after, feedCursorKey);
-  if (!key.ok) return validationFailed([{ path: 'after', message: 'is not a cursor this feed issued (or now)', code: 'invalid_format', params: { format: 'cursor' } }], 'The cursor is not one this feed issued; start again without it, or with now.');
+  if (!key.ok)
+    return validationFailed(
+      [{ path: 'after', message: 'is not a cursor this feed issued (or now)', code: 'invalid_format', params: { format: 'cursor' } }],
+      'The cursor is not one this feed issued; start again without it, or with now.',
+    );
   return ok({ transactionId: key.value.t, position: key.value.p });
 }
 
@@ -267,7 +282,12 @@ const SUBSCRIPTION_NEEDS = [OPERATION_PERMISSIONS['events.list'], OPERATION_PERM
  * or its client stops reading (1 MB waiting: the connection is dropped). Nothing is read per consumer once
  * it is live. It counts against the user's open streams from the moment it is opened.
  */
-export async function followEvents(deps: Deps, ctx: Ctx, input: unknown, transport?: SubscriptionTransport): Promise<Result<AsyncIterable<FollowedEvent | StreamEnded>>> {
+export async function followEvents(
+  deps: Deps,
+  ctx: Ctx,
+  input: unknown,
+  transport?: SubscriptionTransport,
+): Promise<Result<AsyncIterable<FollowedEvent | StreamEnded>>> {
   const denied = authorize(ctx, 'events.list') ?? authorize(ctx, 'tensions.list');
   if (denied) return denied;
   const prepared = await prepareFollow(deps, ctx, input);

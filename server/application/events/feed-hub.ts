@@ -266,10 +266,7 @@ export class FeedHub {
     for (const f of this.followers) {
       if (!f.live || f.stopped) continue;
       const behind = compareFeedCursors(f.cursor, from) <= 0;
-      const mine =
-        behind && unfiltered(f)
-          ? events
-          : events.filter((e) => (behind || compareFeedCursors(cursorOf(e), f.cursor) > 0) && matches(e, f.filter));
+      const mine = behind && unfiltered(f) ? events : events.filter((e) => (behind || compareFeedCursors(cursorOf(e), f.cursor) > 0) && matches(e, f.filter));
       if (compareFeedCursors(next, f.cursor) > 0) f.cursor = next;
       if (mine.length) {
         try {

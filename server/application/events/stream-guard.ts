@@ -95,7 +95,11 @@ class Guard implements StreamGuard {
 
   /** A round's answer for this guard's credential (undefined: the credential no longer authenticates). */
   judge(row: LiveCredential | undefined): Refusal | null {
-    if (!row) return refuse('unauthenticated', 'The credential this stream was opened with no longer authenticates (revoked, expired, signed out or its user deactivated).');
+    if (!row)
+      return refuse(
+        'unauthenticated',
+        'The credential this stream was opened with no longer authenticates (revoked, expired, signed out or its user deactivated).',
+      );
     const grants = narrowGrants(row.grants ?? [], row.permissions);
     for (const p of this.opts.needs) {
       if (!hasPermission(grants, p)) return refuse('forbidden', `This stream needs the permission ${p}.`, { missingPermission: p });
@@ -141,7 +145,11 @@ class RightsWatch {
     }
     this.perUser.set(user, open + 1);
     const credential =
-      caller.authenticatedBy === 'api_key' && caller.apiKey ? `k:${caller.apiKey.id}` : caller.authenticatedBy === 'session' && caller.sessionId ? `s:${caller.sessionId}` : null;
+      caller.authenticatedBy === 'api_key' && caller.apiKey
+        ? `k:${caller.apiKey.id}`
+        : caller.authenticatedBy === 'session' && caller.sessionId
+          ? `s:${caller.sessionId}`
+          : null;
     const guard = new Guard(this, caller, credential, opts);
     if (credential !== null) {
       this.guards.add(guard);

@@ -38,23 +38,33 @@ function toView(row: ConnectedAppRow, resource: string): ConnectedApp {
 
 export const connectedAppListOutput = z
   .object({
-    data: z.array(
-      z.object({
-        id: z.string().describe("The grant's id (events written through it name it as `oauthGrantId`)."),
-        client: z.object({
-          id: z.string().describe('The client id: a registered id, or the https URL of its metadata document.'),
-          name: z.string().describe('The name the client gave.'),
-          verified: z.boolean().describe('true for a client known by a metadata document at its own https address; false for a registered one.'),
-        }).describe('The AI client the grant was given to.'),
-        scopes: z.array(z.string()).describe('The permissions granted (narrowed further by the person’s own, on every request).'),
-        createdAt: z.date().describe('When the person allowed it.'),
-        lastUsedAt: z.date().nullable().describe('Written at most once a minute.'),
-      }).describe('One connected app: an OAuth grant for /mcp.'),
-    ).describe('Newest first, at most 100.'),
+    data: z
+      .array(
+        z
+          .object({
+            id: z.string().describe("The grant's id (events written through it name it as `oauthGrantId`)."),
+            client: z
+              .object({
+                id: z.string().describe('The client id: a registered id, or the https URL of its metadata document.'),
+                name: z.string().describe('The name the client gave.'),
+                verified: z.boolean().describe('true for a client known by a metadata document at its own https address; false for a registered one.'),
+              })
+              .describe('The AI client the grant was given to.'),
+            scopes: z.array(z.string()).describe('The permissions granted (narrowed further by the person’s own, on every request).'),
+            createdAt: z.date().describe('When the person allowed it.'),
+            lastUsedAt: z.date().nullable().describe('Written at most once a minute.'),
+          })
+          .describe('One connected app: an OAuth grant for /mcp.'),
+      )
+      .describe('Newest first, at most 100.'),
   })
   .describe('The AI clients a person connected by OAuth, newest first.') satisfies z.ZodType<{ data: ConnectedApp[] }>;
 
-const grantIdSchema = z.string().min(1).max(128).regex(/^[\w-]+$/, 'not a connected app id');
+const grantIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\w-]+$/, 'not a connected app id');
 const userInput = z.strictObject({ userId: uuidSchema });
 const revokeInput = z.strictObject({ userId: uuidSchema, id: grantIdSchema });
 const revokeMineInput = z.strictObject({ id: grantIdSchema });

@@ -9,7 +9,6 @@ import { callerGrants } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { requirePasswordSession } from '../users/api-keys.js';
 
-
 export interface ConsentClient {
   id: string;
   name: string;
@@ -43,17 +42,13 @@ export function chosenScopes(ctx: Ctx, scope: string | undefined, chosen: string
   const offer = requested === null ? grantable : requested.filter((p) => grantable.includes(p));
   const pick = chosen === undefined ? offer : offer.filter((p) => chosen.includes(p));
   const foreign = (chosen ?? []).filter((p) => !offer.includes(p));
-  if (foreign.length) return refuse('validation_failed', `These permissions were not asked for or are not yours to grant: ${foreign.join(', ')}.`, { field: 'scopes' });
+  if (foreign.length)
+    return refuse('validation_failed', `These permissions were not asked for or are not yours to grant: ${foreign.join(', ')}.`, { field: 'scopes' });
   if (pick.length === 0) return refuse('validation_failed', 'Choose at least one permission, or deny.', { field: 'scopes' });
   return ok(pick);
 }
 
-export async function recordConsent(
-  deps: Deps,
-  ctx: Ctx,
-  client: ConsentClient,
-  outcome: { grantId: string; scopes: string[] } | null,
-): Promise<void> {
+export async function recordConsent(deps: Deps, ctx: Ctx, client: ConsentClient, outcome: { grantId: string; scopes: string[] } | null): Promise<void> {
   await transact(deps.orm, async (tx) => {
     if (outcome) await describeGrantClient(tx, outcome.grantId, client.name, client.verified);
     await recordAudit(deps, tx, ctx, {
@@ -68,5 +63,3 @@ export async function recordConsent(
     return ok(null);
   });
 }
-
-

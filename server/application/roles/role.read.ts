@@ -19,19 +19,24 @@ export interface RoleView {
 }
 
 /** RoleView as a schema, for the OpenAPI document. */
-export const roleOutput = z.object({
-  id: z.string().describe('The role id (a UUID).'),
-  code: z.string().describe('The stable code, e.g. `admin`.'),
-  name: z.string().describe('The display name.'),
-  permissions: z.array(z.string()).describe('The permissions it grants itself.'),
-  inherits: z.array(z.string()).describe('The ids of the roles it inherits from.'),
-  system: z.boolean().describe('A system role: its permissions cannot change and it cannot be deleted.'),
-  effectivePermissions: z.array(z.string()).describe('Everything it grants, inherited permissions included.'),
-  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
-}).describe('A named set of permissions, optionally inheriting other roles.') satisfies z.ZodType<RoleView>;
+export const roleOutput = z
+  .object({
+    id: z.string().describe('The role id (a UUID).'),
+    code: z.string().describe('The stable code, e.g. `admin`.'),
+    name: z.string().describe('The display name.'),
+    permissions: z.array(z.string()).describe('The permissions it grants itself.'),
+    inherits: z.array(z.string()).describe('The ids of the roles it inherits from.'),
+    system: z.boolean().describe('A system role: its permissions cannot change and it cannot be deleted.'),
+    effectivePermissions: z.array(z.string()).describe('Everything it grants, inherited permissions included.'),
+    version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
+  })
+  .describe('A named set of permissions, optionally inheriting other roles.') satisfies z.ZodType<RoleView>;
 
 async function toViews(em: EntityManager, rows: RoleRow[]): Promise<RoleView[]> {
-  const grants = await roleGrants(em, rows.map((r) => r.id));
+  const grants = await roleGrants(
+    em,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     code: r.code,

@@ -18,7 +18,10 @@ import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
 
 /** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
-export const grantSchema = z.string().refine(isKnownGrant, { message: 'is not a known permission' }).meta({ enum: [...KNOWN_GRANTS] });
+export const grantSchema = z
+  .string()
+  .refine(isKnownGrant, { message: 'is not a known permission' })
+  .meta({ enum: [...KNOWN_GRANTS] });
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 const codeSchema = z
   .string()
@@ -30,14 +33,30 @@ export const createRoleInput = z.strictObject({
   code: codeSchema.describe('A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
   name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
   permissions: z.array(grantSchema).max(100).transform(dedupe).describe('The permissions it grants (see GET /permissions); only ones you hold yourself.'),
-  inherits: z.array(uuidSchema).max(100).transform(dedupe).nullish().transform((v) => v ?? []).describe('Roles (UUIDs) whose permissions it also grants; none when omitted. No loops.'),
+  inherits: z
+    .array(uuidSchema)
+    .max(100)
+    .transform(dedupe)
+    .nullish()
+    .transform((v) => v ?? [])
+    .describe('Roles (UUIDs) whose permissions it also grants; none when omitted. No loops.'),
 });
 export const updateRoleInput = z
   .object({
     code: codeSchema.optional().describe('A new code: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
     name: nameSchema.optional().describe('A new display name, 1-200 characters (trimmed).'),
-    permissions: z.array(grantSchema).max(100).transform(dedupe).optional().describe('All the permissions it will grant, replacing the current ones; not for a system role.'),
-    inherits: z.array(uuidSchema).max(100).transform(dedupe).optional().describe('All the roles (UUIDs) it will inherit, replacing the current ones. No loops.'),
+    permissions: z
+      .array(grantSchema)
+      .max(100)
+      .transform(dedupe)
+      .optional()
+      .describe('All the permissions it will grant, replacing the current ones; not for a system role.'),
+    inherits: z
+      .array(uuidSchema)
+      .max(100)
+      .transform(dedupe)
+      .optional()
+      .describe('All the roles (UUIDs) it will inherit, replacing the current ones. No loops.'),
     expectedVersion: expectedVersionOf('role'),
   })
   .strict();
@@ -56,7 +75,16 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
   if (!after.ok) return after;
   const rows = await listRoleRows(reader(deps.orm), after.value?.[0], limit + 1);
-  return ok(toPage(deps, 'roles', rows, limit, (r) => [r.code], (r) => r));
+  return ok(
+    toPage(
+      deps,
+      'roles',
+      rows,
+      limit,
+      (r) => [r.code],
+      (r) => r,
+    ),
+  );
 }
 
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {
@@ -76,7 +104,9 @@ export async function listPermissions(_deps: Deps, ctx: Ctx): Promise<Result<str
 /** Unknown inherited roles are a 400 on the `inherits` field (the body names them; they are not the resource). */
 async function unknownInherits(tx: EntityManager, inherits: string[]) {
   const missing = await roles.unknownRoleIds(tx, inherits);
-  return missing.length ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }]) : null;
+  return missing.length
+    ? validationFailed([{ path: 'inherits', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }])
+    : null;
 }
 
 const codeTaken = () => refuse('code_taken', 'Another role already has this code.');
@@ -163,7 +193,12 @@ export async function updateRole(deps: Deps, ctx: Ctx, id: string, input: unknow
       // Either refusal rolls the write back.
       if (after) return after;
       if (lastAdmin) return lastAdmin;
-      await recordAudit(deps, tx, ctx, { action: 'role.updated', target: roleTarget(roleId, patch.code ?? current.code), changes: diffFields(current, roleFields(patch)), ifChanged: true });
+      await recordAudit(deps, tx, ctx, {
+        action: 'role.updated',
+        target: roleTarget(roleId, patch.code ?? current.code),
+        changes: diffFields(current, roleFields(patch)),
+        ifChanged: true,
+      });
       return ok((await loadRole(tx, roleId))!);
     });
   } catch (err) {
@@ -194,7 +229,11 @@ export async function deleteRole(deps: Deps, ctx: Ctx, id: string): Promise<Resu
       });
     }
     await roles.deleteRoleRow(tx, roleId);
-    await recordAudit(deps, tx, ctx, { action: 'role.deleted', target: roleTarget(roleId, role.code), changes: fieldsOf({ code: role.code, name: role.name, permissions: role.permissions }, true) });
+    await recordAudit(deps, tx, ctx, {
+      action: 'role.deleted',
+      target: roleTarget(roleId, role.code),
+      changes: fieldsOf({ code: role.code, name: role.name, permissions: role.permissions }, true),
+    });
     return ok(null);
   });
 }

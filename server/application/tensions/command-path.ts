@@ -85,10 +85,7 @@ export async function runTensionCommand(tx: EntityManager, deps: Deps, ctx: Ctx,
   // it: the tension's row lock is what a concurrent command on it queues on (and then finds the version
   // moved, or the row gone). Nothing else is shared with commands on other tensions.
   const at = command.value.at;
-  const next = events.reduce<TensionState | null>(
-    (s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at }),
-    state,
-  );
+  const next = events.reduce<TensionState | null>((s, e, i) => evolve(s, { ...e, version: head + i + 1, occurredAt: at }), state);
   const stream = { type: TENSION_STREAM, id: req.id };
   const writeStarted = process.hrtime.bigint();
   const written = await writeTensionCommand(tx, {

@@ -33,9 +33,16 @@ export interface RebuildOptions {
 
 function sameState(a: TensionState, b: TensionState): boolean {
   return (
-    a.name === b.name && a.currentContext === b.currentContext && a.potentialFuture === b.potentialFuture && a.score === b.score &&
-    a.state === b.state && a.actorId === b.actorId && a.leadUserId === b.leadUserId && a.version === b.version &&
-    a.createdAt.getTime() === b.createdAt.getTime() && a.updatedAt.getTime() === b.updatedAt.getTime()
+    a.name === b.name &&
+    a.currentContext === b.currentContext &&
+    a.potentialFuture === b.potentialFuture &&
+    a.score === b.score &&
+    a.state === b.state &&
+    a.actorId === b.actorId &&
+    a.leadUserId === b.leadUserId &&
+    a.version === b.version &&
+    a.createdAt.getTime() === b.createdAt.getTime() &&
+    a.updatedAt.getTime() === b.updatedAt.getTime()
   );
 }
 
@@ -170,12 +177,7 @@ async function settleWithRetry(em: EntityManager, folded: Map<string, Folded>): 
   }
 }
 
-export async function rebuildTensionProjection(
-  deps: Deps,
-  ctx: Ctx,
-  input: unknown,
-  opts: RebuildOptions = {},
-): Promise<Result<RebuildReport>> {
+export async function rebuildTensionProjection(deps: Deps, ctx: Ctx, input: unknown, opts: RebuildOptions = {}): Promise<Result<RebuildReport>> {
   const denied = authorize(ctx, 'projections.rebuild');
   if (denied) return denied;
   const parsed = parseInput(rebuildInput, input);
@@ -210,6 +212,15 @@ export async function rebuildTensionProjection(
   }
   const report = { ...t, durationMs: Math.round(performance.now() - started), dryRun };
   // The rebuild is many short transactions (writers never stop); its entry follows the last one. A dry run changes nothing and is not recorded.
-  if (!dryRun) await transact(deps.orm, async (tx) => ok(await recordAudit(deps, tx, ctx, { action: 'projections.rebuilt', target: { type: 'projection', id: null, label: 'tensions' }, changes: { report: { from: null, to: report } } })));
+  if (!dryRun)
+    await transact(deps.orm, async (tx) =>
+      ok(
+        await recordAudit(deps, tx, ctx, {
+          action: 'projections.rebuilt',
+          target: { type: 'projection', id: null, label: 'tensions' },
+          changes: { report: { from: null, to: report } },
+        }),
+      ),
+    );
   return ok(report);
 }

@@ -84,7 +84,11 @@ function lifecycle<V extends TensionVerb>(verb: V, type: BareCommandType, summar
     operation: `tensions.${verb}` as const,
     creates: false,
     rest: {
-      method: 'post', path: `/tensions/:id/${verb}`, status: 200, summary, input: 'body',
+      method: 'post',
+      path: `/tensions/:id/${verb}`,
+      status: 200,
+      summary,
+      input: 'body',
       description: `${mcpDescription} The body is optional (\`expectedVersion\` only). Moving to the state it is already in changes nothing. ${ANSWERS}`,
     },
     input: lifecycleInput,
@@ -101,7 +105,11 @@ export const TENSION_COMMANDS = [
     operation: 'tensions.sense',
     creates: true,
     rest: {
-      method: 'post', path: '/tensions', status: 201, summary: 'Sense a tension', input: 'body',
+      method: 'post',
+      path: '/tensions',
+      status: 201,
+      summary: 'Sense a tension',
+      input: 'body',
       description:
         'Records a new tension: a gap between the current state (currentContext) and a desired future (potentialFuture) experienced by an actor. ' +
         'Answers the new tension, alive at version 1, and its TensionSensed event. Not idempotent by itself: send an `Idempotency-Key` to retry safely.',
@@ -142,7 +150,14 @@ export const TENSION_COMMANDS = [
   entry({
     operation: 'tensions.rename',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/rename', status: 200, summary: 'Rename', input: 'body', description: `Sets the name (1-200 characters, trimmed). ${ANSWERS}` },
+    rest: {
+      method: 'post',
+      path: '/tensions/:id/rename',
+      status: 200,
+      summary: 'Rename',
+      input: 'body',
+      description: `Sets the name (1-200 characters, trimmed). ${ANSWERS}`,
+    },
     input: renameTensionInput,
     errors: ['version_conflict'],
     command: (deps, id, v) => simple(deps, (at) => ({ type: 'RenameTension', id, at, name: v.name })),
@@ -153,7 +168,14 @@ export const TENSION_COMMANDS = [
   entry({
     operation: 'tensions.rescore',
     creates: false,
-    rest: { method: 'post', path: '/tensions/:id/rescore', status: 200, summary: 'Rescore (1-10)', input: 'body', description: `Sets the score, an integer 1-10. ${ANSWERS}` },
+    rest: {
+      method: 'post',
+      path: '/tensions/:id/rescore',
+      status: 200,
+      summary: 'Rescore (1-10)',
+      input: 'body',
+      description: `Sets the score, an integer 1-10. ${ANSWERS}`,
+    },
     input: rescoreTensionInput,
     errors: ['version_conflict'],
     command: (deps, id, v) => simple(deps, (at) => ({ type: 'RescoreTension', id, at, score: v.score })),
@@ -165,7 +187,11 @@ export const TENSION_COMMANDS = [
     operation: 'tensions.revise',
     creates: false,
     rest: {
-      method: 'post', path: '/tensions/:id/revise', status: 200, summary: 'Revise current context and/or potential future', input: 'body',
+      method: 'post',
+      path: '/tensions/:id/revise',
+      status: 200,
+      summary: 'Revise current context and/or potential future',
+      input: 'body',
       description: `Changes currentContext and/or potentialFuture (give at least one; null clears it). Only changed fields go into the event. ${ANSWERS}`,
     },
     input: reviseTensionContextInput,
@@ -195,7 +221,11 @@ export const TENSION_COMMANDS = [
     operation: 'tensions.lead',
     creates: false,
     rest: {
-      method: 'post', path: '/tensions/:id/lead', status: 200, summary: 'Assign or unassign the lead user', input: 'body',
+      method: 'post',
+      path: '/tensions/:id/lead',
+      status: 200,
+      summary: 'Assign or unassign the lead user',
+      input: 'body',
       description: `Assigns the lead (an active user), or unassigns it with \`leadUserId: null\`. 404 user_not_found, or 422 not_applicable for a deactivated user. ${ANSWERS}`,
     },
     input: setTensionLeadInput,
@@ -217,7 +247,8 @@ export const TENSION_COMMANDS = [
     mcp: {
       name: 'set_tension_lead',
       title: 'Set tension lead',
-      description: 'Assigns the lead user (leadUserId) or unassigns it (leadUserId: null). Errors: user_not_found; not_applicable when the user is deactivated.',
+      description:
+        'Assigns the lead user (leadUserId) or unassigns it (leadUserId: null). Errors: user_not_found; not_applicable when the user is deactivated.',
       annotations: EDIT,
     },
   }),
@@ -225,7 +256,11 @@ export const TENSION_COMMANDS = [
     operation: 'tensions.reassign',
     creates: false,
     rest: {
-      method: 'post', path: '/tensions/:id/reassign', status: 200, summary: 'Move to another actor', input: 'body',
+      method: 'post',
+      path: '/tensions/:id/reassign',
+      status: 200,
+      summary: 'Move to another actor',
+      input: 'body',
       description: `Moves the tension to another actor (404 actor_not_found when there is none). ${ANSWERS}`,
     },
     input: reassignTensionInput,
@@ -244,17 +279,50 @@ export const TENSION_COMMANDS = [
     },
     example: { actorId: '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90' },
     graphql: { field: 'reassignTension', inputType: 'ReassignTensionInput', description: 'Moves the tension to another actor.' },
-    mcp: { name: 'reassign_tension', title: 'Reassign a tension', description: 'Moves the tension to another actor (actorId). Error actor_not_found.', annotations: EDIT },
+    mcp: {
+      name: 'reassign_tension',
+      title: 'Reassign a tension',
+      description: 'Moves the tension to another actor (actorId). Error actor_not_found.',
+      annotations: EDIT,
+    },
   }),
-  lifecycle('resolve', 'ResolveTension', 'alive → resolved', 'Resolve a tension', 'Marks an alive tension resolved (safe to retry). Error invalid_transition when it is stale: revive it first.'),
-  lifecycle('drop', 'DropTension', 'alive → stale', 'Drop a tension', 'Marks an alive tension stale (dropped). Error invalid_transition when it is resolved: reopen it first.'),
-  lifecycle('reopen', 'ReopenTension', 'resolved → alive', 'Reopen a tension', 'Brings a resolved tension back to alive. Error invalid_transition when it is stale (use revive_tension).'),
-  lifecycle('revive', 'ReviveTension', 'stale → alive', 'Revive a tension', 'Brings a stale tension back to alive. Error invalid_transition when it is resolved (use reopen_tension).'),
+  lifecycle(
+    'resolve',
+    'ResolveTension',
+    'alive → resolved',
+    'Resolve a tension',
+    'Marks an alive tension resolved (safe to retry). Error invalid_transition when it is stale: revive it first.',
+  ),
+  lifecycle(
+    'drop',
+    'DropTension',
+    'alive → stale',
+    'Drop a tension',
+    'Marks an alive tension stale (dropped). Error invalid_transition when it is resolved: reopen it first.',
+  ),
+  lifecycle(
+    'reopen',
+    'ReopenTension',
+    'resolved → alive',
+    'Reopen a tension',
+    'Brings a resolved tension back to alive. Error invalid_transition when it is stale (use revive_tension).',
+  ),
+  lifecycle(
+    'revive',
+    'ReviveTension',
+    'stale → alive',
+    'Revive a tension',
+    'Brings a stale tension back to alive. Error invalid_transition when it is resolved (use reopen_tension).',
+  ),
   entry({
     operation: 'tensions.discard',
     creates: false,
     rest: {
-      method: 'delete', path: '/tensions/:id', status: 204, summary: 'Discard (history stays readable)', input: 'query',
+      method: 'delete',
+      path: '/tensions/:id',
+      status: 204,
+      summary: 'Discard (history stays readable)',
+      input: 'query',
       description:
         'Removes the tension from every list and read, whatever its state; its history stays readable. Cannot be undone: a second call is 404 not_found. ' +
         'With `?expectedVersion=N`, discards only if the tension is still at that version (409 version_conflict otherwise).',
@@ -272,8 +340,7 @@ export const TENSION_COMMANDS = [
       name: 'discard_tension',
       title: 'Discard a tension',
       description:
-        'Deletes the tension from every list and read, whatever its state; its history stays readable. Cannot be undone. ' +
-        'A second call answers not_found.',
+        'Deletes the tension from every list and read, whatever its state; its history stays readable. Cannot be undone. ' + 'A second call answers not_found.',
       annotations: { destructiveHint: true, idempotentHint: false },
     },
   }),

@@ -52,7 +52,12 @@ export const intParam = (min: number, max: number) =>
     .union([
       z.number().meta({ type: 'integer', minimum: min, maximum: max }),
       // the pattern states what is served (leading zeros allowed), not merely "digits"
-      z.string().max(10).regex(/^\d+$/, 'must be an integer').meta({ pattern: digitsInRange(min, max) }).transform(Number),
+      z
+        .string()
+        .max(10)
+        .regex(/^\d+$/, 'must be an integer')
+        .meta({ pattern: digitsInRange(min, max) })
+        .transform(Number),
     ])
     .pipe(z.number().int().min(min).max(max));
 
@@ -117,7 +122,9 @@ const instant = z.preprocess((v) => (v instanceof Date && !Number.isNaN(v.getTim
 export const asOfQuery = z
   .object({
     asOfVersion: intParam(1, VERSION_MAX).optional().describe('Read the tension as it was at this version of its stream (1 = as sensed).'),
-    asOf: instant.optional().describe('Read the tension as it was at this moment (ISO 8601 with offset, e.g. 2026-11-25T09:00:00Z): the last version recorded at or before it.'),
+    asOf: instant
+      .optional()
+      .describe('Read the tension as it was at this moment (ISO 8601 with offset, e.g. 2026-11-25T09:00:00Z): the last version recorded at or before it.'),
   })
   .superRefine((v, c) => {
     if (v.asOfVersion !== undefined && v.asOf !== undefined) c.addIssue({ code: 'custom', path: ['asOf'], message: 'give asOfVersion or asOf, not both' });
@@ -135,7 +142,6 @@ export const changesQuery = z
   });
 
 export const rebuildInput = z.strictObject({ dryRun: z.boolean().default(false) });
-
 
 // ---- outputs -------------------------------------------------------------------------------
 
@@ -210,7 +216,7 @@ export const historyEntryOutput = z
         kind: z.enum(['human', 'agent', 'system']).describe('A human (session or key), an agent (key), or the system (CLI, migrations).'),
         userId: z.string().nullable().describe('The acting user; null for the system.'),
         userName: z.string().nullable().describe("The acting user's name at the time; null for the system."),
-        apiKeyName: z.string().nullable().describe("The name of the API key used; null when none was."),
+        apiKeyName: z.string().nullable().describe('The name of the API key used; null when none was.'),
         via: z.enum(['graphql', 'rest', 'mcp', 'cli']).describe('The face the change came through.'),
       })
       .describe('Who made the change, and how.'),

@@ -25,7 +25,8 @@ function eventsUpTo(em: EntityManager, id: string, version: number): Promise<Sto
   return readStream(em, { type: TENSION_STREAM, id }, { before: version + 1 });
 }
 
-const gone = (id: string, version: number) => refuse('not_found', `Tension ${id} did not exist at version ${version}: it had not been sensed yet, or had been discarded.`);
+const gone = (id: string, version: number) =>
+  refuse('not_found', `Tension ${id} did not exist at version ${version}: it had not been sensed yet, or had been discarded.`);
 
 /**
  * The read shape of a folded past: the names its events recorded; the types, which never change, from the

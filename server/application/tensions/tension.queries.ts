@@ -15,10 +15,12 @@ import { toHistoryEntry } from './history-entry.js';
 import { asOfQuery, historyQuery, listTensionsQuery, type HistoryPage, type PastTensionView, type TensionPage, type TensionView } from './tension.inputs.js';
 import { readTensionAsOf } from './tension.past.js';
 
-
 /** A list cursor's sort value, by the column's type: exactly what the keyset comparison below can cast. */
 const SORT_VALUE = { int: intTextKey, timestamptz: instantKey, text: textKey } as const;
-const SORT_CAST = { score: 'int', updatedAt: 'timestamptz', createdAt: 'timestamptz', name: 'text' } as const satisfies Record<TensionSortKey, keyof typeof SORT_VALUE>;
+const SORT_CAST = { score: 'int', updatedAt: 'timestamptz', createdAt: 'timestamptz', name: 'text' } as const satisfies Record<
+  TensionSortKey,
+  keyof typeof SORT_VALUE
+>;
 const listCursor = (sort: string, cast: keyof typeof SORT_VALUE) => z.strictObject({ s: z.literal(sort), v: SORT_VALUE[cast], id: uuidKey });
 const historyCursor = z.strictObject({ before: z.number().int().min(1).max(2_147_483_647) });
 

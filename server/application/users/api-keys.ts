@@ -35,26 +35,32 @@ export interface ApiKeyMetadata {
 export type CreatedApiKey = ApiKeyMetadata & { key: string };
 
 /** The key metadata and the creation answer as schemas, for the OpenAPI document. */
-export const apiKeyOutput = z.object({
-  id: z.string().describe('The key id (a UUID); not the key.'),
-  name: z.string().describe('What the key is for, 1-200 characters.'),
-  prefix: z.string().describe('The first characters of the key, to recognise it.'),
-  permissions: z
-    .array(z.string())
-    .nullable()
-    .describe("null: all of the user's permissions; otherwise a request with this key carries the user's effective permissions ∩ this list"),
-  createdAt: z.string().describe('When it was created (ISO 8601).'),
-  lastUsedAt: z.string().nullable().describe('When it last authenticated a request (ISO 8601); null: never.'),
-  expiresAt: z.string().nullable().describe('When it stops working (ISO 8601); null: never.'),
-  revokedAt: z.string().nullable().describe('When it was revoked (ISO 8601); null: not revoked.'),
-  rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
-}).describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
-export const createdApiKeyOutput = apiKeyOutput.extend({
-  key: z
-    .string()
-    .optional()
-    .describe('The plaintext key, in the first answer only: store it now. Absent on an idempotent replay (`Idempotent-Replayed: true`), which never returns the secret (SPEC §12).'),
-}).describe('A new API key: its metadata and, in the first answer only, the key.') satisfies z.ZodType<ApiKeyMetadata & { key?: string }>;
+export const apiKeyOutput = z
+  .object({
+    id: z.string().describe('The key id (a UUID); not the key.'),
+    name: z.string().describe('What the key is for, 1-200 characters.'),
+    prefix: z.string().describe('The first characters of the key, to recognise it.'),
+    permissions: z
+      .array(z.string())
+      .nullable()
+      .describe("null: all of the user's permissions; otherwise a request with this key carries the user's effective permissions ∩ this list"),
+    createdAt: z.string().describe('When it was created (ISO 8601).'),
+    lastUsedAt: z.string().nullable().describe('When it last authenticated a request (ISO 8601); null: never.'),
+    expiresAt: z.string().nullable().describe('When it stops working (ISO 8601); null: never.'),
+    revokedAt: z.string().nullable().describe('When it was revoked (ISO 8601); null: not revoked.'),
+    rotatedFromId: z.string().nullable().describe('the key this one replaced by rotation'),
+  })
+  .describe("An API key's metadata: never the key or its hash.") satisfies z.ZodType<ApiKeyMetadata>;
+export const createdApiKeyOutput = apiKeyOutput
+  .extend({
+    key: z
+      .string()
+      .optional()
+      .describe(
+        'The plaintext key, in the first answer only: store it now. Absent on an idempotent replay (`Idempotent-Replayed: true`), which never returns the secret (SPEC §12).',
+      ),
+  })
+  .describe('A new API key: its metadata and, in the first answer only, the key.') satisfies z.ZodType<ApiKeyMetadata & { key?: string }>;
 
 export const createApiKeyInput = z.strictObject({
   name: nameSchema.describe('What the key is for, 1-200 characters (trimmed).'),
@@ -169,7 +175,12 @@ async function revokeFor(deps: Deps, em: EntityManager, ctx: Ctx, userId: string
   const now = deps.clock();
   const revoked = await revokeKey(em, userId, id, now);
   if (!revoked) return refuse('not_found', `No API key ${keyId} for this user.`);
-  if (revoked.previous === null) await recordAudit(deps, em, ctx, { action: 'key.revoked', target: keyTarget(id, revoked.name), changes: { revokedAt: { from: null, to: now.toISOString() } } });
+  if (revoked.previous === null)
+    await recordAudit(deps, em, ctx, {
+      action: 'key.revoked',
+      target: keyTarget(id, revoked.name),
+      changes: { revokedAt: { from: null, to: now.toISOString() } },
+    });
   return ok(null);
 }
 

@@ -24,28 +24,36 @@ export interface UserView {
 }
 
 /** UserView as a schema, for the OpenAPI document. */
-export const userOutput = z.object({
-  id: z.string().describe('The user id (a UUID).'),
-  type: z.enum(['human', 'agent']).describe('human (signs in with a password) or agent (calls with API keys).'),
-  email: z.string().describe('The email (lower-case).'),
-  name: z.string().describe('The display name.'),
-  status: z.enum(['active', 'deactivated']).describe('A deactivated user cannot sign in, and their keys are revoked.'),
-  linkedActorId: z.string().nullable().describe('Agents: the actor they act as; null when not linked.'),
-  linkedActor: z.object({
-    id: z.string().describe("The actor's id."),
-    name: z.string().describe("The actor's name."),
-    type: z.string().describe("The actor's type (agent)."),
-  }).nullable().describe('That actor, for display; null when not linked.'),
-  roles: z.array(roleOutput).describe('The roles the user holds.'),
-  version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
-  createdAt: z.string().describe('When the user was created (ISO 8601).'),
-  updatedAt: z.string().describe('When the user last changed (ISO 8601).'),
-}).describe('A human who signs in, or an agent that calls with API keys.') satisfies z.ZodType<UserView>;
+export const userOutput = z
+  .object({
+    id: z.string().describe('The user id (a UUID).'),
+    type: z.enum(['human', 'agent']).describe('human (signs in with a password) or agent (calls with API keys).'),
+    email: z.string().describe('The email (lower-case).'),
+    name: z.string().describe('The display name.'),
+    status: z.enum(['active', 'deactivated']).describe('A deactivated user cannot sign in, and their keys are revoked.'),
+    linkedActorId: z.string().nullable().describe('Agents: the actor they act as; null when not linked.'),
+    linkedActor: z
+      .object({
+        id: z.string().describe("The actor's id."),
+        name: z.string().describe("The actor's name."),
+        type: z.string().describe("The actor's type (agent)."),
+      })
+      .nullable()
+      .describe('That actor, for display; null when not linked.'),
+    roles: z.array(roleOutput).describe('The roles the user holds.'),
+    version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion'),
+    createdAt: z.string().describe('When the user was created (ISO 8601).'),
+    updatedAt: z.string().describe('When the user last changed (ISO 8601).'),
+  })
+  .describe('A human who signs in, or an agent that calls with API keys.') satisfies z.ZodType<UserView>;
 
 const iso = (v: Date | string) => new Date(v).toISOString();
 
 export async function toUserViews(em: EntityManager, rows: UserRow[]): Promise<UserView[]> {
-  const roles = await rolesOfUsers(em, rows.map((r) => r.id));
+  const roles = await rolesOfUsers(
+    em,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     type: r.type,

@@ -30,17 +30,25 @@ const roleIdsSchema = z.array(uuidSchema).max(100).transform(dedupe);
 
 export const createUserInput = z
   .strictObject({
-    type: z.enum(['human', 'agent']).nullish().transform((t) => t ?? 'human').describe('human (signs in with a password) or agent (calls with API keys); human when omitted. Cannot change later.'),
+    type: z
+      .enum(['human', 'agent'])
+      .nullish()
+      .transform((t) => t ?? 'human')
+      .describe('human (signs in with a password) or agent (calls with API keys); human when omitted. Cannot change later.'),
     email: emailSchema.describe('The email, unique among users (stored lower-case).'),
     name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
     password: passwordSchema.nullish().describe('Required for a human, refused for an agent.'),
     linkedActorId: uuidSchema.nullish().describe('Agents only: the actor of type agent this user acts as (a UUID).'),
-    roleIds: roleIdsSchema.nullish().transform((v) => v ?? []).describe('The roles to grant (UUIDs); only permissions you hold yourself. None when omitted.'),
+    roleIds: roleIdsSchema
+      .nullish()
+      .transform((v) => v ?? [])
+      .describe('The roles to grant (UUIDs); only permissions you hold yourself. None when omitted.'),
   })
   .superRefine((v, c) => {
     if (v.type === 'agent' && v.password != null) c.addIssue({ code: 'custom', path: ['password'], message: 'agents have no password; they use API keys' });
     if (v.type === 'human' && v.password == null) c.addIssue({ code: 'custom', path: ['password'], message: 'is required for a human user' });
-    if (v.type === 'human' && v.linkedActorId != null) c.addIssue({ code: 'custom', path: ['linkedActorId'], message: 'only agent users can be linked to an actor' });
+    if (v.type === 'human' && v.linkedActorId != null)
+      c.addIssue({ code: 'custom', path: ['linkedActorId'], message: 'only agent users can be linked to an actor' });
   });
 
 export const listUsersInput = z.strictObject({
@@ -80,7 +88,9 @@ async function checkLinkedActor(tx: EntityManager, actorId: string): Promise<Ref
 
 async function checkRoles(tx: EntityManager, roleIds: string[]): Promise<Refusal | null> {
   const missing = await unknownRoleIds(tx, roleIds);
-  return missing.length ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }]) : null;
+  return missing.length
+    ? validationFailed([{ path: 'roleIds', message: `unknown role(s): ${missing.join(', ')}`, code: 'not_found', params: { ids: missing } }])
+    : null;
 }
 
 export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<UserView>> {
@@ -107,7 +117,11 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
       if (escalation) return escalation;
       await users.insertUser(tx, { id, type: v.type, email: v.email, name: v.name, passwordHash: hash, linkedActorId: v.linkedActorId ?? null, at: now });
       await users.addUserRoles(tx, id, v.roleIds);
-      await recordAudit(deps, tx, ctx, { action: 'user.created', target: userTarget(id, v.email), changes: fieldsOf({ type: v.type, email: v.email, name: v.name, linkedActorId: v.linkedActorId, roleIds: v.roleIds }) });
+      await recordAudit(deps, tx, ctx, {
+        action: 'user.created',
+        target: userTarget(id, v.email),
+        changes: fieldsOf({ type: v.type, email: v.email, name: v.name, linkedActorId: v.linkedActorId, roleIds: v.roleIds }),
+      });
       return ok((await loadUser(tx, id))!);
     });
   } catch (err) {
@@ -135,7 +149,16 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   const em = reader(deps.orm);
   const rows = await users.listUserRows(em, { type, status, q, after: after.value }, limit + 1);
   const views = await toUserViews(em, rows);
-  return ok(toPage(deps, 'users', views, limit, (u) => [u.createdAt, u.id], (u) => u));
+  return ok(
+    toPage(
+      deps,
+      'users',
+      views,
+      limit,
+      (u) => [u.createdAt, u.id],
+      (u) => u,
+    ),
+  );
 }
 
 export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {
@@ -177,7 +200,12 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       // A patch that changes nothing writes nothing: the version and updatedAt stay (safe to retry).
       if (next.name === current.name && next.email === current.email && next.linkedActorId === current.linkedActorId) return ok(current);
       await users.updateUserProfile(tx, userId, next, deps.clock());
-      await recordAudit(deps, tx, ctx, { action: 'user.updated', target: userTarget(userId, patch.email ?? current.email), changes: diffFields(current, profileFields(patch)), ifChanged: true });
+      await recordAudit(deps, tx, ctx, {
+        action: 'user.updated',
+        target: userTarget(userId, patch.email ?? current.email),
+        changes: diffFields(current, profileFields(patch)),
+        ifChanged: true,
+      });
       return ok((await loadUser(tx, userId))!);
     });
   } catch (err) {
@@ -206,7 +234,12 @@ export async function deactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
       await revokeGrantsOf(tx, userId);
     });
     if (lastAdmin) return lastAdmin;
-    await recordAudit(deps, tx, ctx, { action: 'user.deactivated', target: userTarget(userId, user.email), changes: diffFields(user, { status: 'deactivated' }), ifChanged: true });
+    await recordAudit(deps, tx, ctx, {
+      action: 'user.deactivated',
+      target: userTarget(userId, user.email),
+      changes: diffFields(user, { status: 'deactivated' }),
+      ifChanged: true,
+    });
     return ok((await loadUser(tx, userId))!);
   });
 }
@@ -229,7 +262,11 @@ export async function reactivateUser(deps: Deps, ctx: Ctx, id: string): Promise<
     const reactivated = await users.markReactivated(tx, userId, deps.clock());
     // only a real change is recorded: reactivating an active user writes nothing
     if (reactivated !== null) {
-      await recordAudit(deps, tx, ctx, { action: 'user.reactivated', target: userTarget(userId, reactivated), changes: { status: { from: 'deactivated', to: 'active' } } });
+      await recordAudit(deps, tx, ctx, {
+        action: 'user.reactivated',
+        target: userTarget(userId, reactivated),
+        changes: { status: { from: 'deactivated', to: 'active' } },
+      });
     }
     return ok((await loadUser(tx, userId))!);
   });
@@ -269,7 +306,12 @@ export async function setUserRoles(deps: Deps, ctx: Ctx, id: string, input: unkn
       await users.touchUser(tx, userId, deps.clock());
     });
     if (lastAdmin) return lastAdmin;
-    await recordAudit(deps, tx, ctx, { action: 'user.roles_set', target: userTarget(userId, user.email), changes: diffFields({ roleIds: current }, { roleIds }), ifChanged: true });
+    await recordAudit(deps, tx, ctx, {
+      action: 'user.roles_set',
+      target: userTarget(userId, user.email),
+      changes: diffFields({ roleIds: current }, { roleIds }),
+      ifChanged: true,
+    });
     return ok((await loadUser(tx, userId))!);
   });
 }

@@ -118,7 +118,12 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
         if (!at) return false;
         // In this transaction (PGlite serves one connection at a time); it appends no event, so the feed's horizon is unaffected.
         const page = await readFeed(tx, at.checkpoint, 500, at.types ? { types: at.types } : {});
-        await store.insertDeliveries(tx, endpointId, page.events.map((e) => deliveryOfEvent(newId(), e)), opts.clock());
+        await store.insertDeliveries(
+          tx,
+          endpointId,
+          page.events.map((e) => deliveryOfEvent(newId(), e)),
+          opts.clock(),
+        );
         if (page.next.transactionId !== at.checkpoint.transactionId || page.next.position !== at.checkpoint.position) {
           await store.advanceEndpointCheckpoint(tx, endpointId, page.next);
         }
@@ -139,11 +144,16 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
     const row = await store.disableEndpoint(tx, endpointId, reason, now);
     if (!row) return;
     log.warn({ endpointId, reason }, 'webhooks: endpoint disabled');
-    await recordAudit({ clock: () => now, newId }, tx, { caller: systemCaller(), via: 'cli', requestId: `webhooks:${id}`, clientAddress: null }, {
-      action: 'webhook.disabled',
-      target: { type: 'webhook', id: endpointId, label: row.url },
-      changes: { enabled: { from: true, to: false }, disabledReason: { from: null, to: reason } },
-    });
+    await recordAudit(
+      { clock: () => now, newId },
+      tx,
+      { caller: systemCaller(), via: 'cli', requestId: `webhooks:${id}`, clientAddress: null },
+      {
+        action: 'webhook.disabled',
+        target: { type: 'webhook', id: endpointId, label: row.url },
+        changes: { enabled: { from: true, to: false }, disabledReason: { from: null, to: reason } },
+      },
+    );
   };
 
   /** Sends one claimed attempt and records what came of it. */
@@ -151,7 +161,10 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
     try {
       const { secrets } = d;
       const now0 = opts.clock();
-      const signing = [secrets.secret, ...(secrets.previousSecret && secrets.previousSecretUntil && secrets.previousSecretUntil > now0 ? [secrets.previousSecret] : [])];
+      const signing = [
+        secrets.secret,
+        ...(secrets.previousSecret && secrets.previousSecretUntil && secrets.previousSecretUntil > now0 ? [secrets.previousSecret] : []),
+      ];
       const result = await attempt(d.url, { id: d.messageId, body: JSON.stringify(d.payload), secrets: signing }, rules, { timeoutMs });
       const now = opts.clock();
       const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
@@ -172,7 +185,8 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
         // (a success after successes changes nothing: no write)
         if (!succeeded || d.failingSince) await store.markEndpointHealth(tx, d.endpointId, succeeded, now);
         if (gone) await disable(tx, d.endpointId, 'gone', now);
-        else if (!succeeded && d.failingSince && now.getTime() - d.failingSince.getTime() >= FAILING_DISABLE_MS) await disable(tx, d.endpointId, 'failing', now);
+        else if (!succeeded && d.failingSince && now.getTime() - d.failingSince.getTime() >= FAILING_DISABLE_MS)
+          await disable(tx, d.endpointId, 'failing', now);
       });
     } catch (err) {
       // The claim stands: the attempt is due again once its run window has passed.

@@ -19,7 +19,12 @@ export const PENDING_TESTS_MAX = 5;
 /** Events one replay call queues at most; the answer's `nextCursor` continues. */
 export const REPLAY_MAX = 10_000;
 
-const url = z.string().max(URL_MAX).describe(`Where to POST each event: an https URL (http too when WEBHOOK_ALLOW_PRIVATE=true), at most ${URL_MAX} characters, whose host resolves only to public addresses.`);
+const url = z
+  .string()
+  .max(URL_MAX)
+  .describe(
+    `Where to POST each event: an https URL (http too when WEBHOOK_ALLOW_PRIVATE=true), at most ${URL_MAX} characters, whose host resolves only to public addresses.`,
+  );
 const description = z
   .string()
   .transform((s) => s.trim())
@@ -28,7 +33,12 @@ const description = z
   .nullable()
   .describe('What the endpoint is for, at most 500 characters; null clears it.');
 const types = z
-  .array(z.string().refine((t) => WEBHOOK_TYPES.includes(t), { message: `must be one of ${WEBHOOK_TYPES.join(', ')}` }).meta({ enum: [...WEBHOOK_TYPES] }))
+  .array(
+    z
+      .string()
+      .refine((t) => WEBHOOK_TYPES.includes(t), { message: `must be one of ${WEBHOOK_TYPES.join(', ')}` })
+      .meta({ enum: [...WEBHOOK_TYPES] }),
+  )
   .min(1)
   .max(WEBHOOK_TYPES.length)
   .transform((ts) => [...new Set(ts)])
@@ -72,7 +82,9 @@ export const listDeliveriesInput = z.strictObject({
 });
 
 export const replayWebhookInput = z.strictObject({
-  after: cursorParam.describe("Send again every matching event after this feed cursor (an event page's nextCursor, §10). At most 10,000 a call: continue from the answer's nextCursor."),
+  after: cursorParam.describe(
+    "Send again every matching event after this feed cursor (an event page's nextCursor, §10). At most 10,000 a call: continue from the answer's nextCursor.",
+  ),
 });
 
 export const emptyInput = z.strictObject({});
@@ -89,15 +101,26 @@ export const WEBHOOK_OPERATIONS = {
   'webhooks.create': { permission: 'webhooks:write', input: createWebhookInput, rest: { method: 'post', path: '/webhooks', status: 201 } },
   'webhooks.update': { permission: 'webhooks:write', input: updateWebhookInput, rest: { method: 'patch', path: '/webhooks/:id', status: 200 } },
   'webhooks.delete': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'delete', path: '/webhooks/:id', status: 204 } },
-  'webhooks.rotateSecret': { permission: 'webhooks:write', input: rotateWebhookSecretInput, rest: { method: 'post', path: '/webhooks/:id/rotate-secret', status: 201 } },
+  'webhooks.rotateSecret': {
+    permission: 'webhooks:write',
+    input: rotateWebhookSecretInput,
+    rest: { method: 'post', path: '/webhooks/:id/rotate-secret', status: 201 },
+  },
   'webhooks.test': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'post', path: '/webhooks/:id/test', status: 202 } },
-  'webhooks.listDeliveries': { permission: 'webhooks:read', input: listDeliveriesInput, rest: { method: 'get', path: '/webhooks/:id/deliveries', status: 200 } },
-  'webhooks.retryDelivery': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', status: 202 } },
+  'webhooks.listDeliveries': {
+    permission: 'webhooks:read',
+    input: listDeliveriesInput,
+    rest: { method: 'get', path: '/webhooks/:id/deliveries', status: 200 },
+  },
+  'webhooks.retryDelivery': {
+    permission: 'webhooks:write',
+    input: emptyInput,
+    rest: { method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', status: 202 },
+  },
   'webhooks.replay': { permission: 'webhooks:write', input: replayWebhookInput, rest: { method: 'post', path: '/webhooks/:id/replay', status: 202 } },
 } as const satisfies Record<string, Declared>;
 
 export type WebhookOperation = keyof typeof WEBHOOK_OPERATIONS;
-
 
 // ---- answers, as schemas (the OpenAPI document) ----------------------------------------------------------
 
@@ -107,8 +130,16 @@ export const webhookOutput = z.object({
   description: z.string().nullable().describe('What it is for.'),
   types: z.array(z.string()).nullable().describe('The event types it receives; null: every event.'),
   enabled: z.boolean().describe('false: nothing is sent.'),
-  disabledReason: z.enum(['manual', 'gone', 'failing']).nullable().describe('Why it is disabled: `manual` (enabled set to false), `gone` (it answered 410), `failing` (five days of nothing but failures); null when enabled.'),
-  previousSecretExpiresAt: z.string().nullable().describe('Until when the secret before the last rotation still signs beside the current one; null when it does not.'),
+  disabledReason: z
+    .enum(['manual', 'gone', 'failing'])
+    .nullable()
+    .describe(
+      'Why it is disabled: `manual` (enabled set to false), `gone` (it answered 410), `failing` (five days of nothing but failures); null when enabled.',
+    ),
+  previousSecretExpiresAt: z
+    .string()
+    .nullable()
+    .describe('Until when the secret before the last rotation still signs beside the current one; null when it does not.'),
   failingSince: z.string().nullable().describe('When its current run of failed attempts began; null when the last attempt succeeded.'),
   version: z.number().int().describe('1 on creation, +1 on every change; send it back as expectedVersion.'),
   createdAt: z.string().describe('ISO 8601.'),
@@ -117,13 +148,18 @@ export const webhookOutput = z.object({
 export const webhookWithSecretOutput = webhookOutput.extend({
   secret: z.string().describe('The signing secret (`whsec_` + base64), in this answer only: store it now.'),
 });
-export const webhookPageOutput = z.object({ data: z.array(webhookOutput).describe('This page of endpoints.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const webhookPageOutput = z.object({
+  data: z.array(webhookOutput).describe('This page of endpoints.'),
+  nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+});
 export const deliveryOutput = z.object({
   id: z.string().describe('The delivery id (a UUID).'),
   eventId: z.string().nullable().describe('The event delivered (also the `webhook-id` header); null for a test message.'),
   eventType: z.string().describe('The event type, or `webhook.test`.'),
   attempts: z.number().int().describe('Attempts made so far.'),
-  status: z.enum(DELIVERY_STATUSES).describe('pending (not attempted yet, or an attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .describe('pending (not attempted yet, or an attempt is running), succeeded, retrying (a retry is scheduled), failed (no retry left).'),
   lastResponseStatus: z.number().int().nullable().describe("The last attempt's HTTP status; null when no answer came."),
   lastResponseBody: z.string().nullable().describe("At most 1 KB of the last answer's body."),
   lastError: z.string().nullable().describe('Why the last attempt failed; null when it succeeded.'),
@@ -132,7 +168,10 @@ export const deliveryOutput = z.object({
   lastAttemptAt: z.string().nullable().describe('When the last attempt began.'),
   nextAttemptAt: z.string().nullable().describe('When it is attempted next; null when it has succeeded or failed.'),
 });
-export const deliveryPageOutput = z.object({ data: z.array(deliveryOutput).describe('This page of deliveries, newest first.'), nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') });
+export const deliveryPageOutput = z.object({
+  data: z.array(deliveryOutput).describe('This page of deliveries, newest first.'),
+  nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+});
 export const replayOutput = z.object({
   queued: z.number().int().describe('Deliveries this call queued.'),
   nextCursor: z.string().nullable().describe('When the call stopped at its limit: replay again with this as `after`; null when every event is queued.'),

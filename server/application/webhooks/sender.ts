@@ -35,7 +35,12 @@ export function signatureHeader(message: Message, at: Date): string {
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 8 }), https: new https.Agent({ keepAlive: true, maxSockets: 8 }) };
 
-export async function attempt(url: string, message: Message, rules: DestinationRules, opts: { timeoutMs?: number; now?: () => Date } = {}): Promise<AttemptResult> {
+export async function attempt(
+  url: string,
+  message: Message,
+  rules: DestinationRules,
+  opts: { timeoutMs?: number; now?: () => Date } = {},
+): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const destination = await checkDestination(url, rules);
@@ -72,7 +77,11 @@ export async function attempt(url: string, message: Message, rules: DestinationR
         // PostgreSQL text cannot hold NUL
         const body = Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '');
         const redirect = status >= 300 && status < 400;
-        finish({ status, body, error: redirect ? `answered ${status}: redirects are not followed` : status >= 200 && status < 300 ? null : `answered ${status}` });
+        finish({
+          status,
+          body,
+          error: redirect ? `answered ${status}: redirects are not followed` : status >= 200 && status < 300 ? null : `answered ${status}`,
+        });
       };
       res.on('data', (c: Buffer) => {
         if (kept < RESPONSE_BODY_MAX) {
@@ -93,7 +102,9 @@ export async function attempt(url: string, message: Message, rules: DestinationR
       finish({ status: null, body: null, error: `no answer within ${(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s` });
       req.destroy();
     }, opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
-    req.on('error', (err: NodeJS.ErrnoException) => finish({ status: null, body: null, error: err.code ? `connection failed: ${err.code}` : 'connection failed' }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish({ status: null, body: null, error: err.code ? `connection failed: ${err.code}` : 'connection failed' }),
+    );
     req.end(message.body);
   });
 }

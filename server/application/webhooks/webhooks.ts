@@ -20,8 +20,15 @@ import { staleVersion } from '../versions.js';
 import { encodeFeedCursor, resolveAfter, toFeedEventView } from '../events/events.js';
 import { checkDestination, systemResolver } from './destination.js';
 import {
-  createWebhookInput, ENDPOINTS_MAX, listDeliveriesInput, listWebhooksInput, PENDING_TESTS_MAX, REPLAY_MAX, replayWebhookInput,
-  rotateWebhookSecretInput, updateWebhookInput,
+  createWebhookInput,
+  ENDPOINTS_MAX,
+  listDeliveriesInput,
+  listWebhooksInput,
+  PENDING_TESTS_MAX,
+  REPLAY_MAX,
+  replayWebhookInput,
+  rotateWebhookSecretInput,
+  updateWebhookInput,
 } from './operations.js';
 
 export interface WebhookView {
@@ -62,17 +69,34 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toWebhookView(e: store.EndpointRow, now: Date): WebhookView {
   return {
-    id: e.id, url: e.url, description: e.description, types: e.types, enabled: e.enabled, disabledReason: e.disabledReason,
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    types: e.types,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
     previousSecretExpiresAt: e.previousSecretUntil && e.previousSecretUntil > now ? e.previousSecretUntil.toISOString() : null,
-    failingSince: iso(e.failingSince), version: e.version, createdAt: e.createdAt.toISOString(), updatedAt: e.updatedAt.toISOString(),
+    failingSince: iso(e.failingSince),
+    version: e.version,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
   };
 }
 
 export function toDeliveryView(d: store.DeliveryRow): DeliveryView {
   return {
-    id: d.id, eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, status: d.status, lastResponseStatus: d.lastResponseStatus,
-    lastResponseBody: d.lastResponseBody, lastError: d.lastError, durationMs: d.durationMs, createdAt: d.createdAt.toISOString(),
-    lastAttemptAt: iso(d.lastAttemptAt), nextAttemptAt: d.status === 'pending' || d.status === 'retrying' ? iso(d.nextAttemptAt ?? d.createdAt) : null,
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    attempts: d.attempts,
+    status: d.status,
+    lastResponseStatus: d.lastResponseStatus,
+    lastResponseBody: d.lastResponseBody,
+    lastError: d.lastError,
+    durationMs: d.durationMs,
+    createdAt: d.createdAt.toISOString(),
+    lastAttemptAt: iso(d.lastAttemptAt),
+    nextAttemptAt: d.status === 'pending' || d.status === 'retrying' ? iso(d.nextAttemptAt ?? d.createdAt) : null,
   };
 }
 
@@ -84,14 +108,19 @@ const webhookTarget = (id: string, url: string) => ({ type: 'webhook' as const, 
 
 function feedRefusal(ctx: Ctx): Refusal | null {
   if (hasPermission(callerGrants(ctx.caller), 'events:read')) return null;
-  return refuse('escalation_denied', 'An endpoint receives the event feed: you need events:read to point one somewhere.', { missingPermissions: ['events:read'] });
+  return refuse('escalation_denied', 'An endpoint receives the event feed: you need events:read to point one somewhere.', {
+    missingPermissions: ['events:read'],
+  });
 }
 
 /** The URL rules of SPEC §14 at creation or change: a 400 on `url` naming why. */
 async function urlRefusal(deps: Deps, url: string): Promise<Refusal | null> {
   const checked = await checkDestination(url, { allowPrivate: deps.config.webhookAllowPrivate, resolve: deps.resolveHost ?? systemResolver });
   if (checked.ok) return null;
-  return validationFailed([{ path: 'url', message: checked.reason, code: 'invalid_value', params: {} }], `The webhook URL is not allowed: it ${checked.reason}.`);
+  return validationFailed(
+    [{ path: 'url', message: checked.reason, code: 'invalid_value', params: {} }],
+    `The webhook URL is not allowed: it ${checked.reason}.`,
+  );
 }
 
 export async function listWebhooks(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<WebhookView>>> {
@@ -103,7 +132,16 @@ export async function listWebhooks(deps: Deps, ctx: Ctx, input: unknown): Promis
   if (!after.ok) return after;
   const rows = await store.listEndpointRows(reader(deps.orm), after.value, parsed.value.limit + 1);
   const now = deps.clock();
-  return ok(toPage(deps, 'webhooks', rows, parsed.value.limit, (r) => [r.createdAt.toISOString(), r.id], (r) => toWebhookView(r, now)));
+  return ok(
+    toPage(
+      deps,
+      'webhooks',
+      rows,
+      parsed.value.limit,
+      (r) => [r.createdAt.toISOString(), r.id],
+      (r) => toWebhookView(r, now),
+    ),
+  );
 }
 
 export async function getWebhook(deps: Deps, ctx: Ctx, id: string): Promise<Result<WebhookView>> {
@@ -212,7 +250,11 @@ export async function rotateWebhookSecret(deps: Deps, ctx: Ctx, id: string, inpu
     const current = await store.findEndpoint(tx, endpointId, true);
     if (!current) return notFound(id);
     await store.rotateSecretRow(tx, endpointId, secret, overlapSeconds > 0 ? new Date(now.getTime() + overlapSeconds * 1000) : null, now);
-    await recordAudit(deps, tx, ctx, { action: 'webhook.secret_rotated', target: webhookTarget(endpointId, current.url), changes: { overlapSeconds: { from: null, to: overlapSeconds } } });
+    await recordAudit(deps, tx, ctx, {
+      action: 'webhook.secret_rotated',
+      target: webhookTarget(endpointId, current.url),
+      changes: { overlapSeconds: { from: null, to: overlapSeconds } },
+    });
     return ok({ ...toWebhookView((await store.findEndpoint(tx, endpointId))!, now), secret });
   });
 }
@@ -230,7 +272,9 @@ export async function sendTestMessage(deps: Deps, ctx: Ctx, id: string): Promise
     if (!current) return notFound(id);
     if (!current.enabled) return refuse('not_applicable', 'The endpoint is disabled: enable it to send a test message.');
     if ((await store.pendingTests(tx, endpointId)) >= PENDING_TESTS_MAX) {
-      return refuse('rate_limited', `At most ${PENDING_TESTS_MAX} test messages wait for one endpoint; try again once they are sent.`, { retryAfterSeconds: 5 });
+      return refuse('rate_limited', `At most ${PENDING_TESTS_MAX} test messages wait for one endpoint; try again once they are sent.`, {
+        retryAfterSeconds: 5,
+      });
     }
     const deliveryId = deps.newId();
     const payload = { type: 'webhook.test', timestamp: now.toISOString(), data: { endpointId, message: 'A test message from the market service.' } };
@@ -290,15 +334,26 @@ export async function replayWebhook(deps: Deps, ctx: Ctx, id: string, input: unk
     const current = await store.findEndpoint(tx, endpointId, true);
     if (!current) return notFound(id);
     // Up to the endpoint's checkpoint: what lies past it is on its way anyway.
-    const [cp] = await tx.execute<{ tid: string; pos: string }[]>('select checkpoint_tid::text as tid, checkpoint_pos as pos from webhook_endpoints where id = ?', [endpointId]);
+    const [cp] = await tx.execute<{ tid: string; pos: string }[]>(
+      'select checkpoint_tid::text as tid, checkpoint_pos as pos from webhook_endpoints where id = ?',
+      [endpointId],
+    );
     const checkpoint: FeedCursor = { transactionId: cp.tid, position: Number(cp.pos) };
     let cursor = after.value;
     let queued = 0;
     let more = false;
     while (queued < REPLAY_MAX) {
       const page = await readFeed(tx, cursor, Math.min(1000, REPLAY_MAX - queued), current.types ? { types: current.types } : {});
-      const events = page.events.filter((e) => BigInt(e.transactionId) < BigInt(checkpoint.transactionId) || (e.transactionId === checkpoint.transactionId && e.position <= checkpoint.position));
-      await store.insertDeliveries(tx, endpointId, events.map((e) => deliveryOfEvent(deps.newId(), e)), now);
+      const events = page.events.filter(
+        (e) =>
+          BigInt(e.transactionId) < BigInt(checkpoint.transactionId) || (e.transactionId === checkpoint.transactionId && e.position <= checkpoint.position),
+      );
+      await store.insertDeliveries(
+        tx,
+        endpointId,
+        events.map((e) => deliveryOfEvent(deps.newId(), e)),
+        now,
+      );
       queued += events.length;
       if (events.length < page.events.length || page.events.length === 0) break;
       cursor = page.next;

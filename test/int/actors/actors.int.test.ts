@@ -30,7 +30,13 @@ describe('actors', () => {
   });
 
   it('validates input and answers 404 for unknown or malformed ids', async () => {
-    for (const body of [{ name: '', type: 'organization' }, { name: 'x', type: 'robot' }, { name: 'x'.repeat(201), type: 'agent' }, { name: 'x' }, { name: 'x', type: 'agent', extra: 1 }]) {
+    for (const body of [
+      { name: '', type: 'organization' },
+      { name: 'x', type: 'robot' },
+      { name: 'x'.repeat(201), type: 'agent' },
+      { name: 'x' },
+      { name: 'x', type: 'agent', extra: 1 },
+    ]) {
       expect((await c.post('/actors', body)).status).toBe(400);
     }
     // each field error carries a stable code and its figures, so the admin app says it in the operator's language
@@ -38,7 +44,9 @@ describe('actors', () => {
     expect(await errorsOf({ name: 'x'.repeat(201), type: 'agent' })).toEqual([{ path: 'name', code: 'too_long', params: { max: 200 } }]);
     expect(await errorsOf({ name: '', type: 'agent' })).toEqual([{ path: 'name', code: 'too_short', params: { min: 1 } }]);
     expect(await errorsOf({ name: 'x' })).toEqual([{ path: 'type', code: 'required', params: {} }]);
-    expect(await errorsOf({ name: 'x', type: 'robot' })).toMatchObject([{ path: 'type', code: 'invalid_value', params: { values: ['organization', 'individual', 'virtual', 'agent'] } }]);
+    expect(await errorsOf({ name: 'x', type: 'robot' })).toMatchObject([
+      { path: 'type', code: 'invalid_value', params: { values: ['organization', 'individual', 'virtual', 'agent'] } },
+    ]);
     expect(await errorsOf({ name: 'x', type: 'agent', extra: 1 })).toEqual([{ path: '(root)', code: 'unknown_field', params: { keys: ['extra'] } }]);
     expect(await errorsOf({ name: 7, type: 'agent' })).toEqual([{ path: 'name', code: 'invalid_type', params: { expected: 'string' } }]);
     const gql = await c.gql(`mutation($input: CreateActorInput!) { createActor(input: $input) { id } }`, { input: { name: 'x'.repeat(201), type: 'agent' } });
@@ -50,7 +58,13 @@ describe('actors', () => {
   });
 
   it('lists by name with type and q filters and cursor paging', async () => {
-    for (const [name, type] of [['zeta', 'virtual'], ['Eta', 'individual'], ['theta', 'individual'], ['Iota', 'agent']]) await newActor(c, name, type);
+    for (const [name, type] of [
+      ['zeta', 'virtual'],
+      ['Eta', 'individual'],
+      ['theta', 'individual'],
+      ['Iota', 'agent'],
+    ])
+      await newActor(c, name, type);
     const all = (await c.get('/actors?limit=100')).body.data.map((a: { name: string }) => a.name);
     expect(all).toEqual([...all].sort((a: string, b: string) => a.toLowerCase().localeCompare(b.toLowerCase())));
     const seen: string[] = [];

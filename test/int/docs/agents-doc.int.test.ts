@@ -55,7 +55,12 @@ beforeAll(async () => {
   const [before, after] = stdout.split('@@vars@@\n');
   outputs = before.split(/@@block \d+@@\n/).slice(1);
   expect(outputs).toHaveLength(blocks.length);
-  vars = Object.fromEntries(after.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  vars = Object.fromEntries(
+    after
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }, 120_000);
 let closed = false;
 afterAll(async () => {
@@ -76,7 +81,10 @@ describe('docs/agents.md, run as written', () => {
     for (const name of ['ACTOR_ID', 'ROLE_ID', 'AGENT_ID', 'KEY_ID', 'TENSION_ID']) expect(vars[name], name).toMatch(/^[0-9a-f-]{36}$/);
     expect(vars.RUN).toMatch(/^\d{14}-\d+$/);
     // every curl shows the problem document of a refusal; the stdio settings come with their warning
-    const curls = blocksOf(markdown, 'sh').join('\n').match(/curl [^\n]*/g) ?? [];
+    const curls =
+      blocksOf(markdown, 'sh')
+        .join('\n')
+        .match(/curl [^\n]*/g) ?? [];
     expect(curls.length).toBeGreaterThan(3);
     for (const c of curls) if (!c.includes('-o /dev/null')) expect(c).toContain('--fail-with-body');
     expect(markdown).toMatch(/Warning: the stdio settings hand the AI host your database credentials/);
@@ -88,11 +96,18 @@ describe('docs/agents.md, run as written', () => {
   it('made a scoped agent: its key authenticates as the agent with exactly the role permissions', async () => {
     const me = JSON.parse(outputOf('"authenticatedBy"').trim());
     expect({ ...me, permissions: [...me.permissions].sort() }).toEqual({
-      user: 'Tension bot', type: 'agent', authenticatedBy: 'api_key', permissions: ['actors:read', 'tensions:read', 'tensions:write'],
+      user: 'Tension bot',
+      type: 'agent',
+      authenticatedBy: 'api_key',
+      permissions: ['actors:read', 'tensions:read', 'tensions:write'],
     });
     const admin = client(app, (await seedUserWithKey(app, { type: 'agent', grants: ['*'] })).key);
     const agent = await admin.get(`/users/${vars.AGENT_ID}`);
-    expect(agent.body).toMatchObject({ type: 'agent', email: `tension-bot-${vars.RUN}@example.com`, roles: [{ id: vars.ROLE_ID, code: `tension-agent-${vars.RUN}` }] });
+    expect(agent.body).toMatchObject({
+      type: 'agent',
+      email: `tension-bot-${vars.RUN}@example.com`,
+      roles: [{ id: vars.ROLE_ID, code: `tension-agent-${vars.RUN}` }],
+    });
   });
 
   it('sensed, rescored and resolved the tension through REST, and printed its history', async () => {
@@ -135,10 +150,14 @@ describe('the MCP client snippets', () => {
   const snippets = () => blocksOf(markdown, 'json').map((j) => JSON.parse(j) as { mcpServers: Record<string, Record<string, any>> });
 
   it('the Streamable HTTP settings connect with the agent key and show its tools and the tension history', async () => {
-    const http = snippets().map((s) => s.mcpServers.market).find((s) => s.type === 'http')!;
+    const http = snippets()
+      .map((s) => s.mcpServers.market)
+      .find((s) => s.type === 'http')!;
     expect(http.url).toBe('http://127.0.0.1:3000/mcp');
     const url = new URL(http.url.replace('http://127.0.0.1:3000', app.url));
-    const headers = Object.fromEntries(Object.entries(http.headers as Record<string, string>).map(([k, v]) => [k, v.replace('${MARKET_API_KEY}', vars.NEW_KEY)]));
+    const headers = Object.fromEntries(
+      Object.entries(http.headers as Record<string, string>).map(([k, v]) => [k, v.replace('${MARKET_API_KEY}', vars.NEW_KEY)]),
+    );
     const mcp = new Client({ name: 'agents-doc', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
     try {
@@ -153,7 +172,9 @@ describe('the MCP client snippets', () => {
   });
 
   it('the stdio settings start `market-service mcp` with the key in MARKET_API_KEY', async () => {
-    const stdio = snippets().map((s) => s.mcpServers.market).find((s) => s.command)!;
+    const stdio = snippets()
+      .map((s) => s.mcpServers.market)
+      .find((s) => s.command)!;
     expect(stdio.command).toBe('node');
     expect(stdio.args).toEqual(['/path/to/market-service/bin/market-service.js', 'mcp']);
     expect(Object.keys(stdio.env).sort()).toEqual(['DATABASE_URL', 'MARKET_API_KEY']);

@@ -17,7 +17,10 @@ const blocksOf = (markdown: string, lang: string) => [...markdown.matchAll(new R
 
 const nats = await natsOrNull();
 const runRelayBlocks = onPostgres && 'nc' in nats;
-if (!runRelayBlocks) console.warn(`docs/events.md: relay blocks not run (${onPostgres ? ('reason' in nats ? nats.reason : '') : 'the relay runs as its own process, which needs PostgreSQL'})`);
+if (!runRelayBlocks)
+  console.warn(
+    `docs/events.md: relay blocks not run (${onPostgres ? ('reason' in nats ? nats.reason : '') : 'the relay runs as its own process, which needs PostgreSQL'})`,
+  );
 
 let app: TestApp;
 let shim: string;
@@ -36,7 +39,11 @@ beforeAll(async () => {
   const script = blocks.map((b, i) => `echo '@@block ${i}@@'\n${b}`).join('\n');
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
     env: {
-      PATH: `${shim}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/tmp', MARKET_URL: app.url, MARKET_API_KEY: key, LOG_LEVEL: 'warn',
+      PATH: `${shim}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? '/tmp',
+      MARKET_URL: app.url,
+      MARKET_API_KEY: key,
+      LOG_LEVEL: 'warn',
       ...(runRelayBlocks ? { DATABASE_URL: app.db.url!, NATS_URL, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix } : {}),
     },
     timeout: 90_000,

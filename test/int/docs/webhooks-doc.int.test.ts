@@ -48,10 +48,19 @@ describe('docs/webhooks.md, run as written', () => {
     expect(endpoint).toMatchObject({ url: receiverUrl, types: ['TensionSensed', 'TensionResolved'], enabled: true });
 
     await writeFile(join(dir, 'receiver.mjs'), receiverJs);
-    receiver = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: endpoint.secret, PORT: String(port) } });
+    receiver = spawn(process.execPath, [join(dir, 'receiver.mjs')], {
+      env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+    });
     receiver.stdout!.on('data', (d) => (output += d));
     receiver.stderr!.on('data', (d) => (output += d));
-    await until(async () => fetch(receiverUrl, { method: 'POST', body: '{}' }).then((r) => r.status === 400, () => false), 'the receiver listening');
+    await until(
+      async () =>
+        fetch(receiverUrl, { method: 'POST', body: '{}' }).then(
+          (r) => r.status === 400,
+          () => false,
+        ),
+      'the receiver listening',
+    );
 
     const time = testClock();
     run = dispatcher(app.db.orm, { clock: time.clock });
@@ -70,7 +79,11 @@ describe('docs/webhooks.md, run as written', () => {
     // a forged message: signed with another secret
     const forged = await fetch(receiverUrl, {
       method: 'POST',
-      headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      headers: {
+        'webhook-id': 'msg_forged',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      },
       body: '{"type":"webhook.test"}',
     });
     expect(forged.status).toBe(400);

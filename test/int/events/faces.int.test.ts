@@ -31,10 +31,16 @@ const SUBSCRIPTION = `subscription($after: String, $types: [TensionEventType!], 
 }`;
 
 const subscribe = (variables: Record<string, unknown>, headers: Record<string, string>) =>
-  openSse(`${app.url}/graphql`, { 'content-type': 'application/json', ...headers }, { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION, variables }) });
+  openSse(
+    `${app.url}/graphql`,
+    { 'content-type': 'application/json', ...headers },
+    { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION, variables }) },
+  );
 
 const nextPayloads = (messages: SseMessage[]) =>
-  messages.filter((m) => m.event === 'next' && m.data).map((m) => JSON.parse(m.data!) as { data?: { tensionEvents: { cursor: string; event: FeedEventJson } }; errors?: { extensions: { code: string } }[] });
+  messages
+    .filter((m) => m.event === 'next' && m.data)
+    .map((m) => JSON.parse(m.data!) as { data?: { tensionEvents: { cursor: string; event: FeedEventJson } }; errors?: { extensions: { code: string } }[] });
 
 describe('GraphQL', () => {
   it('events pages the feed like REST (same cursors), refuses bad input as VALIDATION_FAILED and callers without events:read as FORBIDDEN', async () => {
@@ -67,7 +73,8 @@ describe('GraphQL', () => {
     expect(first.status).toBe(200);
     const writers = Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
-        for (let n = 0; n < 8; n++) expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
+        for (let n = 0; n < 8; n++)
+          expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
       }),
     );
     await first.until((m) => nextPayloads(m).length >= 15, '15 events');
@@ -90,7 +97,9 @@ describe('GraphQL', () => {
     const anon = await subscribe({ after: 'now' }, {});
     const anonText = anon.status === 200 ? JSON.stringify(anon.messages) : String(anon.status);
     if (anon.status === 200) await anon.until((m) => m.some((x) => x.event === 'next' || x.event === 'complete'), 'an answer');
-    expect(anon.status === 401 || /UNAUTHENTICATED/.test(JSON.stringify(anon.messages)), `${anonText} ${anon.status} ${JSON.stringify(anon.messages)}`).toBe(true);
+    expect(anon.status === 401 || /UNAUTHENTICATED/.test(JSON.stringify(anon.messages)), `${anonText} ${anon.status} ${JSON.stringify(anon.messages)}`).toBe(
+      true,
+    );
     anon.close();
 
     const noRead = await seedUserWithKey(app, { grants: ['tensions:read'] });

@@ -82,9 +82,11 @@ interface Ref {
 
 /** Every event below the horizon, ordered in JavaScript: transaction id as a BigInt, then position. */
 async function referenceOrder(): Promise<Ref[]> {
-  const rows = await app.em().execute<{ id: string; tid: string; position: string }[]>(
-    `select id, transaction_id::text as tid, position::text from domain_events where transaction_id < market_feed_horizon()`,
-  );
+  const rows = await app
+    .em()
+    .execute<{ id: string; tid: string; position: string }[]>(
+      `select id, transaction_id::text as tid, position::text from domain_events where transaction_id < market_feed_horizon()`,
+    );
   return rows
     .map((r) => ({ id: r.id, tid: BigInt(r.tid), position: Number(r.position) }))
     .sort((a, b) => (a.tid !== b.tid ? (a.tid < b.tid ? -1 : 1) : a.position - b.position));
@@ -93,8 +95,14 @@ async function referenceOrder(): Promise<Ref[]> {
 describe.skipIf(!db)('the feed across a transaction id that gains a digit', () => {
   it('the commands really straddle the power of ten (the precondition of every test here)', async () => {
     const tids = (await referenceOrder()).map((e) => e.tid);
-    expect(tids.some((t) => t < boundary), `an id below ${boundary}`).toBe(true);
-    expect(tids.some((t) => t >= boundary), `an id at or above ${boundary}`).toBe(true);
+    expect(
+      tids.some((t) => t < boundary),
+      `an id below ${boundary}`,
+    ).toBe(true);
+    expect(
+      tids.some((t) => t >= boundary),
+      `an id at or above ${boundary}`,
+    ).toBe(true);
   });
 
   it('REST: following nextCursor with pages of 4 from the start returns every event once, in numeric order', async () => {
@@ -152,7 +160,15 @@ describe.skipIf(!db)('the feed across a transaction id that gains a digit', () =
     if ('reason' in nats) return ctx.skip();
     const { stream, prefix } = testStream();
     const expected = (await referenceOrder()).map((e) => e.id);
-    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4 });
+    const relay = await startNatsRelay({
+      orm: app.db.orm,
+      logger: app.deps.logger,
+      natsUrl: NATS_URL,
+      subjectPrefix: prefix,
+      stream,
+      leaseMs: 5_000,
+      batch: 4,
+    });
     try {
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
         const [cp] = await app.em().execute<{ position: string }[]>('select position::text from feed_relays where name = ?', [relayName(stream)]);
@@ -168,7 +184,7 @@ describe.skipIf(!db)('the feed across a transaction id that gains a digit', () =
     }
   });
 
-  it('property: from any cursor, any page size answers the reference order\'s next events, and following pages covers it exactly', async () => {
+  it("property: from any cursor, any page size answers the reference order's next events, and following pages covers it exactly", async () => {
     // More ids that differ in their number of digits, below the horizon: single events, straight into the store.
     const low = [1n, 9n, 10n, 99n, 100n, 999n, 1_000n, 9_999n, 10_000n, 99_999n, 100_000n, 999_999n, 1_000_000n].filter((t) => t < boundary - 100n);
     for (const tid of low) {
@@ -180,7 +196,8 @@ describe.skipIf(!db)('the feed across a transaction id that gains a digit', () =
     }
     const ref = await referenceOrder();
     const tids = [...new Set(ref.map((e) => e.tid))];
-    const after = (cur: FeedCursor) => ref.filter((e) => e.tid > BigInt(cur.transactionId) || (e.tid === BigInt(cur.transactionId) && e.position > cur.position));
+    const after = (cur: FeedCursor) =>
+      ref.filter((e) => e.tid > BigInt(cur.transactionId) || (e.tid === BigInt(cur.transactionId) && e.position > cur.position));
     const cursorArb = fc.oneof(
       fc.constant(FEED_START),
       fc.constantFrom(...ref).map((e) => ({ transactionId: String(e.tid), position: e.position })),
@@ -192,7 +209,11 @@ describe.skipIf(!db)('the feed across a transaction id that gains a digit', () =
     await fc.assert(
       fc.asyncProperty(cursorArb, fc.integer({ min: 1, max: 7 }), async (cursor, limit) => {
         const page = await readFeed(app.em(), cursor, limit);
-        expect(page.events.map((e) => e.id)).toEqual(after(cursor).slice(0, limit).map((e) => e.id));
+        expect(page.events.map((e) => e.id)).toEqual(
+          after(cursor)
+            .slice(0, limit)
+            .map((e) => e.id),
+        );
       }),
       { numRuns: 150 },
     );

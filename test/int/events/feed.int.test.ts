@@ -58,7 +58,10 @@ describe('GET /events', () => {
     expect((await c.post(`/tensions/${t.id}/rescore`, { score: 4 })).status).toBe(200);
     const { seen, cursor } = await drainUntil(undefined, {}, (events) => events.filter((e) => e.streamId === t.id).length >= 2);
     const mine = seen.filter((e) => e.streamId === t.id);
-    expect(mine.map((e) => [e.type, e.version])).toEqual([['TensionSensed', 1], ['TensionRescored', 2]]);
+    expect(mine.map((e) => [e.type, e.version])).toEqual([
+      ['TensionSensed', 1],
+      ['TensionRescored', 2],
+    ]);
     const e = mine[1];
     expect(Object.keys(e).sort()).toEqual(['data', 'id', 'metadata', 'occurredAt', 'position', 'schemaVersion', 'streamId', 'streamType', 'type', 'version']);
     expect(e).toMatchObject({ streamType: 'tension', schemaVersion: 1, data: { score: 4, previousScore: 3 } });
@@ -80,7 +83,10 @@ describe('GET /events', () => {
     // become visible after it.
     const ours = (events: FeedEventJson[]) => events.filter((e) => e.streamId === a.id || e.streamId === b.id);
     expect(ours((await drainUntil(now, {}, (events) => ours(events).length >= 4)).seen).map((e) => `${e.streamId === a.id ? 'a' : 'b'}:${e.type}`)).toEqual([
-      'a:TensionSensed', 'b:TensionSensed', 'a:TensionRenamed', 'b:TensionResolved',
+      'a:TensionSensed',
+      'b:TensionSensed',
+      'a:TensionRenamed',
+      'b:TensionResolved',
     ]);
     expect(ours((await drain(now, { types: 'TensionRenamed,TensionResolved' })).seen).map((e) => e.type)).toEqual(['TensionRenamed', 'TensionResolved']);
     expect((await drain(now, { streamId: b.id })).seen.map((e) => e.type)).toEqual(['TensionSensed', 'TensionResolved']);
@@ -116,7 +122,10 @@ describe('GET /events', () => {
       const res = await fetch(`${app.url}/api/v1/events?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${reader.key}` } });
       const body = await res.json();
       expect([res.status, body.code], JSON.stringify(query)).toEqual([400, 'validation_failed']);
-      expect(body.errors.map((e: { path: string }) => e.path), JSON.stringify(query)).toContain(path);
+      expect(
+        body.errors.map((e: { path: string }) => e.path),
+        JSON.stringify(query),
+      ).toContain(path);
       expect(JSON.stringify(body)).not.toMatch(/select|xid8|postgres|syntax/i);
     }
     // a genuine cursor and the limits' edges are fine
@@ -164,7 +173,7 @@ describe('GET /events', () => {
     const seen: FeedEventJson[] = [];
     const follower = (async () => {
       let cursor = start;
-      for (let idle = 0; idle < 2; ) {
+      for (let idle = 0; idle < 2;) {
         const page = await feedPage(app, reader.key, { after: cursor, limit: 37, wait: writing ? 1 : 0 });
         seen.push(...page.data);
         cursor = page.nextCursor;
@@ -229,13 +238,13 @@ describe('GET /events', () => {
   });
 });
 
-describe('the horizon is this database\'s own (SPEC §10)', () => {
+describe("the horizon is this database's own (SPEC §10)", () => {
   const horizonOf = async (x0: string, held: string[]) => {
     const [row] = await app.em().execute<{ h: string }[]>(`select market_feed_horizon_of(?::bigint, ?::bigint[])::text as h`, [x0, `{${held.join(',')}}`]);
     return row.h;
   };
 
-  it('widens each holder\'s 32-bit id exactly, across an epoch, and ignores holders given an id after the reader\'s snapshot', async () => {
+  it("widens each holder's 32-bit id exactly, across an epoch, and ignores holders given an id after the reader's snapshot", async () => {
     expect(await horizonOf('100', [])).toBe('100');
     expect(await horizonOf('100', ['90', '99'])).toBe('90');
     expect(await horizonOf('100', ['100'])).toBe('100');
@@ -250,7 +259,7 @@ describe('the horizon is this database\'s own (SPEC §10)', () => {
     expect(await horizonOf('4294967301', ['2147483654'])).toBe('2147483654');
   });
 
-  it.skipIf(!onPostgres)('a writer given its id after the reader\'s snapshot does not lift the horizon above the ids in flight', async () => {
+  it.skipIf(!onPostgres)("a writer given its id after the reader's snapshot does not lift the horizon above the ids in flight", async () => {
     // The reader's snapshot is fixed first (repeatable read: every statement of the function uses it), then a
     // writer takes the feed lock and an id: exactly the interleaving a busy server produces between the
     // function's snapshot and its read of pg_locks.
@@ -259,13 +268,19 @@ describe('the horizon is this database\'s own (SPEC §10)', () => {
     await Promise.all([reader_.connect(), writer_.connect()]);
     try {
       await reader_.query('begin isolation level repeatable read');
-      const { rows: [{ x0 }] } = await reader_.query<{ x0: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as x0');
+      const {
+        rows: [{ x0 }],
+      } = await reader_.query<{ x0: string }>('select pg_snapshot_xmax(pg_current_snapshot())::text as x0');
       await writer_.query('select pg_current_xact_id()'); // another transaction is given the id x0 meanwhile
       await writer_.query('begin');
       await writer_.query('select market_feed_lock()');
-      const { rows: [{ xid }] } = await writer_.query<{ xid: string }>('select pg_current_xact_id()::text as xid');
+      const {
+        rows: [{ xid }],
+      } = await writer_.query<{ xid: string }>('select pg_current_xact_id()::text as xid');
       expect(BigInt(xid)).toBeGreaterThan(BigInt(x0));
-      const { rows: [{ h }] } = await reader_.query<{ h: string }>('select market_feed_horizon()::text as h');
+      const {
+        rows: [{ h }],
+      } = await reader_.query<{ h: string }>('select market_feed_horizon()::text as h');
       expect(h).toBe(x0);
     } finally {
       await writer_.query('rollback').catch(() => undefined);

@@ -79,10 +79,12 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 const allEvents = (): Promise<{ id: string }[]> => app.em().execute(`select id from domain_events order by transaction_id, position`);
 
 const caughtUp = async (name: string) => {
-  const [row] = await app.em().execute(
-    `select count(e.position)::int as behind from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position) where r.name = ? group by r.name`,
-    [name],
-  );
+  const [row] = await app
+    .em()
+    .execute(
+      `select count(e.position)::int as behind from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position) where r.name = ? group by r.name`,
+      [name],
+    );
   return row && row.behind === 0;
 };
 
@@ -251,7 +253,11 @@ describe.skipIf(skip)('relay to NATS JetStream under faults', () => {
       expect(login.status).toBe(200);
       const cookie = login.headers.get('set-cookie')!.split(';')[0];
       const post = (path: string, body: unknown) =>
-        fetch(`${service.url}/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-protection': '1' }, body: JSON.stringify(body) });
+        fetch(`${service.url}/api/v1${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie, 'x-csrf-protection': '1' },
+          body: JSON.stringify(body),
+        });
       const actor = await post('/actors', { name: 'Org', type: 'organization' });
       expect(actor.status).toBe(201);
       const sensed = await post('/tensions', { name: 'Written while NATS is down', actorId: (await actor.json()).id });

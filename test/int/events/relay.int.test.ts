@@ -68,10 +68,12 @@ const publishFailures = async (name: string) => {
 };
 
 const checkpointCaughtUp = async (name: string) => {
-  const [row] = await app.em().execute(
-    `select count(e.position)::int as behind from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position) where r.name = ? group by r.name`,
-    [name],
-  );
+  const [row] = await app
+    .em()
+    .execute(
+      `select count(e.position)::int as behind from feed_relays r left join domain_events e on (e.transaction_id, e.position) > (r.transaction_id, r.position) where r.name = ? group by r.name`,
+      [name],
+    );
   return row && row.behind === 0;
 };
 
@@ -83,7 +85,15 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
       const t = await newTension(c, { name: `Relayed ${i}`, actorId });
       await c.post(`/tensions/${t.id}/rescore`, { score: 2 + i });
     }
-    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4 });
+    const relay = await startNatsRelay({
+      orm: app.db.orm,
+      logger: app.deps.logger,
+      natsUrl: NATS_URL,
+      subjectPrefix: prefix,
+      stream,
+      leaseMs: 5_000,
+      batch: 4,
+    });
     try {
       await waitFor('the relay active', async () => relay.active());
       const more = await newTension(c, { name: 'After start', actorId });
@@ -106,23 +116,38 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
     // A stream made by the operator beforehand, full after `limit` messages: JetStream refuses the rest (no ack).
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream, subjects: [`${prefix}.>`], max_msgs: limit, discard: DiscardPolicy.New });
-    const relay = await startNatsRelay({ orm: app.db.orm, logger: app.deps.logger, natsUrl: NATS_URL, subjectPrefix: prefix, stream, leaseMs: 5_000, batch: 4, metrics: app.deps.metrics });
+    const relay = await startNatsRelay({
+      orm: app.db.orm,
+      logger: app.deps.logger,
+      natsUrl: NATS_URL,
+      subjectPrefix: prefix,
+      stream,
+      leaseMs: 5_000,
+      batch: 4,
+      metrics: app.deps.metrics,
+    });
     try {
       await waitFor('the stream full', async () => (await streamMessages(nc, stream)).length === limit);
       // a few refused rounds: the relay came back after the first refusal and was refused again
       await waitFor('a second refused round', async () => (await publishFailures(relayName(stream))) >= 2);
       const stored = new Set((await streamMessages(nc, stream)).map((m) => m.body.id));
-      const [cp] = await app.em().execute<{ transaction_id: string; position: string }[]>(
-        'select transaction_id::text, position::text from feed_relays where name = ?',
-        [relayName(stream)],
-      );
-      const covered = await app.em().execute<{ id: string }[]>(
-        'select id from domain_events where (transaction_id, position) <= (?::xid8, ?::bigint) order by transaction_id, position',
-        [cp.transaction_id, cp.position],
-      );
+      const [cp] = await app
+        .em()
+        .execute<{ transaction_id: string; position: string }[]>('select transaction_id::text, position::text from feed_relays where name = ?', [
+          relayName(stream),
+        ]);
+      const covered = await app
+        .em()
+        .execute<{ id: string }[]>('select id from domain_events where (transaction_id, position) <= (?::xid8, ?::bigint) order by transaction_id, position', [
+          cp.transaction_id,
+          cp.position,
+        ]);
       expect(covered.length, 'the checkpoint stopped short of the head').toBeLessThan(events.length);
       expect(covered.length, 'it advanced as far as acknowledged batches reach').toBeGreaterThan(0);
-      expect(covered.filter((e) => !stored.has(e.id)), 'every event at or before the checkpoint is in JetStream').toEqual([]);
+      expect(
+        covered.filter((e) => !stored.has(e.id)),
+        'every event at or before the checkpoint is in JetStream',
+      ).toEqual([]);
 
       await jsm.streams.update(stream, { max_msgs: -1 });
       await waitFor('the checkpoint at the head', () => checkpointCaughtUp(relayName(stream)));
@@ -132,68 +157,81 @@ describe.skipIf(!nc)('relay to NATS JetStream', () => {
     }
   });
 
-  it.skipIf(!onPostgres)('SIGKILL under load, then a restart: the stream holds every event exactly once, in feed order per tension', async () => {
-    // PostgreSQL only: the relay runs as its own process, and the embedded database belongs to one process.
-    const { stream, prefix } = testStream();
-    streams.push(stream);
-    const env = { DATABASE_URL: app.db.url!, NATS_URL, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, RELAY_LEASE_MS: '2000' };
-    const ids: string[] = [];
-    for (let i = 0; i < 10; i++) ids.push((await newTension(c, { name: `Kill ${i}`, actorId })).id);
-    let writing = true;
-    const writers = Promise.all(
-      Array.from({ length: 4 }, async (_, w) => {
-        for (let n = 0; writing || n < 10; n++) await c.post(`/tensions/${ids[(w + n) % ids.length]}/rescore`, { score: 1 + (n % 10) });
-      }),
-    );
-    const first = spawnCli(['relay', 'nats'], env);
-    await waitFor('some events published', async () => {
-      const [row] = await app.em().execute(`select published from feed_relays where name = ?`, [relayName(stream)]);
-      return row && Number(row.published) > 20;
-    });
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    const second = spawnCli(['relay', 'nats'], env);
-    try {
-      writing = false;
-      await writers;
-      await waitFor('the restarted relay at the head', () => checkpointCaughtUp(relayName(stream)));
-      expectPublishedExactlyOnce(await streamMessages(nc, stream), await allEvents(), prefix);
-    } finally {
-      second.kill('SIGTERM');
-      await new Promise((r) => second.once('exit', r));
-    }
-  }, 180_000);
-
-  it.skipIf(!onPostgres)('two relays on one database: one publishes, the other takes over after the first is killed', async () => {
-    const { stream, prefix } = testStream();
-    streams.push(stream);
-    const env = { DATABASE_URL: app.db.url!, NATS_URL, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, RELAY_LEASE_MS: '2000' };
-    const relays: ChildProcess[] = [spawnCli(['relay', 'nats'], env), spawnCli(['relay', 'nats'], env)];
-    const holder = async () => (await app.em().execute(`select holder from feed_relays where name = ? and lease_until > clock_timestamp()`, [relayName(stream)]))[0]?.holder as string | undefined;
-    try {
-      const firstHolder = await waitFor('a lease holder', holder);
-      await waitFor('caught up', () => checkpointCaughtUp(relayName(stream)));
-      // only one holds it, and it keeps it while alive: past the end of the lease it held when first seen, still the holder
-      const [{ until }] = await app.em().execute(`select lease_until::text as until from feed_relays where name = ?`, [relayName(stream)]);
-      await waitFor('past the first lease', async () => (await app.em().execute(`select clock_timestamp() > ?::timestamptz as past`, [until]))[0].past as boolean);
-      expect(await holder()).toBe(firstHolder);
-      const pid = Number(firstHolder.split(':')[1]);
-      const active = relays.find((p) => p.pid === pid)!;
-      expect(active, 'the holder is one of the two relays').toBeDefined();
-      active.kill('SIGKILL');
-      await new Promise((r) => active.once('exit', r));
-      const secondHolder = await waitFor('a new holder', async () => {
-        const h = await holder();
-        return h && h !== firstHolder ? h : undefined;
+  it.skipIf(!onPostgres)(
+    'SIGKILL under load, then a restart: the stream holds every event exactly once, in feed order per tension',
+    async () => {
+      // PostgreSQL only: the relay runs as its own process, and the embedded database belongs to one process.
+      const { stream, prefix } = testStream();
+      streams.push(stream);
+      const env = { DATABASE_URL: app.db.url!, NATS_URL, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, RELAY_LEASE_MS: '2000' };
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push((await newTension(c, { name: `Kill ${i}`, actorId })).id);
+      let writing = true;
+      const writers = Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (let n = 0; writing || n < 10; n++) await c.post(`/tensions/${ids[(w + n) % ids.length]}/rescore`, { score: 1 + (n % 10) });
+        }),
+      );
+      const first = spawnCli(['relay', 'nats'], env);
+      await waitFor('some events published', async () => {
+        const [row] = await app.em().execute(`select published from feed_relays where name = ?`, [relayName(stream)]);
+        return row && Number(row.published) > 20;
       });
-      expect(Number(secondHolder.split(':')[1])).toBe(relays.find((p) => p !== active)!.pid);
-      const t = await newTension(c, { name: 'After the takeover', actorId });
-      await waitFor('published by the standby', () => checkpointCaughtUp(relayName(stream)));
-      const messages = await streamMessages(nc, stream);
-      expect(messages.some((m) => m.body.streamId === t.id)).toBe(true);
-      expectPublishedExactlyOnce(messages, await allEvents(), prefix);
-    } finally {
-      for (const p of relays) if (p.exitCode === null) p.kill('SIGKILL');
-    }
-  }, 120_000);
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      const second = spawnCli(['relay', 'nats'], env);
+      try {
+        writing = false;
+        await writers;
+        await waitFor('the restarted relay at the head', () => checkpointCaughtUp(relayName(stream)));
+        expectPublishedExactlyOnce(await streamMessages(nc, stream), await allEvents(), prefix);
+      } finally {
+        second.kill('SIGTERM');
+        await new Promise((r) => second.once('exit', r));
+      }
+    },
+    180_000,
+  );
+
+  it.skipIf(!onPostgres)(
+    'two relays on one database: one publishes, the other takes over after the first is killed',
+    async () => {
+      const { stream, prefix } = testStream();
+      streams.push(stream);
+      const env = { DATABASE_URL: app.db.url!, NATS_URL, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, RELAY_LEASE_MS: '2000' };
+      const relays: ChildProcess[] = [spawnCli(['relay', 'nats'], env), spawnCli(['relay', 'nats'], env)];
+      const holder = async () =>
+        (await app.em().execute(`select holder from feed_relays where name = ? and lease_until > clock_timestamp()`, [relayName(stream)]))[0]?.holder as
+          string | undefined;
+      try {
+        const firstHolder = await waitFor('a lease holder', holder);
+        await waitFor('caught up', () => checkpointCaughtUp(relayName(stream)));
+        // only one holds it, and it keeps it while alive: past the end of the lease it held when first seen, still the holder
+        const [{ until }] = await app.em().execute(`select lease_until::text as until from feed_relays where name = ?`, [relayName(stream)]);
+        await waitFor(
+          'past the first lease',
+          async () => (await app.em().execute(`select clock_timestamp() > ?::timestamptz as past`, [until]))[0].past as boolean,
+        );
+        expect(await holder()).toBe(firstHolder);
+        const pid = Number(firstHolder.split(':')[1]);
+        const active = relays.find((p) => p.pid === pid)!;
+        expect(active, 'the holder is one of the two relays').toBeDefined();
+        active.kill('SIGKILL');
+        await new Promise((r) => active.once('exit', r));
+        const secondHolder = await waitFor('a new holder', async () => {
+          const h = await holder();
+          return h && h !== firstHolder ? h : undefined;
+        });
+        expect(Number(secondHolder.split(':')[1])).toBe(relays.find((p) => p !== active)!.pid);
+        const t = await newTension(c, { name: 'After the takeover', actorId });
+        await waitFor('published by the standby', () => checkpointCaughtUp(relayName(stream)));
+        const messages = await streamMessages(nc, stream);
+        expect(messages.some((m) => m.body.streamId === t.id)).toBe(true);
+        expectPublishedExactlyOnce(messages, await allEvents(), prefix);
+      } finally {
+        for (const p of relays) if (p.exitCode === null) p.kill('SIGKILL');
+      }
+    },
+    120_000,
+  );
 });

@@ -30,16 +30,22 @@ const SUBSCRIPTION = `subscription { tensionEvents(after: "now") { cursor } }`;
 
 const sse = (key: string) => openSse(`${app.url}/api/v1/events/stream?after=now`, { authorization: `Bearer ${key}` });
 const subscription = (key: string) =>
-  openSse(`${app.url}/graphql`, { 'content-type': 'application/json', authorization: `Bearer ${key}` }, { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION }) });
+  openSse(
+    `${app.url}/graphql`,
+    { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION }) },
+  );
 
 /** A long poll of up to 30 s; `answer` settles when it answers (or is aborted). */
 function longPoll(key: string, types = 'TensionDiscarded') {
   const abort = new AbortController();
-  const answer = fetch(`${app.url}/api/v1/events?after=now&wait=30&types=${types}`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal }).then(async (res) => ({
-    status: res.status,
-    headers: res.headers,
-    body: await res.json(),
-  }));
+  const answer = fetch(`${app.url}/api/v1/events?after=now&wait=30&types=${types}`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal }).then(
+    async (res) => ({
+      status: res.status,
+      headers: res.headers,
+      body: await res.json(),
+    }),
+  );
   answer.catch(() => undefined);
   return { answer, close: () => abort.abort() };
 }
@@ -53,7 +59,7 @@ async function until(done: () => boolean | Promise<boolean>, what: string, timeo
 }
 
 describe('at most 20 open streams and long polls per user (SPEC §7)', () => {
-  it('the 21st — SSE, subscription or long poll, with any of the user\'s keys — is 429 rate_limited with Retry-After; closing one frees a slot; others are not affected', async () => {
+  it("the 21st — SSE, subscription or long poll, with any of the user's keys — is 429 rate_limited with Retry-After; closing one frees a slot; others are not affected", async () => {
     const u = await seedUserWithKey(app, { grants: GRANTS });
     const secondKey = unwrap(await provisionApiKey(app.deps, systemCtx(), u.userId, { name: 'second' }), 'second key').key;
     const sses: SseConnection[] = [];
@@ -83,7 +89,10 @@ describe('at most 20 open streams and long polls per user (SPEC §7)', () => {
 
       const sub = await subscription(u.key);
       await sub.until((m) => m.some((x) => x.event === 'next'), 'a refusal');
-      expect(JSON.parse(sub.messages.find((x) => x.event === 'next')!.data!).errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+      expect(JSON.parse(sub.messages.find((x) => x.event === 'next')!.data!).errors[0].extensions).toMatchObject({
+        code: 'RATE_LIMITED',
+        retryAfterSeconds: expect.any(Number),
+      });
       expect(Number(sub.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       sub.close();
 
@@ -114,7 +123,7 @@ describe('at most 20 open streams and long polls per user (SPEC §7)', () => {
         afterPoll?.close();
         afterPoll = await sse(u.key);
         return afterPoll.status === 200;
-      }, 'the answered poll\'s slot');
+      }, "the answered poll's slot");
       sses.push(afterPoll!);
       expect((await sse(u.key)).status).toBe(429);
     } finally {
@@ -130,12 +139,16 @@ describe('at most 20 open streams and long polls per user (SPEC §7)', () => {
     for (const s of first) s.close();
     const second: SseConnection[] = [];
     try {
-      await until(async () => {
-        const s = await sse(u.key);
-        if (s.status === 200) second.push(s);
-        else s.close();
-        return second.length === MAX_STREAMS_PER_USER;
-      }, '20 streams again', 10_000);
+      await until(
+        async () => {
+          const s = await sse(u.key);
+          if (s.status === 200) second.push(s);
+          else s.close();
+          return second.length === MAX_STREAMS_PER_USER;
+        },
+        '20 streams again',
+        10_000,
+      );
       expect((await sse(u.key)).status).toBe(429);
     } finally {
       for (const s of second) s.close();
@@ -152,7 +165,9 @@ describe('a client that stops reading (SPEC §7)', () => {
     app.server.on('connection', onConnection);
     const slow = connect(Number(url.port), url.hostname);
     await new Promise((r) => slow.once('connect', r));
-    slow.write(`GET /api/v1/events/stream?after=now&types=TensionSensed HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${u.key}\r\nAccept: text/event-stream\r\n\r\n`);
+    slow.write(
+      `GET /api/v1/events/stream?after=now&types=TensionSensed HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${u.key}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     const head = await new Promise<string>((r) => slow.once('data', (d: Buffer) => r(d.toString())));
     // never read again: the kernel's buffers fill, then the server's
     slow.pause();
@@ -172,7 +187,7 @@ describe('a client that stops reading (SPEC §7)', () => {
         written += 4 * 20_000;
       }
       console.log(`slow reader: ~${(written / 1e6).toFixed(1)} MB of events written; its socket ${serverSide.destroyed ? 'dropped' : 'still open'}`);
-      expect(serverSide.destroyed, 'the slow reader\'s socket destroyed').toBe(true);
+      expect(serverSide.destroyed, "the slow reader's socket destroyed").toBe(true);
       expect(serverSide.writableLength).toBe(0);
       // (at most: streams of the test before may still be closing)
       expect(feedHub(app.deps).size).toBeLessThanOrEqual(followersBefore - 1);

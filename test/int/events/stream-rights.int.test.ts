@@ -108,7 +108,11 @@ async function open(face: Face, h: Holder, streamId: string, after: string): Pro
     };
   }
   if (face === 'subscription') {
-    const s = await openSse(`${app.url}/graphql`, { 'content-type': 'application/json', ...authHeaders(h) }, { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION, variables: { after, streamId } }) });
+    const s = await openSse(
+      `${app.url}/graphql`,
+      { 'content-type': 'application/json', ...authHeaders(h) },
+      { method: 'POST', body: JSON.stringify({ query: SUBSCRIPTION, variables: { after, streamId } }) },
+    );
     expect(s.status).toBe(200);
     return {
       seen: sseSeen(s, face),
@@ -125,7 +129,10 @@ async function open(face: Face, h: Holder, streamId: string, after: string): Pro
   // long poll: one request that waits up to 30 s; it "ends" when it answers
   const abort = new AbortController();
   let body: { data?: FeedEventJson[]; code?: string } | undefined;
-  const ended = fetch(`${app.url}/api/v1/events?${new URLSearchParams({ after, streamId, wait: '30' })}`, { headers: authHeaders(h), signal: abort.signal }).then(async (res) => {
+  const ended = fetch(`${app.url}/api/v1/events?${new URLSearchParams({ after, streamId, wait: '30' })}`, {
+    headers: authHeaders(h),
+    signal: abort.signal,
+  }).then(async (res) => {
     body = await res.json();
     return res.status === 200 ? null : (body!.code ?? `status ${res.status}`);
   });
@@ -155,7 +162,7 @@ for (const face of ['SSE', 'subscription', 'long poll'] as Face[]) {
   for (const what of [...lost, 'user deactivated', 'session logged out'] as Cut[]) CASES.push([face, 'session', what]);
 }
 
-describe('open streams end with their caller\'s rights, and deliver nothing written after', () => {
+describe("open streams end with their caller's rights, and deliver nothing written after", () => {
   it.each(CASES)('%s opened with a %s: %s', async (face, by, what) => {
     const h = await holder(by);
     const t = await freshTension(`${face} ${by} ${what}`);
@@ -171,7 +178,12 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
     }
     const s = await open(face, h, t.id, after);
     try {
-      if (face !== 'long poll') await within(until(() => s.seen().some((e) => e.version === 2)), 10_000, 'the event before the cut');
+      if (face !== 'long poll')
+        await within(
+          until(() => s.seen().some((e) => e.version === 2)),
+          10_000,
+          'the event before the cut',
+        );
       await cut(h, what);
       // written at once after the cut: a batch read before any timer could notice the cut
       expect((await c().post(`/tensions/${t.id}/rescore`, { score: 3 })).status).toBe(200);
@@ -180,8 +192,14 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
       // and after the end, another
       expect((await c().post(`/tensions/${t.id}/rescore`, { score: 4 })).status).toBe(200);
       // (no pause needed: `ended` resolved once the stream's last byte was read, so what it delivered is final)
-      const versions = s.seen().filter((e) => e.streamId === t.id).map((e) => e.version);
-      expect(versions.filter((v) => v >= 3), `delivered after "${what}"`).toEqual([]);
+      const versions = s
+        .seen()
+        .filter((e) => e.streamId === t.id)
+        .map((e) => e.version);
+      expect(
+        versions.filter((v) => v >= 3),
+        `delivered after "${what}"`,
+      ).toEqual([]);
     } finally {
       s.close();
     }
@@ -199,24 +217,27 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
     }
   });
 
-  it.each(['SSE', 'subscription', 'long poll'] as Face[])('%s opened with a key that expires ends when it expires, and delivers nothing written after', async (face) => {
-    const agent = await seedUserWithKey(app, { grants: GRANTS });
-    const expiresAt = new Date(Date.now() + 2_000);
-    const key = unwrap(await provisionApiKey(app.deps, systemCtx(), agent.userId, { name: 'short-lived', expiresAt: expiresAt.toISOString() }), 'short key');
-    const h: Holder = { userId: agent.userId, roleId: agent.roleId, credential: { key: key.key, keyId: key.id } };
-    const t = await freshTension(`${face} expiring`);
-    const s = await open(face, h, t.id, t.after);
-    try {
-      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now())));
-      expect((await c().post(`/tensions/${t.id}/rescore`, { score: 3 })).status).toBe(200);
-      expect(await within(s.ended, END_BOUND_MS, `${face} ending at expiry`)).toBe('unauthenticated');
-      expect(s.seen().filter((e) => e.streamId === t.id)).toEqual([]);
-    } finally {
-      s.close();
-    }
-  });
+  it.each(['SSE', 'subscription', 'long poll'] as Face[])(
+    '%s opened with a key that expires ends when it expires, and delivers nothing written after',
+    async (face) => {
+      const agent = await seedUserWithKey(app, { grants: GRANTS });
+      const expiresAt = new Date(Date.now() + 2_000);
+      const key = unwrap(await provisionApiKey(app.deps, systemCtx(), agent.userId, { name: 'short-lived', expiresAt: expiresAt.toISOString() }), 'short key');
+      const h: Holder = { userId: agent.userId, roleId: agent.roleId, credential: { key: key.key, keyId: key.id } };
+      const t = await freshTension(`${face} expiring`);
+      const s = await open(face, h, t.id, t.after);
+      try {
+        await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now())));
+        expect((await c().post(`/tensions/${t.id}/rescore`, { score: 3 })).status).toBe(200);
+        expect(await within(s.ended, END_BOUND_MS, `${face} ending at expiry`)).toBe('unauthenticated');
+        expect(s.seen().filter((e) => e.streamId === t.id)).toEqual([]);
+      } finally {
+        s.close();
+      }
+    },
+  );
 
-  it('a stream whose rights hold keeps going through other users\' revocations (control)', async () => {
+  it("a stream whose rights hold keeps going through other users' revocations (control)", async () => {
     const kept = await holder('key');
     const other = await holder('key');
     const t = await freshTension('Control');
@@ -226,7 +247,11 @@ describe('open streams end with their caller\'s rights, and deliver nothing writ
       await cut(other, 'key revoked');
       expect(await within(o.ended, END_BOUND_MS, 'the revoked one')).toBe('unauthenticated');
       await c().post(`/tensions/${t.id}/rescore`, { score: 7 });
-      await within(until(() => s.seen().some((e) => e.streamId === t.id && e.version === 2)), 10_000, 'the kept stream still delivering');
+      await within(
+        until(() => s.seen().some((e) => e.streamId === t.id && e.version === 2)),
+        10_000,
+        'the kept stream still delivering',
+      );
     } finally {
       s.close();
       o.close();

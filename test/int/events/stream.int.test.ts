@@ -67,7 +67,12 @@ describe('GET /events/stream', () => {
     const onlyRead = await stream({ after: 'now' });
     expect(onlyRead.status).toBe(200);
     onlyRead.close();
-    for (const [query, headers] of [[{ after: 'nope' }, {}], [{ types: 'Nope' }, {}], [{ streamId: 'x' }, {}], [{}, { 'last-event-id': 'forged.cursor' }]] as const) {
+    for (const [query, headers] of [
+      [{ after: 'nope' }, {}],
+      [{ types: 'Nope' }, {}],
+      [{ streamId: 'x' }, {}],
+      [{}, { 'last-event-id': 'forged.cursor' }],
+    ] as const) {
       const bad = await stream(query, headers);
       expect(bad.status, JSON.stringify([query, headers])).toBe(400);
     }
@@ -86,8 +91,14 @@ describe('GET /events/stream', () => {
       await byType.until((m) => ours(m).length >= 2, 'two renames');
       await byStream.until((m) => ours(m).length >= 2, 'two events of t');
       expect(eventsOf(byType.messages).every((e) => e.type === 'TensionRenamed')).toBe(true);
-      expect(ours(byType.messages).map((e) => [e.type, e.streamId])).toEqual([['TensionRenamed', other.id], ['TensionRenamed', t.id]]);
-      expect(eventsOf(byStream.messages).map((e) => [e.type, e.streamId])).toEqual([['TensionSensed', t.id], ['TensionRenamed', t.id]]);
+      expect(ours(byType.messages).map((e) => [e.type, e.streamId])).toEqual([
+        ['TensionRenamed', other.id],
+        ['TensionRenamed', t.id],
+      ]);
+      expect(eventsOf(byStream.messages).map((e) => [e.type, e.streamId])).toEqual([
+        ['TensionSensed', t.id],
+        ['TensionRenamed', t.id],
+      ]);
     } finally {
       byType.close();
       byStream.close();
@@ -125,14 +136,17 @@ describe('GET /events/stream', () => {
         }
         if (!writing && received.length === before) {
           // done once every event of these tensions arrived (a busy cluster's horizon may hold some back a moment)
-          const [{ n: total }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+          const [{ n: total }] = await app
+            .em()
+            .execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
           if (received.filter((e) => ids.includes(e.streamId)).length >= total || connections > 200) return connections;
         }
       }
     })();
     await Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
-        for (let n = 0; n < 12; n++) expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w * 5 + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
+        for (let n = 0; n < 12; n++)
+          expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w * 5 + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
       }),
     );
     writing = false;

@@ -13,7 +13,11 @@ const dist = new URL('../../../admin-web/dist/', import.meta.url).pathname;
 let assets: string[];
 
 /** A raw request (fetch would decompress and hide what was sent). */
-function get(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const url = new URL(path, app.url);
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, method }, (res) => {
@@ -66,7 +70,13 @@ describe('admin web assets', () => {
     for (const f of assets.filter((a) => /\.(js|css)$/.test(a))) expect(names, f).toEqual(expect.arrayContaining([`${f}.br`, `${f}.gz`]));
   });
 
-  for (const [accept, encoding] of [['gzip, deflate, br, zstd', 'br'], ['gzip', 'gzip'], ['br;q=0, gzip', 'gzip'], ['identity', undefined], ['', undefined]] as const) {
+  for (const [accept, encoding] of [
+    ['gzip, deflate, br, zstd', 'br'],
+    ['gzip', 'gzip'],
+    ['br;q=0, gzip', 'gzip'],
+    ['identity', undefined],
+    ['', undefined],
+  ] as const) {
     it(`answers Accept-Encoding "${accept}" with ${encoding ?? 'the original'}: its type, immutable, varying by encoding, the same bytes decoded`, async () => {
       for (const f of assets) {
         const original = readFileSync(join(dist, 'assets', f));

@@ -9,8 +9,15 @@ import { migrator as loadMigrator } from '../../../server/persistence/database.j
 
 const MIGRATION = 'Migration20261123200000_concurrent_appends';
 const meta: EventMetadata = {
-  actorKind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null,
-  via: 'cli', requestId: null, correlationId: null, causationId: null,
+  actorKind: 'system',
+  userId: null,
+  userName: 'system',
+  apiKeyId: null,
+  apiKeyName: null,
+  via: 'cli',
+  requestId: null,
+  correlationId: null,
+  causationId: null,
 };
 
 let db: TestDatabase;
@@ -47,15 +54,23 @@ describe(MIGRATION, () => {
     // Old streams, interleaved, as the first release wrote them.
     const a = randomUUID();
     const b = randomUUID();
-    const old = [[a, 1, 'TensionSensed'], [b, 1, 'TensionSensed'], [a, 2, 'TensionRenamed'], [b, 2, 'TensionResolved'], [a, 3, 'TensionRescored']] as const;
+    const old = [
+      [a, 1, 'TensionSensed'],
+      [b, 1, 'TensionSensed'],
+      [a, 2, 'TensionRenamed'],
+      [b, 2, 'TensionResolved'],
+      [a, 3, 'TensionRescored'],
+    ] as const;
     for (const [s, v, t] of old) await oldAppend(s, v, t);
     const before: { position: string; stream_id: string; version: number }[] = await em().execute(
-      'select position::text, stream_id, version from domain_events order by position');
+      'select position::text, stream_id, version from domain_events order by position',
+    );
 
     expect((await migrator.up({ to: MIGRATION })).map((m) => m.name)).toEqual([MIGRATION]);
     expect(await exists('domain_event_head')).toBe(false);
     const after: { position: string; stream_id: string; version: number; transaction_id: string }[] = await em().execute(
-      'select position::text, stream_id, version, transaction_id::text from domain_events order by position');
+      'select position::text, stream_id, version, transaction_id::text from domain_events order by position',
+    );
     expect(after.map(({ transaction_id: _transactionId, ...rest }) => rest)).toEqual(before);
     expect(new Set(after.map((r) => r.transaction_id))).toEqual(new Set(['0']));
     // the rest of the migrations, which the code of today reads the feed with (market_feed_horizon)
@@ -63,10 +78,11 @@ describe(MIGRATION, () => {
 
     // A new append continues after the old positions and reads after every old event.
     const [fresh] = await em().transactional((tx) =>
-      appendToStream(tx, { type: 'tension', id: a }, 3, [{ type: 'TensionDropped', data: {} }], meta, { newId: randomUUID, occurredAt: new Date() }));
+      appendToStream(tx, { type: 'tension', id: a }, 3, [{ type: 'TensionDropped', data: {} }], meta, { newId: randomUUID, occurredAt: new Date() }),
+    );
     expect(fresh.position).toBeGreaterThan(Number(before[before.length - 1].position));
     let feed: { streamId: string; version: number }[] = [];
-    for (const deadline = Date.now() + 15_000; feed.length < old.length + 1 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 15_000; feed.length < old.length + 1 && Date.now() < deadline;) {
       feed = (await readFeed(em(), FEED_START, 100)).events;
       if (feed.length < old.length + 1) await new Promise((r) => setTimeout(r, 50));
     }

@@ -42,7 +42,9 @@ describe('export and import', () => {
   it('moves every user, key, role, actor and event; the imported service answers the same reads, logins and keys', async () => {
     const sourceDir = join(dir, 'source');
     const source = await embeddedApp(sourceDir);
-    const agent = await seedUserWithKey(source, { grants: ['tensions:read', 'tensions:write', 'tensions:delete', 'actors:read', 'actors:write', 'users:read', 'roles:read', 'audit:read'] });
+    const agent = await seedUserWithKey(source, {
+      grants: ['tensions:read', 'tensions:write', 'tensions:delete', 'actors:read', 'actors:write', 'users:read', 'roles:read', 'audit:read'],
+    });
     const api = client(source, agent.key);
     // A rotated key whose id sorts before the key it replaced: the import loads it first, and its reference
     // still holds after the move (checked at the end of the import's transaction: the reference is deferrable).
@@ -61,7 +63,16 @@ describe('export and import', () => {
       if (i % 4 === 0) expect((await api.post(`/tensions/${t.id}/resolve`, {})).status).toBe(200);
     }
     expect((await api.del(`/tensions/${ids[5]}`)).status).toBe(204);
-    const reads = ['/tensions?limit=100', `/tensions/${ids[0]}`, `/tensions/${ids[5]}/history`, `/tensions/${ids[3]}/history?limit=1`, '/actors', '/users', '/roles', '/auth/me'];
+    const reads = [
+      '/tensions?limit=100',
+      `/tensions/${ids[0]}`,
+      `/tensions/${ids[5]}/history`,
+      `/tensions/${ids[3]}/history?limit=1`,
+      '/actors',
+      '/users',
+      '/roles',
+      '/auth/me',
+    ];
     // Read first: a read may stamp the key's lastUsedAt, which /auth/me below shows.
     const auditBefore = (await api.get('/audit?limit=100')).body;
     expect(auditBefore.data.length).toBeGreaterThan(3);
@@ -107,10 +118,12 @@ describe('export and import', () => {
         // New commands continue the streams and the global order after the imported events.
         expect((await api2.post(`/tensions/${ids[1]}/rescore`, { score: 2 })).status).toBe(200);
         const fresh = await newTension(api2, { name: 'After the move', actorId: actors[0] });
-        const [{ ok }] = await moved.em().execute(
-          `select (select min(position) from domain_events where stream_id = ?) > (select max(position) from domain_events where stream_id <> ?) as ok`,
-          [fresh.id, fresh.id],
-        );
+        const [{ ok }] = await moved
+          .em()
+          .execute(
+            `select (select min(position) from domain_events where stream_id = ?) > (select max(position) from domain_events where stream_id <> ?) as ok`,
+            [fresh.id, fresh.id],
+          );
         expect(ok).toBe(true);
       } finally {
         await moved.close();
@@ -132,7 +145,10 @@ describe('export and import', () => {
 
     expect((await runCli(['export', '--bogus'], { DATA_DIR: sourceDir })).code).toBe(2);
     expect((await runCli(['import'], { DATA_DIR: sourceDir })).code).toBe(2);
-    for (const [file, message] of [['truncated.ndjson', /incomplete/], ['garbage.ndjson', /not JSON|not a market-service dump/]] as const) {
+    for (const [file, message] of [
+      ['truncated.ndjson', /incomplete/],
+      ['garbage.ndjson', /not JSON|not a market-service dump/],
+    ] as const) {
       const targetDir = join(dir, `target-${file}`);
       const run = await runCli(['import', join(dir, file)], { DATA_DIR: targetDir });
       expect(run.code).toBe(1);
@@ -156,7 +172,10 @@ describe('export and import', () => {
     const dump = join(dir, 'altered.ndjson');
     const exported = await runCli(['export', '--out', dump], { DATA_DIR: sourceDir });
     expect(exported.code, exported.stderr).toBe(0);
-    const lines = (await readFile(dump, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(dump, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const end = lines.at(-1);
     expect(end).toMatchObject({ kind: 'end', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(exported.stderr).toContain(`sha256 ${end.sha256}`);
@@ -171,18 +190,31 @@ describe('export and import', () => {
     const adminRole = lines.find((l) => l.kind === 'row' && l.table === 'roles' && l.row.system);
     const lastUserRole = lines.findLastIndex((l) => l.kind === 'row' && l.table === 'user_roles');
     expect([auditRow > 0, Boolean(adminRole), lastUserRole > 0]).toEqual([true, true, true]);
-    const granted = recount([...lines.slice(0, lastUserRole + 1), { kind: 'row', table: 'user_roles', row: { user_id: agent.body.id, role_id: adminRole.row.id } }, ...lines.slice(lastUserRole + 1)]);
+    const granted = recount([
+      ...lines.slice(0, lastUserRole + 1),
+      { kind: 'row', table: 'user_roles', row: { user_id: agent.body.id, role_id: adminRole.row.id } },
+      ...lines.slice(lastUserRole + 1),
+    ]);
     const cases: [string, any[], RegExp][] = [
       ['an audit row erased', recount(lines.filter((_, i) => i !== auditRow)), /digest in the end line does not match/],
       ['a user granted admin', granted, /digest in the end line does not match/],
-      ['a row edited in place', lines.map((l, i) => (i === auditRow ? { ...l, row: { ...l.row, action: 'tampered' } } : l)), /digest in the end line does not match/],
+      [
+        'a row edited in place',
+        lines.map((l, i) => (i === auditRow ? { ...l, row: { ...l.row, action: 'tampered' } } : l)),
+        /digest in the end line does not match/,
+      ],
       ['the digest removed', lines.map((l) => (l.kind === 'end' ? { kind: 'end', counts: l.counts } : l)), /no digest: the file was altered/],
-      ['the header told it is version 1', lines.map((l) => (l.kind === 'header' ? { ...l, version: 1 } : l)), /before dumps carried a digest.*--allow-unverified/],
+      [
+        'the header told it is version 1',
+        lines.map((l) => (l.kind === 'header' ? { ...l, version: 1 } : l)),
+        /before dumps carried a digest.*--allow-unverified/,
+      ],
     ];
-    const texts = (edited: any[]) => (async function* () {
-      let n = 0;
-      for (const l of edited) yield { n: ++n, text: JSON.stringify(l) };
-    })();
+    const texts = (edited: any[]) =>
+      (async function* () {
+        let n = 0;
+        for (const l of edited) yield { n: ++n, text: JSON.stringify(l) };
+      })();
 
     const target = await createTestDatabase({ poolMax: 2 });
     try {
@@ -191,14 +223,20 @@ describe('export and import', () => {
         // the check that runs before the first write refuses it…
         await expect(checkDump(texts(edited), opts), what).rejects.toThrow(message);
         // …and the import itself refuses it too (the file may change between the two reads): its transaction writes nothing
-        await expect(target.orm.em.fork().transactional((tx) => importRows(tx, texts(edited), opts)), what).rejects.toThrow(message);
+        await expect(
+          target.orm.em.fork().transactional((tx) => importRows(tx, texts(edited), opts)),
+          what,
+        ).rejects.toThrow(message);
         expect(await nonEmptyTables(target.orm.em.fork()), what).toEqual([]);
       }
       // A dump from before the digest (format version 1): read only when the operator accepts it, with a warning.
       const oldFormat = lines.map((l) => (l.kind === 'header' ? { ...l, version: 1 } : l.kind === 'end' ? { kind: 'end', counts: l.counts } : l));
       await expect(checkDump(texts(oldFormat), opts)).rejects.toThrow(/--allow-unverified/);
       let warnings = 0;
-      expect(await checkDump(texts(oldFormat), { ...opts, allowUnverified: true, onUnverified: () => warnings++ })).toEqual({ counts: end.counts, sha256: null });
+      expect(await checkDump(texts(oldFormat), { ...opts, allowUnverified: true, onUnverified: () => warnings++ })).toEqual({
+        counts: end.counts,
+        sha256: null,
+      });
       expect(warnings).toBe(1);
       expect(await checkDump(texts(lines), opts)).toEqual({ counts: end.counts, sha256: end.sha256 });
       await writeFile(join(dir, 'old-format.ndjson'), `${oldFormat.map((l) => JSON.stringify(l)).join('\n')}\n`);

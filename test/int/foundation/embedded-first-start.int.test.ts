@@ -38,7 +38,10 @@ describe('the embedded database’s first start', () => {
     } finally {
       await first.close();
     }
-    expect((await readdir(dataDir)).filter((n) => n.startsWith('pgdata.new-')), 'no staging folder left').toEqual([]);
+    expect(
+      (await readdir(dataDir)).filter((n) => n.startsWith('pgdata.new-')),
+      'no staging folder left',
+    ).toEqual([]);
     expect(existsSync(join(embeddedDataFolder(dataDir), 'PG_VERSION'))).toBe(true);
 
     const again = await startEmbedded({ dataDir, maxConnections: 2 });

@@ -6,8 +6,15 @@ import { VersionConflictError } from '../../../server/domain/errors.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 
 const meta: EventMetadata = {
-  actorKind: 'system', userId: null, userName: 'system', apiKeyId: null, apiKeyName: null,
-  via: 'cli', requestId: null, correlationId: null, causationId: null,
+  actorKind: 'system',
+  userId: null,
+  userName: 'system',
+  apiKeyId: null,
+  apiKeyName: null,
+  via: 'cli',
+  requestId: null,
+  correlationId: null,
+  causationId: null,
 };
 const opts = () => ({ newId: randomUUID, occurredAt: new Date() });
 
@@ -26,10 +33,24 @@ describe('event store', () => {
     const stream = { type: 'test', id: randomUUID() };
     await em().transactional((tx) => appendToStream(tx, stream, 0, [{ type: 'A', data: { n: 1 } }], meta, opts()));
     await em().transactional((tx) =>
-      appendToStream(tx, stream, 1, [{ type: 'B', data: { n: 2 } }, { type: 'C', data: { n: 3 } }], meta, opts()),
+      appendToStream(
+        tx,
+        stream,
+        1,
+        [
+          { type: 'B', data: { n: 2 } },
+          { type: 'C', data: { n: 3 } },
+        ],
+        meta,
+        opts(),
+      ),
     );
     const events = await readStream(em(), stream);
-    expect(events.map((e) => [e.version, e.type, e.data.n])).toEqual([[1, 'A', 1], [2, 'B', 2], [3, 'C', 3]]);
+    expect(events.map((e) => [e.version, e.type, e.data.n])).toEqual([
+      [1, 'A', 1],
+      [2, 'B', 2],
+      [3, 'C', 3],
+    ]);
     expect(events[0].metadata).toEqual(meta);
     const positions = events.map((e) => e.position);
     expect(positions[1]).toBeGreaterThan(positions[0]);
@@ -53,9 +74,7 @@ describe('event store', () => {
     const stream = { type: 'test', id: randomUUID() };
     await em().transactional((tx) => appendToStream(tx, stream, 0, [{ type: 'A', data: {} }], meta, opts()));
     const results = await Promise.allSettled(
-      [1, 2].map((n) =>
-        em().transactional((tx) => appendToStream(tx, stream, 1, [{ type: 'B', data: { writer: n } }], meta, opts())),
-      ),
+      [1, 2].map((n) => em().transactional((tx) => appendToStream(tx, stream, 1, [{ type: 'B', data: { writer: n } }], meta, opts()))),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -105,10 +124,8 @@ describe('event store', () => {
 
 /** Resolves once some session of this database waits on a lock (the second writer, behind the first). */
 async function waitForLockWait() {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    const [{ n }] = await em().execute(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    const [{ n }] = await em().execute(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
     if (n > 0) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -122,7 +139,7 @@ async function waitForLockWait() {
  */
 async function drain(cursor: FeedCursor, atLeast = 0, streams?: string[]) {
   const seen: { streamId: string; type: string; position: number; transactionId: string }[] = [];
-  for (const deadline = Date.now() + 15_000; ; ) {
+  for (const deadline = Date.now() + 15_000; ;) {
     const page = await readFeed(em(), cursor, 3);
     seen.push(...page.events.filter((e) => !streams || streams.includes(e.streamId)));
     cursor = page.next;
@@ -159,7 +176,10 @@ describe('the global feed (readFeed)', () => {
   // there blocks every later one: the late-commit case cannot arise, and is proven on PostgreSQL.
   it.runIf(onPostgres)('never passes a transaction in flight: later commits wait behind it, then all are read, none skipped', async () => {
     const held = { type: 'feed', id: randomUUID() };
-    const later = [{ type: 'feed', id: randomUUID() }, { type: 'feed', id: randomUUID() }];
+    const later = [
+      { type: 'feed', id: randomUUID() },
+      { type: 'feed', id: randomUUID() },
+    ];
     const ids = [held.id, ...later.map((s) => s.id)];
     const { cursor } = await drain(FEED_START);
 
@@ -177,8 +197,9 @@ describe('the global feed (readFeed)', () => {
       for (const s of later) await em().transactional((tx) => appendToStream(tx, s, 0, [{ type: 'Later', data: {} }], meta, opts()));
 
       // Both later events are committed and readable by id …
-      const committed: { position: string }[] = await em().execute(
-        'select position from domain_events where stream_id = any(?::uuid[])', [`{${later.map((s) => s.id).join(',')}}`]);
+      const committed: { position: string }[] = await em().execute('select position from domain_events where stream_id = any(?::uuid[])', [
+        `{${later.map((s) => s.id).join(',')}}`,
+      ]);
       expect(committed).toHaveLength(2);
       // … and the feed shows neither while the held transaction is open: a reader that took them now
       // would move its cursor past the held event and never see it.
@@ -190,6 +211,10 @@ describe('the global feed (readFeed)', () => {
       release();
     }
     const { seen } = await drain(cursor, 3, ids);
-    expect(seen.map((e) => [e.streamId, e.type])).toEqual([[held.id, 'Held'], [later[0].id, 'Later'], [later[1].id, 'Later']]);
+    expect(seen.map((e) => [e.streamId, e.type])).toEqual([
+      [held.id, 'Held'],
+      [later[0].id, 'Later'],
+      [later[1].id, 'Later'],
+    ]);
   });
 });

@@ -97,8 +97,7 @@ describe('GraphQL limits', () => {
     // `query Qn { health }` is 5 tokens; many small operations keep every other limit far away
     const operations = GRAPHQL_LIMITS.maxTokens / 5;
     expect(Number.isInteger(operations)).toBe(true);
-    const document = (extra: string) =>
-      Array.from({ length: operations }, (_, i) => `query Q${i} { health${i === 0 ? extra : ''} }`).join('\n');
+    const document = (extra: string) => Array.from({ length: operations }, (_, i) => `query Q${i} { health${i === 0 ? extra : ''} }`).join('\n');
     await expectAnswered(document(''), 'Q1');
     await expectRefused(document(' health'), /token limit/i, 'Q1');
   });

@@ -11,19 +11,17 @@ import { freePort, runCli, spawnCli } from '../../support/process.js';
 const ADMIN = { ADMIN_EMAIL: 'ops@test.example', ADMIN_PASSWORD: 'ops-password-1234', SESSION_SECRET: 'ops-test-secret-that-is-long-enough-0123456789' };
 
 describe('the command line', () => {
-  it.each([
-    [['bogus']],
-    [['migrate', 'down']],
-    [['migrate', '--force']],
-    [['start', '--port', '1']],
-    [[]],
-  ])('refuses %j with the usage and exit code 2, before touching any database', async (args) => {
-    // DATABASE_URL points nowhere: a refusal that tried to connect would fail differently.
-    const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/Usage: market-service <command>/);
-    expect(run.stderr).not.toMatch(/ECONNREFUSED/);
-  }, 60_000);
+  it.each([[['bogus']], [['migrate', 'down']], [['migrate', '--force']], [['start', '--port', '1']], [[]]])(
+    'refuses %j with the usage and exit code 2, before touching any database',
+    async (args) => {
+      // DATABASE_URL points nowhere: a refusal that tried to connect would fail differently.
+      const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/Usage: market-service <command>/);
+      expect(run.stderr).not.toMatch(/ECONNREFUSED/);
+    },
+    60_000,
+  );
 
   it('prints the usage for --help and exits 0', async () => {
     const run = await runCli(['--help'], {});
@@ -71,7 +69,10 @@ describe.skipIf(!onPostgres)('MIGRATE_ON_START=false', () => {
     server.stdout!.on('data', (d) => (output += d));
     server.stderr!.on('data', (d) => (output += d));
     const url = `http://127.0.0.1:${port}`;
-    const readyz = async () => fetch(`${url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() })).catch(() => null);
+    const readyz = async () =>
+      fetch(`${url}/readyz`)
+        .then(async (r) => ({ status: r.status, body: await r.json() }))
+        .catch(() => null);
     try {
       let first = await readyz();
       for (let i = 0; !first && i < 1200 && server.exitCode === null; i++) {
@@ -119,7 +120,10 @@ describe('SIGTERM', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD }),
-      }).then((r) => r.status, (err: Error) => `failed: ${err.message}`);
+      }).then(
+        (r) => r.status,
+        (err: Error) => `failed: ${err.message}`,
+      );
 
     // Logins cost an argon2 verify each (~0.1 s, one core): 8 at once are still running at the signal (the login throttle evaluates at most 10 at once for one email).
     const inFlight = Array.from({ length: 8 }, login);
@@ -236,7 +240,11 @@ describe('housekeeping', () => {
       expect(await deleteExpired(app.em(), now, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       expect((await fetch(`${app.url}/api/v1/auth/me`, { headers: { cookie: kept } })).status).toBe(200);
 
-      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({ sessions: 0, loginAttempts: 1, idempotencyKeys: 0 });
+      expect(await deleteExpired(app.em(), new Date(now.getTime() + LOGIN_WINDOW_MS + 1000), LOGIN_WINDOW_MS)).toEqual({
+        sessions: 0,
+        loginAttempts: 1,
+        idempotencyKeys: 0,
+      });
       const afterTtl = new Date(now.getTime() + app.deps.config.sessionTtlMs + 1000);
       expect(await deleteExpired(app.em(), afterTtl, LOGIN_WINDOW_MS)).toEqual({ sessions: 1, loginAttempts: 0, idempotencyKeys: 0 });
       const [{ n }] = await app.em().execute('select count(*)::int as n from sessions');
@@ -288,11 +296,15 @@ describe('subcommands parse strictly too', () => {
     [['users', 'remove-admin']],
     [['projections', 'rebuild', '--dry-run=yes']],
     [['projections', 'rebuild', 'now']],
-  ])('refuses %j with the usage and exit code 2', async (args) => {
-    const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/Usage: market-service (users create-admin|projections rebuild)/);
-  }, 60_000);
+  ])(
+    'refuses %j with the usage and exit code 2',
+    async (args) => {
+      const run = await runCli(args, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/Usage: market-service (users create-admin|projections rebuild)/);
+    },
+    60_000,
+  );
 });
 
 describe('market-service mcp never creates or migrates a database (SPEC §8)', () => {
@@ -317,30 +329,34 @@ describe('market-service mcp never creates or migrates a database (SPEC §8)', (
     }
   }, 120_000);
 
-  it.skipIf(!onPostgres)('refuses a PostgreSQL database that does not exist without creating it, and creates no data folder', async () => {
-    const name = `market_no_such_db_${Date.now()}`;
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    const missingDir = join(tmpdir(), `market-none-${Date.now()}`);
-    const run = await runCli(['mcp'], { DATABASE_URL: url.toString(), DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/does not exist/);
-    const { rows } = await queryOnce(`select count(*)::int as n from pg_database where datname = '${name}'`);
-    expect(rows[0].n).toBe(0);
+  it.skipIf(!onPostgres)(
+    'refuses a PostgreSQL database that does not exist without creating it, and creates no data folder',
+    async () => {
+      const name = `market_no_such_db_${Date.now()}`;
+      const url = new URL(process.env.DATABASE_URL!);
+      url.pathname = `/${name}`;
+      const missingDir = join(tmpdir(), `market-none-${Date.now()}`);
+      const run = await runCli(['mcp'], { DATABASE_URL: url.toString(), DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/does not exist/);
+      const { rows } = await queryOnce(`select count(*)::int as n from pg_database where datname = '${name}'`);
+      expect(rows[0].n).toBe(0);
 
-    // a migrated database but no SESSION_SECRET: the key is checked, and still no folder appears
-    const { startTestApp } = await import('../../support/app.js');
-    const app = await startTestApp();
-    try {
-      const unknownKey = await runCli(['mcp'], { DATABASE_URL: app.db.url!, DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
-      expect(unknownKey.code).toBe(2);
-      expect(unknownKey.stderr).toMatch(/API key/);
-    } finally {
-      await app.close();
-    }
-    const { existsSync } = await import('node:fs');
-    expect(existsSync(missingDir)).toBe(false);
-  }, 120_000);
+      // a migrated database but no SESSION_SECRET: the key is checked, and still no folder appears
+      const { startTestApp } = await import('../../support/app.js');
+      const app = await startTestApp();
+      try {
+        const unknownKey = await runCli(['mcp'], { DATABASE_URL: app.db.url!, DATA_DIR: missingDir, MARKET_API_KEY: 'mk_whatever' });
+        expect(unknownKey.code).toBe(2);
+        expect(unknownKey.stderr).toMatch(/API key/);
+      } finally {
+        await app.close();
+      }
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(missingDir)).toBe(false);
+    },
+    120_000,
+  );
 });
 
 describe('DB_ACQUIRE_TIMEOUT_MS', () => {
@@ -358,18 +374,54 @@ describe('DB_ACQUIRE_TIMEOUT_MS', () => {
 describe('the operations settings', () => {
   it('are read and checked with every other setting, each problem reported at once', async () => {
     const { loadConfig } = await import('../../../server/config.js');
-    const c = loadConfig({ MIGRATE_ON_START: 'false', SHUTDOWN_GRACE_MS: '2500', DB_STATEMENT_TIMEOUT_MS: '0', DB_LOCK_TIMEOUT_MS: '750', METRICS: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none', DB_PREPARED_STATEMENTS: 'false' });
-    expect(c).toMatchObject({ migrateOnStart: false, shutdownGraceMs: 2500, dbStatementTimeoutMs: 0, dbLockTimeoutMs: 750, metrics: false, otlpEndpoint: 'http://collector:4318', tracesExporter: 'none', dbPreparedStatements: false });
+    const c = loadConfig({
+      MIGRATE_ON_START: 'false',
+      SHUTDOWN_GRACE_MS: '2500',
+      DB_STATEMENT_TIMEOUT_MS: '0',
+      DB_LOCK_TIMEOUT_MS: '750',
+      METRICS: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_TRACES_EXPORTER: 'none',
+      DB_PREPARED_STATEMENTS: 'false',
+    });
+    expect(c).toMatchObject({
+      migrateOnStart: false,
+      shutdownGraceMs: 2500,
+      dbStatementTimeoutMs: 0,
+      dbLockTimeoutMs: 750,
+      metrics: false,
+      otlpEndpoint: 'http://collector:4318',
+      tracesExporter: 'none',
+      dbPreparedStatements: false,
+    });
     expect(loadConfig({}).dbPreparedStatements).toBe(true);
     expect(loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }).shutdownGraceMs).toBe(10_000);
     expect(loadConfig({}).shutdownGraceMs).toBe(0);
     let problems = '';
     try {
-      loadConfig({ MIGRATE_ON_START: 'no', SHUTDOWN_GRACE_MS: '-1', DB_STATEMENT_TIMEOUT_MS: 'soon', DB_LOCK_TIMEOUT_MS: '99999999', METRICS_TOKEN: 'short', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector', OTEL_TRACES_EXPORTER: 'zipkin', DB_PREPARED_STATEMENTS: 'yes' });
+      loadConfig({
+        MIGRATE_ON_START: 'no',
+        SHUTDOWN_GRACE_MS: '-1',
+        DB_STATEMENT_TIMEOUT_MS: 'soon',
+        DB_LOCK_TIMEOUT_MS: '99999999',
+        METRICS_TOKEN: 'short',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'collector',
+        OTEL_TRACES_EXPORTER: 'zipkin',
+        DB_PREPARED_STATEMENTS: 'yes',
+      });
     } catch (err) {
       problems = (err as Error).message;
     }
-    for (const name of ['MIGRATE_ON_START', 'SHUTDOWN_GRACE_MS', 'DB_STATEMENT_TIMEOUT_MS', 'DB_LOCK_TIMEOUT_MS', 'METRICS_TOKEN', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'DB_PREPARED_STATEMENTS']) {
+    for (const name of [
+      'MIGRATE_ON_START',
+      'SHUTDOWN_GRACE_MS',
+      'DB_STATEMENT_TIMEOUT_MS',
+      'DB_LOCK_TIMEOUT_MS',
+      'METRICS_TOKEN',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_TRACES_EXPORTER',
+      'DB_PREPARED_STATEMENTS',
+    ]) {
       expect(problems).toContain(name);
     }
   });

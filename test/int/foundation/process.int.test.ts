@@ -122,7 +122,10 @@ describe('the market-service CLI, run as processes', () => {
         const session = await login(app, 'night.admin@test.example', password!);
         expect(session.status).toBe(200);
         const me = await client(app, undefined, { cookie: `session=${session.token}` }).get('/auth/me');
-        expect(me.body).toMatchObject({ user: { email: 'night.admin@test.example', name: 'Night admin', type: 'human' }, roles: [expect.objectContaining({ code: 'admin', system: true })] });
+        expect(me.body).toMatchObject({
+          user: { email: 'night.admin@test.example', name: 'Night admin', type: 'human' },
+          roles: [expect.objectContaining({ code: 'admin', system: true })],
+        });
         expect(me.body.permissions).toEqual(expect.arrayContaining(['users:write', 'roles:write', 'projections:rebuild']));
       } finally {
         await app.close();

@@ -40,33 +40,49 @@ describe('database limits and the role’s settings', () => {
     for (const bad of ['-1', '3600001', '1.5', 'soon']) expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: bad }), bad).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
   });
 
-  it.skipIf(!onPostgres)('PostgreSQL: a limit set on the database or the role stays in force while the variables are unset; set, they win; nothing set anywhere gives 30 s / 10 s / 60 s', async () => {
-    const pg = await emptyPostgresDatabase();
-    cleanups.push(() => pg.drop());
-    const [{ name }] = (await pg.query('select current_database() as name')).rows;
+  it.skipIf(!onPostgres)(
+    'PostgreSQL: a limit set on the database or the role stays in force while the variables are unset; set, they win; nothing set anywhere gives 30 s / 10 s / 60 s',
+    async () => {
+      const pg = await emptyPostgresDatabase();
+      cleanups.push(() => pg.drop());
+      const [{ name }] = (await pg.query('select current_database() as name')).rows;
 
-    expect(await limits({ DATABASE_URL: pg.url })).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
+      expect(await limits({ DATABASE_URL: pg.url })).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
 
-    await queryOnce(`alter database "${name}" set statement_timeout = '1234ms'`);
-    await queryOnce(`alter database "${name}" set lock_timeout = '2345ms'`);
-    await queryOnce(`alter database "${name}" set idle_in_transaction_session_timeout = '3min'`);
-    expect(await limits({ DATABASE_URL: pg.url }), 'the database’s settings').toEqual({ statement: '1234ms', lock: '2345ms', idle: '3min' });
-    expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '500', DB_LOCK_TIMEOUT_MS: '0' }), 'the variables win').toEqual({ statement: '500ms', lock: '0', idle: '1min' });
-    expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '0' }), '0 is none, over the database’s').toEqual({ statement: '0', lock: '2345ms', idle: '0' });
+      await queryOnce(`alter database "${name}" set statement_timeout = '1234ms'`);
+      await queryOnce(`alter database "${name}" set lock_timeout = '2345ms'`);
+      await queryOnce(`alter database "${name}" set idle_in_transaction_session_timeout = '3min'`);
+      expect(await limits({ DATABASE_URL: pg.url }), 'the database’s settings').toEqual({ statement: '1234ms', lock: '2345ms', idle: '3min' });
+      expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '500', DB_LOCK_TIMEOUT_MS: '0' }), 'the variables win').toEqual({
+        statement: '500ms',
+        lock: '0',
+        idle: '1min',
+      });
+      expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '0' }), '0 is none, over the database’s').toEqual({
+        statement: '0',
+        lock: '2345ms',
+        idle: '0',
+      });
 
-    // A role of its own, with its own limit (what docs/operations.md advises behind PgBouncer).
-    const role = `t_role_${randomBytes(4).toString('hex')}`;
-    await queryOnce(`create role ${role} login`);
-    cleanups.push(() => queryOnce(`drop role if exists ${role}`));
-    await queryOnce(`alter role ${role} set statement_timeout = '4567ms'`);
-    const asRole = new URL(pg.url);
-    asRole.username = role;
-    expect(await limits({ DATABASE_URL: asRole.toString() }), 'the role’s setting').toMatchObject({ statement: '4567ms', lock: '2345ms' });
-  }, 60_000);
+      // A role of its own, with its own limit (what docs/operations.md advises behind PgBouncer).
+      const role = `t_role_${randomBytes(4).toString('hex')}`;
+      await queryOnce(`create role ${role} login`);
+      cleanups.push(() => queryOnce(`drop role if exists ${role}`));
+      await queryOnce(`alter role ${role} set statement_timeout = '4567ms'`);
+      const asRole = new URL(pg.url);
+      asRole.username = role;
+      expect(await limits({ DATABASE_URL: asRole.toString() }), 'the role’s setting').toMatchObject({ statement: '4567ms', lock: '2345ms' });
+    },
+    60_000,
+  );
 
-  it.skipIf(onPostgres)('embedded: 30 s / 10 s / 60 s unless the variables say otherwise (PGlite applies no role or database settings)', async () => {
-    expect(await limits({}, true)).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
-    expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '700', DB_LOCK_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '700ms', lock: '0', idle: '1min' });
-    expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '0', lock: '10s', idle: '0' });
-  }, 120_000);
+  it.skipIf(onPostgres)(
+    'embedded: 30 s / 10 s / 60 s unless the variables say otherwise (PGlite applies no role or database settings)',
+    async () => {
+      expect(await limits({}, true)).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
+      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '700', DB_LOCK_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '700ms', lock: '0', idle: '1min' });
+      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '0', lock: '10s', idle: '0' });
+    },
+    120_000,
+  );
 });

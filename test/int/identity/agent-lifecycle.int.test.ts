@@ -57,7 +57,10 @@ describe('agent lifecycle (SPEC §6)', () => {
 
     const keys = await admin.get(`/users/${agent.body.id}/api-keys`);
     expect(keys.status).toBe(200);
-    expect(keys.body.data.map((k: any) => [k.name, k.revokedAt !== null])).toEqual([['second', false], ['first', true]]);
+    expect(keys.body.data.map((k: any) => [k.name, k.revokedAt !== null])).toEqual([
+      ['second', false],
+      ['first', true],
+    ]);
     expect(JSON.stringify(keys.body)).not.toMatch(/mk_[0-9A-Za-z]{20}|key_hash|keyHash/);
   });
 });

@@ -85,13 +85,26 @@ describe('audit trail', () => {
     const dana = { type: 'user', id: danaId, label: 'dana@test.example' };
     const e1 = await onlyEntryOf(rid);
     expect(e1).toMatchObject({ action: 'user.created', by: robotBy('rest'), target: dana, requestId: rid });
-    expect(e1.changes).toEqual({ type: { from: null, to: 'human' }, email: { from: null, to: 'dana@test.example' }, name: { from: null, to: 'Dana' }, roleIds: { from: null, to: [] } });
+    expect(e1.changes).toEqual({
+      type: { from: null, to: 'human' },
+      email: { from: null, to: 'dana@test.example' },
+      name: { from: null, to: 'Dana' },
+      roleIds: { from: null, to: [] },
+    });
     expect(e1.clientAddress).toMatch(/127\.0\.0\.1/);
 
     rid = randomUUID();
-    const renamed = await asSession(adminToken, rid).gql('mutation($id: ID!) { updateUser(id: $id, input: { name: "Dana R", email: "dana@test.example" }) { id } }', { id: danaId });
+    const renamed = await asSession(adminToken, rid).gql(
+      'mutation($id: ID!) { updateUser(id: $id, input: { name: "Dana R", email: "dana@test.example" }) { id } }',
+      { id: danaId },
+    );
     expect(renamed.body.errors).toBeUndefined();
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.updated', by: adminBy('graphql'), target: dana, changes: { name: { from: 'Dana', to: 'Dana R' } } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'user.updated',
+      by: adminBy('graphql'),
+      target: dana,
+      changes: { name: { from: 'Dana', to: 'Dana R' } },
+    });
     expect(Object.keys((await onlyEntryOf(rid)).changes)).toEqual(['name']);
 
     // An edit that changes nothing is no action.
@@ -102,7 +115,12 @@ describe('audit trail', () => {
     const role = await asRobot(randomUUID()).post('/roles', { code: 'audit-readers', name: 'Readers', permissions: ['tensions:read'] });
     rid = randomUUID();
     expect((await asRobot(rid).put(`/users/${danaId}/roles`, { roleIds: [role.body.id] })).status).toBe(200);
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.roles_set', by: robotBy('rest'), target: dana, changes: { roleIds: { from: [], to: [role.body.id] } } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'user.roles_set',
+      by: robotBy('rest'),
+      target: dana,
+      changes: { roleIds: { from: [], to: [role.body.id] } },
+    });
 
     rid = randomUUID();
     expect((await asRobot(rid).post(`/users/${danaId}/password`, { password: SECRETS.reset })).status).toBe(204);
@@ -158,7 +176,12 @@ describe('audit trail', () => {
 
     rid = randomUUID();
     expect((await asRobot(rid).del(`/users/${danaId}`)).status).toBe(204);
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.deactivated', by: robotBy('rest'), target: dana, changes: { status: { from: 'active', to: 'deactivated' } } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'user.deactivated',
+      by: robotBy('rest'),
+      target: dana,
+      changes: { status: { from: 'active', to: 'deactivated' } },
+    });
     rid = randomUUID();
     expect((await asRobot(rid).del(`/users/${danaId}`)).status).toBe(204);
     expect(await entriesOf(rid)).toEqual([]);
@@ -168,7 +191,11 @@ describe('audit trail', () => {
     let rid = randomUUID();
     const agent = await asSession(adminToken, rid).gql('mutation { createUser(input: { type: agent, email: "bot@test.example", name: "Bot" }) { id } }');
     const agentId: string = agent.body.data.createUser.id;
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.created', by: adminBy('graphql'), target: { type: 'user', id: agentId, label: 'bot@test.example' } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'user.created',
+      by: adminBy('graphql'),
+      target: { type: 'user', id: agentId, label: 'bot@test.example' },
+    });
 
     rid = randomUUID();
     const key = await asRobot(rid).post(`/users/${agentId}/api-keys`, { name: 'ci', expiresAt: '2099-01-01T00:00:00.000Z' });
@@ -209,7 +236,11 @@ describe('audit trail', () => {
     expect((await client(app, robot.key).del(`/users/${agent.body.id}`)).status).toBe(204);
     rid = randomUUID();
     expect((await asRobot(rid).post(`/users/${agent.body.id}/reactivate`, {})).status).toBe(200);
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'user.reactivated', target: { type: 'user', id: agent.body.id }, changes: { status: { from: 'deactivated', to: 'active' } } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'user.reactivated',
+      target: { type: 'user', id: agent.body.id },
+      changes: { status: { from: 'deactivated', to: 'active' } },
+    });
     rid = randomUUID();
     expect((await asRobot(rid).post(`/users/${agent.body.id}/reactivate`, {})).status).toBe(200);
     expect(await entriesOf(rid)).toEqual([]);
@@ -224,13 +255,25 @@ describe('audit trail', () => {
       action: 'role.created',
       by: robotBy('rest'),
       target,
-      changes: { code: { from: null, to: 'auditors' }, name: { from: null, to: 'Auditors' }, permissions: { from: null, to: ['audit:read'] }, inherits: { from: null, to: [] } },
+      changes: {
+        code: { from: null, to: 'auditors' },
+        name: { from: null, to: 'Auditors' },
+        permissions: { from: null, to: ['audit:read'] },
+        inherits: { from: null, to: [] },
+      },
     });
 
     rid = randomUUID();
-    expect((await asSession(adminToken, rid).patch(`/roles/${role.body.id}`, { name: 'Auditors', permissions: ['audit:read', 'users:read'] })).status).toBe(200);
+    expect((await asSession(adminToken, rid).patch(`/roles/${role.body.id}`, { name: 'Auditors', permissions: ['audit:read', 'users:read'] })).status).toBe(
+      200,
+    );
     const updated = await onlyEntryOf(rid);
-    expect(updated).toMatchObject({ action: 'role.updated', by: adminBy('rest'), target, changes: { permissions: { from: ['audit:read'], to: ['audit:read', 'users:read'] } } });
+    expect(updated).toMatchObject({
+      action: 'role.updated',
+      by: adminBy('rest'),
+      target,
+      changes: { permissions: { from: ['audit:read'], to: ['audit:read', 'users:read'] } },
+    });
     expect(Object.keys(updated.changes)).toEqual(['permissions']);
 
     rid = randomUUID();
@@ -246,17 +289,35 @@ describe('audit trail', () => {
     let rid = randomUUID();
     const actor = await asRobot(rid).post('/actors', { name: 'Org A', type: 'organization' });
     const target = { type: 'actor', id: actor.body.id, label: 'Org A' };
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'actor.created', by: robotBy('rest'), target, changes: { name: { from: null, to: 'Org A' }, type: { from: null, to: 'organization' } } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'actor.created',
+      by: robotBy('rest'),
+      target,
+      changes: { name: { from: null, to: 'Org A' }, type: { from: null, to: 'organization' } },
+    });
 
     // Tension commands are not repeated in the trail (their events are their record), on any face.
     rid = randomUUID();
-    const sensed = await rpc(app, robot.key, 'tools/call', { name: 'sense_tension', arguments: { name: 'Via MCP', actorId: actor.body.id } }, { 'x-request-id': rid });
+    const sensed = await rpc(
+      app,
+      robot.key,
+      'tools/call',
+      { name: 'sense_tension', arguments: { name: 'Via MCP', actorId: actor.body.id } },
+      { 'x-request-id': rid },
+    );
     expect(sensed.json.result.isError, sensed.text).toBeFalsy();
     expect(await entriesOf(rid)).toEqual([]);
 
     rid = randomUUID();
-    expect((await asSession(adminToken, rid).gql('mutation($id: ID!) { updateActor(id: $id, input: { name: "Org B" }) { id } }', { id: actor.body.id })).body.errors).toBeUndefined();
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'actor.updated', by: adminBy('graphql'), target: { ...target, label: 'Org B' }, changes: { name: { from: 'Org A', to: 'Org B' } } });
+    expect(
+      (await asSession(adminToken, rid).gql('mutation($id: ID!) { updateActor(id: $id, input: { name: "Org B" }) { id } }', { id: actor.body.id })).body.errors,
+    ).toBeUndefined();
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'actor.updated',
+      by: adminBy('graphql'),
+      target: { ...target, label: 'Org B' },
+      changes: { name: { from: 'Org A', to: 'Org B' } },
+    });
     rid = randomUUID();
     expect((await asRobot(rid).patch(`/actors/${actor.body.id}`, { name: 'Org B' })).status).toBe(200);
     expect(await entriesOf(rid)).toEqual([]);
@@ -305,14 +366,25 @@ describe('audit trail', () => {
       const { id: _id, at: _at, requestId: _rid, target: _target, ...rest } = e;
       seen.push(rest);
     }
-    expect(seen[0]).toEqual({ action: 'auth.login_failed', by: { kind: 'anonymous', userId: null, userName: null, apiKeyId: null, apiKeyName: null, via: 'rest' }, changes: {}, clientAddress: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(seen[0]).toEqual({
+      action: 'auth.login_failed',
+      by: { kind: 'anonymous', userId: null, userName: null, apiKeyId: null, apiKeyName: null, via: 'rest' },
+      changes: {},
+      clientAddress: expect.stringMatching(/127\.0\.0\.1/),
+    });
     for (const s of seen) expect(s).toEqual(seen[0]);
 
     // GraphQL's login is audited the same way, as via graphql.
     const rid = randomUUID();
-    const res = await client(app, undefined, { 'x-request-id': rid }).gql('mutation { login(input: { email: "nobody@test.example", password: "whatever-it-is-1" }) { authenticatedBy } }');
+    const res = await client(app, undefined, { 'x-request-id': rid }).gql(
+      'mutation { login(input: { email: "nobody@test.example", password: "whatever-it-is-1" }) { authenticatedBy } }',
+    );
     expect(res.body.errors?.[0]?.extensions?.code).toBe('INVALID_CREDENTIALS');
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'auth.login_failed', by: { kind: 'anonymous', via: 'graphql' }, target: { type: 'user', id: null, label: 'nobody@test.example' } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'auth.login_failed',
+      by: { kind: 'anonymous', via: 'graphql' },
+      target: { type: 'user', id: null, label: 'nobody@test.example' },
+    });
   });
 
   it('writes no entry for a refused change: escalation_denied, email_taken, last_admin, system_role, role_in_use', async () => {
@@ -346,7 +418,9 @@ describe('audit trail', () => {
     expect((await asRobot(rid).patch(`/users/${user.body.id}`, { expectedVersion: 2 })).status).toBe(200);
     expect(await entriesOf(rid)).toEqual([]);
     rid = randomUUID();
-    const gqlUser = await asRobot(rid).gql('mutation($id: ID!) { updateUser(id: $id, input: { name: "Versioned thrice", expectedVersion: 2 }) { version } }', { id: user.body.id });
+    const gqlUser = await asRobot(rid).gql('mutation($id: ID!) { updateUser(id: $id, input: { name: "Versioned thrice", expectedVersion: 2 }) { version } }', {
+      id: user.body.id,
+    });
     expect(gqlUser.body.errors).toBeUndefined();
     expect((await onlyEntryOf(rid)).changes).toEqual({ name: { from: 'Versioned twice', to: 'Versioned thrice' } });
 
@@ -358,7 +432,9 @@ describe('audit trail', () => {
     expect((await asRobot(rid).patch(`/roles/${role.body.id}`, { expectedVersion: 2 })).status).toBe(200);
     expect(await entriesOf(rid)).toEqual([]);
     rid = randomUUID();
-    const gqlRole = await asRobot(rid).gql('mutation($id: ID!) { updateRole(id: $id, input: { name: "Versioned role", expectedVersion: 2 }) { version } }', { id: role.body.id });
+    const gqlRole = await asRobot(rid).gql('mutation($id: ID!) { updateRole(id: $id, input: { name: "Versioned role", expectedVersion: 2 }) { version } }', {
+      id: role.body.id,
+    });
     expect(gqlRole.body.errors).toBeUndefined();
     expect((await onlyEntryOf(rid)).changes).toEqual({ name: { from: 'Versioned', to: 'Versioned role' } });
   });
@@ -377,7 +453,9 @@ describe('audit trail', () => {
       clientAddress: expect.stringMatching(/127\.0\.0\.1/),
     });
     rid = randomUUID();
-    const gql = await asSession(token, rid).gql('mutation($i: ChangePasswordInput!) { changePassword(input: $i) }', { i: { currentPassword: SECRETS.guess, newPassword: SECRETS.changed } });
+    const gql = await asSession(token, rid).gql('mutation($i: ChangePasswordInput!) { changePassword(input: $i) }', {
+      i: { currentPassword: SECRETS.guess, newPassword: SECRETS.changed },
+    });
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     expect(await onlyEntryOf(rid)).toMatchObject({ action: 'auth.password_change_failed', by: { userId: human.body.id, via: 'graphql' } });
     // Control: a right current password is user.password_changed, not a failure.
@@ -388,11 +466,12 @@ describe('audit trail', () => {
 
   it('records throttled (429) logins as auth.login_throttled on the email as typed, by nobody, on REST and GraphQL', async () => {
     const email = 'throttled@test.example';
-    const attempt = (rid: string) => fetch(`${app.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-request-id': rid },
-      body: JSON.stringify({ email: ' Throttled@Test.example ', password: SECRETS.guess }),
-    });
+    const attempt = (rid: string) =>
+      fetch(`${app.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': rid },
+        body: JSON.stringify({ email: ' Throttled@Test.example ', password: SECRETS.guess }),
+      });
     // The first 10 are evaluated (auth.login_failed); the 11th is refused unevaluated.
     for (let i = 0; i < 10; i++) expect((await attempt(randomUUID())).status).toBe(401);
     let rid = randomUUID();
@@ -407,9 +486,16 @@ describe('audit trail', () => {
       clientAddress: expect.stringMatching(/127\.0\.0\.1/),
     });
     rid = randomUUID();
-    const gql = await client(app, undefined, { 'x-request-id': rid }).gql('mutation($e: String!, $p: String!) { login(input: { email: $e, password: $p }) { authenticatedBy } }', { e: email, p: SECRETS.guess });
+    const gql = await client(app, undefined, { 'x-request-id': rid }).gql(
+      'mutation($e: String!, $p: String!) { login(input: { email: $e, password: $p }) { authenticatedBy } }',
+      { e: email, p: SECRETS.guess },
+    );
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
-    expect(await onlyEntryOf(rid)).toMatchObject({ action: 'auth.login_throttled', by: { kind: 'anonymous', via: 'graphql' }, target: { id: null, label: email } });
+    expect(await onlyEntryOf(rid)).toMatchObject({
+      action: 'auth.login_throttled',
+      by: { kind: 'anonymous', via: 'graphql' },
+      target: { id: null, label: email },
+    });
     // Filterable on its own.
     const listed = await client(app, robot.key).get('/audit?action=auth.login_throttled');
     expect(listed.body.data.length).toBeGreaterThanOrEqual(2);
@@ -457,7 +543,10 @@ describe('reading the audit trail', () => {
     for (const [query, keep] of checks) {
       const expected = all.filter(keep).map((e) => e.id);
       expect(expected.length, query).toBeGreaterThan(0);
-      expect((await allEntries(`&${query}`)).map((e) => e.id), query).toEqual(expected);
+      expect(
+        (await allEntries(`&${query}`)).map((e) => e.id),
+        query,
+      ).toEqual(expected);
     }
 
     const pivot = all[Math.floor(all.length / 2)].at;
@@ -527,8 +616,19 @@ describe('reading the audit trail', () => {
 
   it('refuses bad filters with 400 validation_failed (GraphQL VALIDATION_FAILED), never a 5xx', async () => {
     const c = client(app, robot.key);
-    for (const query of ['action=user.exploded', 'targetType=tension', 'targetId=not-a-uuid', 'byUserId=42', 'from=yesterday', 'to=2026-13-01T00:00:00Z',
-      'from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'limit=0', 'limit=101', 'cursor=abc', `cursor=${encodeURIComponent('eyJ4IjoxfQ.AAAA')}`]) {
+    for (const query of [
+      'action=user.exploded',
+      'targetType=tension',
+      'targetId=not-a-uuid',
+      'byUserId=42',
+      'from=yesterday',
+      'to=2026-13-01T00:00:00Z',
+      'from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z',
+      'limit=0',
+      'limit=101',
+      'cursor=abc',
+      `cursor=${encodeURIComponent('eyJ4IjoxfQ.AAAA')}`,
+    ]) {
       const res = await c.get(`/audit?${query}`);
       expect([res.status, res.body.code], query).toEqual([400, 'validation_failed']);
     }

@@ -84,20 +84,26 @@ describe('no key or session created during a deactivation comes back on reactiva
         if (i === 16) deactivated = boss.del(`/users/${victim.userId}`).then((r) => r.status);
         const as = sessionClient(app, sessions[i % sessions.length]);
         if (i % 8 === 7) {
-          requests.push(login(app, victim.email, PASSWORD).then((r) => {
-            raced.statuses.push(r.status);
-            if (r.status === 200) raced.sessions.push(r.token!);
-          }));
+          requests.push(
+            login(app, victim.email, PASSWORD).then((r) => {
+              raced.statuses.push(r.status);
+              if (r.status === 200) raced.sessions.push(r.token!);
+            }),
+          );
         } else if (i % 8 === 3) {
-          requests.push(as.post(`/me/api-keys/${rotatable.body.id}/rotate`, { overlapSeconds: 600 }).then((r) => {
-            raced.statuses.push(r.status);
-            if (r.status === 201) raced.keys.push(r.body.key);
-          }));
+          requests.push(
+            as.post(`/me/api-keys/${rotatable.body.id}/rotate`, { overlapSeconds: 600 }).then((r) => {
+              raced.statuses.push(r.status);
+              if (r.status === 201) raced.keys.push(r.body.key);
+            }),
+          );
         } else {
-          requests.push(as.post('/me/api-keys', { name: `raced ${round}.${i}` }).then((r) => {
-            raced.statuses.push(r.status);
-            if (r.status === 201) raced.keys.push(r.body.key);
-          }));
+          requests.push(
+            as.post('/me/api-keys', { name: `raced ${round}.${i}` }).then((r) => {
+              raced.statuses.push(r.status);
+              if (r.status === 201) raced.keys.push(r.body.key);
+            }),
+          );
         }
         await sleep(i % 4 === 0 ? 2 : 0);
       }
@@ -130,13 +136,16 @@ describe('no key or session created during a deactivation comes back on reactiva
     let deactivated: Promise<number> | null = null;
     for (let i = 0; i < 24; i++) {
       if (i === 8) deactivated = boss.del(`/users/${agent.userId}`).then((r) => r.status);
-      const req = i % 6 === 5
-        ? writer.post(`/users/${agent.userId}/api-keys/${agent.keyId}/rotate`, { overlapSeconds: 600 })
-        : writer.post(`/users/${agent.userId}/api-keys`, { name: `provisioned ${i}` });
-      requests.push(req.then((r) => {
-        statuses.push(r.status);
-        if (r.status === 201) minted.push(r.body.key);
-      }));
+      const req =
+        i % 6 === 5
+          ? writer.post(`/users/${agent.userId}/api-keys/${agent.keyId}/rotate`, { overlapSeconds: 600 })
+          : writer.post(`/users/${agent.userId}/api-keys`, { name: `provisioned ${i}` });
+      requests.push(
+        req.then((r) => {
+          statuses.push(r.status);
+          if (r.status === 201) minted.push(r.body.key);
+        }),
+      );
       await sleep(i % 4 === 0 ? 2 : 0);
     }
     await Promise.all(requests);
@@ -151,29 +160,33 @@ describe('no key or session created during a deactivation comes back on reactiva
   // The exact interleaving, held still: the deactivation has locked the user and revoked everything, and waits
   // (at its audit entry); a key creation and a login authenticated before it then reach their inserts. Without
   // the lock and status check they wait only on the row's foreign-key lock, then insert for a deactivated user.
-  it.skipIf(!onPostgres)('PostgreSQL, held at the moment: a key creation and a login arriving while DELETE /users/:id is mid-transaction are refused, and nothing works after reactivation', async () => {
-    const victim = await seedHuman(app, ['tensions:read']);
-    const held = await holdAuditLog(app.db.url!);
-    let results: { deactivate: number; key: { status: number; body: any }; login: { status: number; token: string | null } };
-    try {
-      const deactivate = boss.del(`/users/${victim.userId}`);
-      // The deactivation reaches its audit entry only after locking the user and revoking everything.
-      await held.waitForWaiters(1, { onAuditLog: true });
-      const key = sessionClient(app, victim.token).post('/me/api-keys', { name: 'mid-deactivation' });
-      const signIn = login(app, victim.email, PASSWORD);
-      await held.waitForWaiters(3);
-      await held.release();
-      const [d, k, l] = await Promise.all([deactivate, key, signIn]);
-      results = { deactivate: d.status, key: { status: k.status, body: k.body }, login: { status: l.status, token: l.token } };
-    } finally {
-      await held.release().catch(() => undefined);
-    }
-    expect(results.deactivate).toBe(204);
-    expect(results.key.status, JSON.stringify(results.key.body)).toBe(401);
-    expect(results.key.body.code).toBe('unauthenticated');
-    expect(results.login.status).toBe(401);
-    expect((await boss.post(`/users/${victim.userId}/reactivate`, {})).status).toBe(200);
-    expect(await liveCredentials(victim.userId)).toEqual({ keys: 0, sessions: 0 });
-    expect((await sessionClient(app, victim.token).get('/auth/me')).status).toBe(401);
-  }, 120_000);
+  it.skipIf(!onPostgres)(
+    'PostgreSQL, held at the moment: a key creation and a login arriving while DELETE /users/:id is mid-transaction are refused, and nothing works after reactivation',
+    async () => {
+      const victim = await seedHuman(app, ['tensions:read']);
+      const held = await holdAuditLog(app.db.url!);
+      let results: { deactivate: number; key: { status: number; body: any }; login: { status: number; token: string | null } };
+      try {
+        const deactivate = boss.del(`/users/${victim.userId}`);
+        // The deactivation reaches its audit entry only after locking the user and revoking everything.
+        await held.waitForWaiters(1, { onAuditLog: true });
+        const key = sessionClient(app, victim.token).post('/me/api-keys', { name: 'mid-deactivation' });
+        const signIn = login(app, victim.email, PASSWORD);
+        await held.waitForWaiters(3);
+        await held.release();
+        const [d, k, l] = await Promise.all([deactivate, key, signIn]);
+        results = { deactivate: d.status, key: { status: k.status, body: k.body }, login: { status: l.status, token: l.token } };
+      } finally {
+        await held.release().catch(() => undefined);
+      }
+      expect(results.deactivate).toBe(204);
+      expect(results.key.status, JSON.stringify(results.key.body)).toBe(401);
+      expect(results.key.body.code).toBe('unauthenticated');
+      expect(results.login.status).toBe(401);
+      expect((await boss.post(`/users/${victim.userId}/reactivate`, {})).status).toBe(200);
+      expect(await liveCredentials(victim.userId)).toEqual({ keys: 0, sessions: 0 });
+      expect((await sessionClient(app, victim.token).get('/auth/me')).status).toBe(401);
+    },
+    120_000,
+  );
 });

@@ -48,7 +48,11 @@ describe('path ids', () => {
     const user = await admin.post('/users', { email: 'upper@x.example', name: 'Upper', password: 'long-enough-password' });
     const role = await admin.post('/roles', { code: 'upper-role', name: 'Upper', permissions: [] });
     const actor = await admin.post('/actors', { name: 'Upper', type: 'virtual' });
-    for (const [path, id] of [['users', user.body.id], ['roles', role.body.id], ['actors', actor.body.id]] as const) {
+    for (const [path, id] of [
+      ['users', user.body.id],
+      ['roles', role.body.id],
+      ['actors', actor.body.id],
+    ] as const) {
       const found = await admin.get(`/${path}/${id.toUpperCase()}`);
       expect(found.status).toBe(200);
       expect(found.body.id).toBe(id);

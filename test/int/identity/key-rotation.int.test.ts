@@ -129,7 +129,12 @@ describe('rotating an agent key (users:write)', () => {
       `mutation($u: ID!, $k: ID!, $input: RotateApiKeyInput) { rotateUserApiKey(userId: $u, keyId: $k, input: $input) { id key name permissions rotatedFromId } }`,
       { u: agent.userId, k: old.id, input: { overlapSeconds: 120 } },
     );
-    expect(res.body.data.rotateUserApiKey).toMatchObject({ name: 'deploy bot', permissions: ['tensions:read'], rotatedFromId: old.id, key: expect.stringMatching(/^mk_/) });
+    expect(res.body.data.rotateUserApiKey).toMatchObject({
+      name: 'deploy bot',
+      permissions: ['tensions:read'],
+      rotatedFromId: old.id,
+      key: expect.stringMatching(/^mk_/),
+    });
     expect(await works(old.key)).toBe(200);
     advance(120);
     expect(await works(old.key)).toBe(401);

@@ -119,7 +119,10 @@ describe('creating a scoped key', () => {
     expect(unknown.body.errors[0].path).toMatch(/^permissions/);
     const unheld = await admin.post(`/users/${agent.userId}/api-keys`, { name: 'k', permissions: ['tensions:read', 'users:read'] });
     expect(unheld.status).toBe(400);
-    expect(unheld.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'permissions', code: 'not_held', params: { permissions: ['users:read'] } }] });
+    expect(unheld.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ path: 'permissions', code: 'not_held', params: { permissions: ['users:read'] } }],
+    });
     // A wildcard the user does not hold whole is not held.
     expect((await admin.post(`/users/${agent.userId}/api-keys`, { name: 'k', permissions: ['tensions:*'] })).status).toBe(400);
     for (const permissions of ['tensions:read', [1], [null]]) {
@@ -127,10 +130,10 @@ describe('creating a scoped key', () => {
     }
     // Nothing was minted by the refusals.
     expect((await admin.get(`/users/${agent.userId}/api-keys`)).body.data).toHaveLength(1);
-    const gql = await admin.gql(
-      `mutation($id: ID!, $input: CreateApiKeyInput!) { provisionApiKey(userId: $id, input: $input) { permissions key } }`,
-      { id: agent.userId, input: { name: 'gql', permissions: ['users:write'] } },
-    );
+    const gql = await admin.gql(`mutation($id: ID!, $input: CreateApiKeyInput!) { provisionApiKey(userId: $id, input: $input) { permissions key } }`, {
+      id: agent.userId,
+      input: { name: 'gql', permissions: ['users:write'] },
+    });
     expect(gql.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
 
     const human = await seedHuman(app, ['tensions:read', 'tensions:write']);

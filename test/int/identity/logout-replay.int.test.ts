@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 const session = (token: string, idempotencyKey?: string) =>
-  client(app, undefined, { cookie: `session=${token}`, 'x-csrf-protection': '1', ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}) });
+  client(app, undefined, {
+    cookie: `session=${token}`,
+    'x-csrf-protection': '1',
+    ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
+  });
 
 describe('POST /auth/logout with an Idempotency-Key', () => {
   it('a later session logging out under the key an earlier logout used is ended, not answered with a replay', async () => {
@@ -32,10 +36,9 @@ describe('POST /auth/logout with an Idempotency-Key', () => {
     expect(out.headers.get('idempotent-replayed')).toBeNull();
     expect(out.headers.get('set-cookie')).toMatch(/^session=;/);
     expect((await session(again.token!).get('/auth/me')).status).toBe(401);
-    const [{ open }] = await app.em().execute<{ open: number }[]>(
-      'select count(*)::int as open from sessions where user_id = ? and revoked_at is null',
-      [human.userId],
-    );
+    const [{ open }] = await app
+      .em()
+      .execute<{ open: number }[]>('select count(*)::int as open from sessions where user_id = ? and revoked_at is null', [human.userId]);
     expect(open).toBe(0);
     // nothing kept for a logout
     expect((await app.em().execute<{ n: number }[]>('select count(*)::int as n from idempotency_keys where idempotency_key = ?', [key]))[0].n).toBe(0);

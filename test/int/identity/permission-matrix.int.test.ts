@@ -10,8 +10,18 @@ const X = '00000000-0000-4000-8000-00000000000a';
 const Y = '00000000-0000-4000-8000-00000000000b';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'del';
-interface RestCase { method: Method; path: string; body?: unknown; needs: string | null; allowed: number }
-interface GqlCase { field: string; needs: string | null; allowedCode: string | null }
+interface RestCase {
+  method: Method;
+  path: string;
+  body?: unknown;
+  needs: string | null;
+  allowed: number;
+}
+interface GqlCase {
+  field: string;
+  needs: string | null;
+  allowedCode: string | null;
+}
 
 const REST: RestCase[] = [
   { method: 'get', path: '/users', needs: 'users:read', allowed: 200 },
@@ -76,7 +86,7 @@ type Client = ReturnType<typeof client>;
 async function checkRest(c: Client, grants: string[]) {
   for (const rc of REST) {
     const res = await (rc.method === 'get' || rc.method === 'del' ? c[rc.method](rc.path) : c[rc.method](rc.path, rc.body));
-    const label = `${rc.method.toUpperCase()} ${rc.path} with [${grants.join(", ")}]`;
+    const label = `${rc.method.toUpperCase()} ${rc.path} with [${grants.join(', ')}]`;
     if (covers(grants, rc.needs)) {
       expect(res.status, label).toBe(rc.allowed);
     } else {
@@ -91,9 +101,12 @@ async function checkGql(c: Client, grants: string[], kind: 'query' | 'mutation',
   for (const gc of cases) {
     const res = await c.gql(`${kind} { ${gc.q} }`);
     const errors: any[] = res.body.errors ?? [];
-    const label = `${kind} ${gc.field} with [${grants.join(", ")}]`;
+    const label = `${kind} ${gc.field} with [${grants.join(', ')}]`;
     // An error that names no field (a document the server could not run) proves nothing either way.
-    expect(errors.filter((e) => e.path?.[0] !== gc.field), `${label}: ${JSON.stringify(errors)}`).toEqual([]);
+    expect(
+      errors.filter((e) => e.path?.[0] !== gc.field),
+      `${label}: ${JSON.stringify(errors)}`,
+    ).toEqual([]);
     const err = errors[0];
     if (covers(grants, gc.needs)) {
       expect(err?.extensions.code ?? null, label).toBe(gc.allowedCode);

@@ -62,7 +62,10 @@ describe('POST /users/:id/reactivate', () => {
     expect(denied.body).toMatchObject({ code: 'escalation_denied', missingPermissions: ['*'] });
     expect((await admin.get(`/users/${strong.userId}`)).body.status).toBe('deactivated');
     const reader = await seedUserWithKey(app, { type: 'agent', grants: ['users:read'] });
-    expect((await client(app, reader.key).post(`/users/${strong.userId}/reactivate`)).body).toMatchObject({ code: 'forbidden', missingPermission: 'users:write' });
+    expect((await client(app, reader.key).post(`/users/${strong.userId}/reactivate`)).body).toMatchObject({
+      code: 'forbidden',
+      missingPermission: 'users:write',
+    });
     expect((await admin.post('/users/7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90/reactivate')).body.code).toBe('user_not_found');
     expect((await admin.post('/users/not-a-uuid/reactivate')).status).toBe(404);
     // A peer the writer may act on.

@@ -31,10 +31,19 @@ afterAll(async () => {
 });
 
 async function loginMfa(target: TestApp, body: unknown) {
-  const res = await fetch(`${target.url}/api/v1/auth/login/mfa`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${target.url}/api/v1/auth/login/mfa`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const setCookie = res.headers.get('set-cookie');
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, token: setCookie ? (/session=([^;]*)/.exec(setCookie)?.[1] ?? null) : null, headers: res.headers };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : null,
+    token: setCookie ? (/session=([^;]*)/.exec(setCookie)?.[1] ?? null) : null,
+    headers: res.headers,
+  };
 }
 
 /** A human with `grants`, enrolled through the REST routes; its secret and recovery codes. */
@@ -95,7 +104,10 @@ describe('enrolment', () => {
     const agent = await seedUserWithKey(app, { grants: ['*'] });
     const human = await seedUserWithKey(app, { type: 'human', grants: ['tensions:read'] });
     for (const key of [agent.key, human.key]) {
-      for (const [method, path] of [['GET', '/me/mfa'], ['POST', '/me/mfa/totp']] as const) {
+      for (const [method, path] of [
+        ['GET', '/me/mfa'],
+        ['POST', '/me/mfa/totp'],
+      ] as const) {
         const res = method === 'GET' ? await client(app, key).get(path) : await client(app, key).post(path);
         expect([path, res.status, res.body.code]).toEqual([path, 403, 'session_required']);
       }
@@ -112,7 +124,13 @@ describe('enrolment', () => {
       expect([JSON.stringify(body), res.status, res.body.code]).toEqual([JSON.stringify(body), 400, 'validation_failed']);
       expect(res.body.detail).not.toMatch(/[<>{}]|code\./);
     }
-    for (const body of [{}, { mfaToken: '', code: '123456' }, { mfaToken: 'x'.repeat(201), code: '123456' }, { mfaToken: 'x', code: 'y'.repeat(65) }, { mfaToken: 'x', code: '123456', more: true }]) {
+    for (const body of [
+      {},
+      { mfaToken: '', code: '123456' },
+      { mfaToken: 'x'.repeat(201), code: '123456' },
+      { mfaToken: 'x', code: 'y'.repeat(65) },
+      { mfaToken: 'x', code: '123456', more: true },
+    ]) {
       const res = await loginMfa(app, body);
       expect([JSON.stringify(body).slice(0, 40), res.status, res.body.code]).toEqual([JSON.stringify(body).slice(0, 40), 400, 'validation_failed']);
     }
@@ -143,7 +161,9 @@ describe('two-step login', () => {
     // The next step's code works with the same (still unspent) token.
     step();
     expect((await loginMfa(app, { mfaToken: again.body.mfaToken, code: await codeAt(human.secret) })).status).toBe(200);
-    const [entry] = await app.em().execute("select changes from audit_log where target_id = ? and action = 'auth.login' order by at desc limit 1", [human.userId]);
+    const [entry] = await app
+      .em()
+      .execute("select changes from audit_log where target_id = ? and action = 'auth.login' order by at desc limit 1", [human.userId]);
     expect(entry.changes).toEqual({ secondFactor: { from: null, to: 'totp' } });
     step();
   });
@@ -166,9 +186,13 @@ describe('two-step login', () => {
     const ext = first.body.errors?.[0]?.extensions;
     expect(ext).toMatchObject({ code: 'MFA_REQUIRED', mfaRequired: true });
     expect(typeof ext.mfaToken).toBe('string');
-    const wrong = await anon.gql('mutation($i: LoginMfaInput!) { loginMfa(input: $i) { user { id } } }', { i: { mfaToken: ext.mfaToken, code: '000000' === (await codeAt(human.secret)) ? '111111' : '000000' } });
+    const wrong = await anon.gql('mutation($i: LoginMfaInput!) { loginMfa(input: $i) { user { id } } }', {
+      i: { mfaToken: ext.mfaToken, code: '000000' === (await codeAt(human.secret)) ? '111111' : '000000' },
+    });
     expect(wrong.body.errors?.[0]?.extensions?.code).toBe('INVALID_CREDENTIALS');
-    const done = await anon.gql('mutation($i: LoginMfaInput!) { loginMfa(input: $i) { user { id } authenticatedBy } }', { i: { mfaToken: ext.mfaToken, code: await codeAt(human.secret) } });
+    const done = await anon.gql('mutation($i: LoginMfaInput!) { loginMfa(input: $i) { user { id } authenticatedBy } }', {
+      i: { mfaToken: ext.mfaToken, code: await codeAt(human.secret) },
+    });
     expect(done.body.errors).toBeUndefined();
     expect(done.body.data.loginMfa).toEqual({ user: { id: human.userId }, authenticatedBy: 'session' });
     expect(done.headers.get('set-cookie')).toMatch(/^session=/);

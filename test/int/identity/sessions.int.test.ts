@@ -156,7 +156,7 @@ describe('session tokens', () => {
     expect(byKey.body.code).toBe('session_required');
   });
 
-  it('admin password reset (POST /users/:id/password) revokes all that user\'s sessions', async () => {
+  it("admin password reset (POST /users/:id/password) revokes all that user's sessions", async () => {
     const human = await seedHuman(app, []);
     const admin = sessionClient(app, (await login(app, ADMIN.email, ADMIN.password)).token!);
     expect((await admin.post(`/users/${human.userId}/password`, { password: 'reset-by-the-admin' })).status).toBe(204);

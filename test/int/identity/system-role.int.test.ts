@@ -66,7 +66,9 @@ describe('the system role', () => {
     expect(second.status).toBe(200);
     expect(second.body.roles).toMatchObject([{ id: roleId, code: 'admin', system: true }]);
     // Accounted for in the audit trail (SPEC §11) like the first admin, by the system through the CLI.
-    const created = await app.em().execute(`select by_kind, via, target_id, target_label from audit_log where action = 'user.created' and by_kind = 'system' order by at`);
+    const created = await app
+      .em()
+      .execute(`select by_kind, via, target_id, target_label from audit_log where action = 'user.created' and by_kind = 'system' order by at`);
     expect(created).toEqual([
       { by_kind: 'system', via: 'cli', target_id: signedIn.body.id, target_label: ADMIN.email },
       { by_kind: 'system', via: 'cli', target_id: second.body.id, target_label: NEW_ADMIN.email },

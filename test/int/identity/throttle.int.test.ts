@@ -36,7 +36,7 @@ describe('login throttling (SPEC §6)', () => {
     expect(retry).toBeLessThanOrEqual(15 * 60);
   });
 
-  it('a successful login resets the email\'s count', async () => {
+  it("a successful login resets the email's count", async () => {
     const h = await seedHuman(app, []);
     for (let i = 0; i < 9; i++) await login(app, h.email, `wrong-password-${i}`);
     expect((await login(app, h.email, PASSWORD)).status).toBe(200);
@@ -66,7 +66,11 @@ describe('login throttling (SPEC §6)', () => {
     const [{ client }] = await app.em().execute('select client from login_attempts order by attempted_at desc limit 1');
     const em = app.em();
     for (let i = 0; i < 99; i++) {
-      await em.execute(`insert into login_attempts (id, email, client, attempted_at) values (?, ?, ?, now())`, [randomUUID(), `other-${i}@test.example`, client]);
+      await em.execute(`insert into login_attempts (id, email, client, attempted_at) values (?, ?, ?, now())`, [
+        randomUUID(),
+        `other-${i}@test.example`,
+        client,
+      ]);
     }
     const res = await login(app, h.email, PASSWORD);
     expect(res.status).toBe(429);
@@ -79,7 +83,11 @@ describe('login throttling (SPEC §6)', () => {
     // Exactly 95 counted failures for this client, whatever earlier tests left.
     await em.execute('delete from login_attempts where client = ?', [client]);
     for (let i = 0; i < 95; i++) {
-      await em.execute(`insert into login_attempts (id, email, client, attempted_at) values (?, ?, ?, now())`, [randomUUID(), `filler-${i}@test.example`, client]);
+      await em.execute(`insert into login_attempts (id, email, client, attempted_at) values (?, ?, ?, now())`, [
+        randomUUID(),
+        `filler-${i}@test.example`,
+        client,
+      ]);
     }
     const answers = await Promise.all(Array.from({ length: 20 }, () => rawLogin(`burst-${randomUUID()}@test.example`, 'wrong-password')));
     const evaluated = answers.filter((a) => a.status !== 429);

@@ -35,14 +35,29 @@ describe('users', () => {
     expect(await codes(human('h4@x.example', { name: '   ' }))).toEqual([400, 'validation_failed']);
     expect(await codes(human('h5@x.example', { name: 'x'.repeat(201) }))).toEqual([400, 'validation_failed']);
     expect(await codes({ type: 'agent', email: 'a2@x.example', name: 'A', linkedActorId: orgActor })).toEqual([422, 'actor_not_agent_type']);
-    expect(await codes({ type: 'agent', email: 'a3@x.example', name: 'A', linkedActorId: '00000000-0000-4000-8000-000000000001' })).toEqual([404, 'actor_not_found']);
+    expect(await codes({ type: 'agent', email: 'a3@x.example', name: 'A', linkedActorId: '00000000-0000-4000-8000-000000000001' })).toEqual([
+      404,
+      'actor_not_found',
+    ]);
     const linked = await admin.post('/users', { type: 'agent', email: 'a4@x.example', name: 'A', linkedActorId: agentActor });
     expect(linked.status).toBe(201);
     expect(linked.body).toMatchObject({ linkedActorId: agentActor, linkedActor: { id: agentActor, type: 'agent' } });
     const h = await admin.post('/users', human('Mixed.Case@X.example'));
     expect(h.status).toBe(201);
     expect(h.body.email).toBe('mixed.case@x.example');
-    expect(Object.keys(h.body).sort()).toEqual(['createdAt', 'email', 'id', 'linkedActor', 'linkedActorId', 'name', 'roles', 'status', 'type', 'updatedAt', 'version']);
+    expect(Object.keys(h.body).sort()).toEqual([
+      'createdAt',
+      'email',
+      'id',
+      'linkedActor',
+      'linkedActorId',
+      'name',
+      'roles',
+      'status',
+      'type',
+      'updatedAt',
+      'version',
+    ]);
     expect(await codes(human('MIXED.case@x.EXAMPLE'))).toEqual([409, 'email_taken']);
     // The actor's deletion unlinks the agent (FK ON DELETE SET NULL).
     expect((await admin.del(`/actors/${agentActor}`)).status).toBe(204);

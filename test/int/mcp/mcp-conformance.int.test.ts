@@ -74,7 +74,10 @@ describe('MCP conformance suite', () => {
     const ran = await readdir(outDir);
     expect(ran.length, output).toBeGreaterThan(listed.length);
     for (const scenario of ['server-initialize', 'tools-list', 'dns-rebinding-protection']) {
-      expect(ran.some((dir) => dir.startsWith(`server-${scenario}-`)), `${scenario} ran\n${output}`).toBe(true);
+      expect(
+        ran.some((dir) => dir.startsWith(`server-${scenario}-`)),
+        `${scenario} ran\n${output}`,
+      ).toBe(true);
     }
   }, 300_000);
 });

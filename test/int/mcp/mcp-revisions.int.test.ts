@@ -86,14 +86,19 @@ describe('the 2026-07-28 revision on the wire', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull();
   });
 
-  it('marks tools/list private (it is the caller\'s own) and fresh for a minute; a 2025 answer carries no such fields', async () => {
+  it("marks tools/list private (it is the caller's own) and fresh for a minute; a 2025 answer carries no such fields", async () => {
     const nobody = await seedUserWithKey(app, { type: 'agent', grants: [] });
     const res = await modern(nobody.key, 'tools/list');
     expect(res.status).toBe(200);
     expect(res.json.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
     expect(res.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['whoami']);
-    const legacy = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${nobody.key}`, 'mcp-protocol-version': '2025-11-25' },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+    const legacy = await raw(
+      app,
+      'POST',
+      '/mcp',
+      { ...MCP_HEADERS, authorization: `Bearer ${nobody.key}`, 'mcp-protocol-version': '2025-11-25' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    );
     expect(legacy.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['whoami']);
     expect(legacy.json.result).not.toHaveProperty('ttlMs');
     expect(legacy.json.result).not.toHaveProperty('cacheScope');
@@ -106,8 +111,13 @@ describe('the 2026-07-28 revision on the wire', () => {
       expect(res.json.error, version).toMatchObject({ code: -32022, data: { requested: version, supported: MCP_PROTOCOL_VERSIONS } });
     }
     // a 2025-form request naming a revision this server does not serve: 400, the revisions in the message
-    const old = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': '2024-10-07' },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+    const old = await raw(
+      app,
+      'POST',
+      '/mcp',
+      { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': '2024-10-07' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    );
     expect(old.status).toBe(400);
     expect(old.json.error.message).toContain(MCP_PROTOCOL_VERSIONS.join(', '));
   });
@@ -116,8 +126,13 @@ describe('the 2026-07-28 revision on the wire', () => {
     const anonymous = await modern(undefined, 'server/discover');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const mismatch = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: envelope(MODERN) } }));
+    const mismatch = await raw(
+      app,
+      'POST',
+      '/mcp',
+      { ...MCP_HEADERS, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: envelope(MODERN) } }),
+    );
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.error.code).toBe(-32020);
     const bad = await modern(admin.key, 'tools/call', { name: 'whoami', arguments: 'text' });

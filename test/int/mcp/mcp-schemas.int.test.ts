@@ -49,8 +49,10 @@ function propertyProblems(name: string, p: Json): string[] {
   const problems: string[] = [];
   if (typeof p.description !== 'string' || p.description.length < 3) problems.push(`${name}: no description`);
   for (const v of variants(p)) {
-    if (v.type === 'string' && v.maxLength === undefined && !v.enum && !v.format && v.const === undefined) problems.push(`${name}: string without maxLength, enum or format`);
-    if ((v.type === 'integer' || v.type === 'number') && (v.minimum === undefined || v.maximum === undefined)) problems.push(`${name}: number without minimum and maximum`);
+    if (v.type === 'string' && v.maxLength === undefined && !v.enum && !v.format && v.const === undefined)
+      problems.push(`${name}: string without maxLength, enum or format`);
+    if ((v.type === 'integer' || v.type === 'number') && (v.minimum === undefined || v.maximum === undefined))
+      problems.push(`${name}: number without minimum and maximum`);
     if (v.type === 'array') {
       if (v.maxItems === undefined) problems.push(`${name}: array without maxItems`);
       problems.push(...propertyProblems(`${name}[]`, { description: 'item', ...v.items }));
@@ -69,7 +71,7 @@ describe('tools/list, as a model provider reads it', () => {
   });
 
   it('describes every input property with its bounds', () => {
-    const problems = tools.flatMap((t) => Object.entries((t.inputSchema.properties ?? {})).flatMap(([k, p]) => propertyProblems(`${t.name}.${k}`, p as Json)));
+    const problems = tools.flatMap((t) => Object.entries(t.inputSchema.properties ?? {}).flatMap(([k, p]) => propertyProblems(`${t.name}.${k}`, p as Json)));
     expect(problems).toEqual([]);
   });
 
@@ -85,7 +87,7 @@ describe('the tools an MCP-only agent needs', () => {
     const agent = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read', 'actors:read'], name: 'Mirror agent' });
     const rest = client(app, agent.key);
     expect((await rest.get('/auth/me')).status).toBe(200);
-    const whoami = await withClient(agent.key, (c) => c.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+    const whoami = (await withClient(agent.key, (c) => c.callTool({ name: 'whoami', arguments: {} }))) as CallToolResult;
     const me = await rest.get('/auth/me');
     expect(whoami.isError).toBeFalsy();
     expect(whoami.structuredContent).toEqual(me.body);
@@ -94,19 +96,21 @@ describe('the tools an MCP-only agent needs', () => {
 
   it('create_actor creates what REST then reads, and needs actors:write', async () => {
     const writer = await seedUserWithKey(app, { type: 'agent', grants: ['actors:write', 'actors:read'] });
-    const created = await withClient(writer.key, (c) => c.callTool({ name: 'create_actor', arguments: { name: '  Made by MCP ', type: 'virtual' } })) as CallToolResult;
+    const created = (await withClient(writer.key, (c) =>
+      c.callTool({ name: 'create_actor', arguments: { name: '  Made by MCP ', type: 'virtual' } }),
+    )) as CallToolResult;
     expect(created.isError).toBeFalsy();
     const actor = created.structuredContent as { id: string };
     expect((await client(app, writer.key).get(`/actors/${actor.id}`)).body).toEqual(created.structuredContent);
     expect(actor).toMatchObject({ name: 'Made by MCP', type: 'virtual' });
 
-    const bad = await withClient(writer.key, (c) => c.callTool({ name: 'create_actor', arguments: { name: 'x', type: 'company' } })) as CallToolResult;
+    const bad = (await withClient(writer.key, (c) => c.callTool({ name: 'create_actor', arguments: { name: 'x', type: 'company' } }))) as CallToolResult;
     expect(bad.structuredContent).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'type' })] });
 
     const reader = await seedUserWithKey(app, { type: 'agent', grants: ['actors:read'] });
     const names = (await withClient(reader.key, (c) => c.listTools())).tools.map((t) => t.name);
     expect(names).not.toContain('create_actor');
-    const refused = await withClient(reader.key, (c) => c.callTool({ name: 'create_actor', arguments: { name: 'Nope', type: 'virtual' } })) as CallToolResult;
+    const refused = (await withClient(reader.key, (c) => c.callTool({ name: 'create_actor', arguments: { name: 'Nope', type: 'virtual' } }))) as CallToolResult;
     expect(refused.structuredContent).toMatchObject({ code: 'forbidden', missingPermission: 'actors:write' });
   });
 
@@ -115,7 +119,10 @@ describe('the tools an MCP-only agent needs', () => {
     const finder = await seedUserWithKey(app, { type: 'agent', grants: ['users:read'] });
     const call = (args: Record<string, unknown>) =>
       withClient(finder.key, (c) => c.callTool({ name: 'list_users', arguments: args })) as Promise<CallToolResult>;
-    const found = (await call({ q: 'findable', type: 'human', status: 'active' })).structuredContent as { data: Record<string, unknown>[]; nextCursor: string | null };
+    const found = (await call({ q: 'findable', type: 'human', status: 'active' })).structuredContent as {
+      data: Record<string, unknown>[];
+      nextCursor: string | null;
+    };
     expect(found.data).toEqual([{ id: lead.userId, name: 'Findable Lead', type: 'human', status: 'active' }]);
     expect(found.nextCursor).toBeNull();
     expect(((await call({ q: 'findable', type: 'agent' })).structuredContent as { data: unknown[] }).data).toEqual([]);
@@ -154,9 +161,10 @@ describe('JSON-RPC over HTTP', () => {
   it('answers a 2 MB argument with 413 payload_too_large the SDK client reports, writes nothing and keeps serving', async () => {
     await withClient(admin.key, async (c) => {
       const actorId = (await client(app, admin.key).post('/actors', { name: 'Big org', type: 'organization' })).body.id;
-      const failure = await c
-        .callTool({ name: 'sense_tension', arguments: { name: 'Huge', actorId, currentContext: 'x'.repeat(2 * 1024 * 1024) } })
-        .then(() => null, (err: unknown) => err as { code?: number; message: string });
+      const failure = await c.callTool({ name: 'sense_tension', arguments: { name: 'Huge', actorId, currentContext: 'x'.repeat(2 * 1024 * 1024) } }).then(
+        () => null,
+        (err: unknown) => err as { code?: number; message: string },
+      );
       expect(failure).not.toBeNull();
       expect(failure!.code).toBe(413);
       expect(failure!.message).toContain('payload_too_large');
@@ -164,9 +172,18 @@ describe('JSON-RPC over HTTP', () => {
       expect(n).toBe(0);
       expect((await c.callTool({ name: 'whoami', arguments: {} })).isError).toBeFalsy();
     });
-    const res = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${admin.key}` }, JSON.stringify({
-      jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: { pad: 'x'.repeat(2 * 1024 * 1024) } },
-    }));
+    const res = await raw(
+      app,
+      'POST',
+      '/mcp',
+      { ...MCP_HEADERS, authorization: `Bearer ${admin.key}` },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'whoami', arguments: { pad: 'x'.repeat(2 * 1024 * 1024) } },
+      }),
+    );
     expect(res.status).toBe(413);
     expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'payload_too_large' } } });
   });

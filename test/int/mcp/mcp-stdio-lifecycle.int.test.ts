@@ -82,8 +82,17 @@ it('leaves the history REST reads, every entry by the agent via mcp', async () =
   expect(history.status).toBe(200);
   expect(history.body.data).toEqual([outcome.discard.event, ...outcome.history]);
   expect(history.body.data.map((e: { type: string }) => e.type)).toEqual([
-    'TensionDiscarded', 'TensionRevived', 'TensionDropped', 'TensionReopened', 'TensionResolved', 'TensionReassigned',
-    'TensionLeadAssigned', 'TensionContextRevised', 'TensionRescored', 'TensionRenamed', 'TensionSensed',
+    'TensionDiscarded',
+    'TensionRevived',
+    'TensionDropped',
+    'TensionReopened',
+    'TensionResolved',
+    'TensionReassigned',
+    'TensionLeadAssigned',
+    'TensionContextRevised',
+    'TensionRescored',
+    'TensionRenamed',
+    'TensionSensed',
   ]);
   for (const e of history.body.data) {
     expect(e.by).toEqual({ kind: 'agent', userId: agent.userId, userName: 'Stdio bot', apiKeyName: 'Stdio bot key', via: 'mcp' });

@@ -11,9 +11,26 @@ import { OPERATION_PERMISSIONS } from '../../../server/application/permission-ta
 import { hasPermission } from '../../../server/domain/permissions.js';
 
 const SPEC_TOOLS = [
-  'whoami', 'list_tensions', 'get_tension', 'get_tension_history', 'sense_tension', 'rename_tension', 'rescore_tension',
-  'revise_tension_context', 'set_tension_lead', 'reassign_tension', 'resolve_tension', 'drop_tension', 'reopen_tension',
-  'revive_tension', 'discard_tension', 'list_actors', 'get_actor', 'create_actor', 'list_users', 'list_events',
+  'whoami',
+  'list_tensions',
+  'get_tension',
+  'get_tension_history',
+  'sense_tension',
+  'rename_tension',
+  'rescore_tension',
+  'revise_tension_context',
+  'set_tension_lead',
+  'reassign_tension',
+  'resolve_tension',
+  'drop_tension',
+  'reopen_tension',
+  'revive_tension',
+  'discard_tension',
+  'list_actors',
+  'get_actor',
+  'create_actor',
+  'list_users',
+  'list_events',
   // SPEC §15
   'get_tension_changes',
 ];
@@ -70,10 +87,24 @@ describe('a full tension lifecycle through MCP tools', () => {
       }),
     );
     expect(outcome.steps.map((s) => s.tool)).toEqual([
-      'sense_tension', 'rename_tension', 'rescore_tension', 'revise_tension_context', 'set_tension_lead', 'reassign_tension',
-      'resolve_tension', 'reopen_tension', 'drop_tension', 'revive_tension',
+      'sense_tension',
+      'rename_tension',
+      'rescore_tension',
+      'revise_tension_context',
+      'set_tension_lead',
+      'reassign_tension',
+      'resolve_tension',
+      'reopen_tension',
+      'drop_tension',
+      'revive_tension',
     ]);
-    expect(outcome.steps.at(-1)!.result.tension).toMatchObject({ name: 'Slow settlement of trades', score: 8, potentialFuture: 'T+0', lead: { id: lead.userId, name: 'Alice' }, actorId: actorB });
+    expect(outcome.steps.at(-1)!.result.tension).toMatchObject({
+      name: 'Slow settlement of trades',
+      score: 8,
+      potentialFuture: 'T+0',
+      lead: { id: lead.userId, name: 'Alice' },
+      actorId: actorB,
+    });
 
     // The tension is gone for REST too; its history stays, every entry made through MCP by the agent's key.
     expect((await rest.get(`/tensions/${outcome.tensionId}`)).status).toBe(404);
@@ -86,8 +117,17 @@ describe('a full tension lifecycle through MCP tools', () => {
     expect(entries).toEqual([outcome.discard.event, ...outcome.history]);
     expect(outcome.history).toEqual(outcome.steps.map((s) => s.result.event).reverse());
     expect(entries.map((e) => e.summary)).toEqual([
-      'Discarded', 'Revived', 'Dropped as stale', 'Reopened', 'Resolved', 'Reassigned from Org A to Org B', 'Lead assigned to Alice',
-      'Revised potential future', 'Score raised from 5 to 8', 'Renamed from "Slow settlement" to "Slow settlement of trades"', 'Tension sensed',
+      'Discarded',
+      'Revived',
+      'Dropped as stale',
+      'Reopened',
+      'Resolved',
+      'Reassigned from Org A to Org B',
+      'Lead assigned to Alice',
+      'Revised potential future',
+      'Score raised from 5 to 8',
+      'Renamed from "Slow settlement" to "Slow settlement of trades"',
+      'Tension sensed',
     ]);
   });
 
@@ -154,7 +194,10 @@ describe('tools/list and tools/call agree with the permission table', () => {
     const reader = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read', 'actors:read'] });
     const before = await rest.get('/tensions?limit=100');
     await withClient(reader.key, async (c) => {
-      expect(await callError(c, 'sense_tension', { name: 'Not allowed', actorId: actorA })).toMatchObject({ code: 'forbidden', missingPermission: 'tensions:write' });
+      expect(await callError(c, 'sense_tension', { name: 'Not allowed', actorId: actorA })).toMatchObject({
+        code: 'forbidden',
+        missingPermission: 'tensions:write',
+      });
     });
     expect((await rest.get('/tensions?limit=100')).body).toEqual(before.body);
   });
@@ -170,11 +213,19 @@ describe('errors keep their codes', () => {
     await withClient(writer.key, async (c) => {
       const sensed = await callOk(c, 'sense_tension', { name: 'Validation target', actorId: actorA });
       const id = (sensed.tension as { id: string }).id;
-      expect(await callError(c, 'rescore_tension', { id, score: '8' })).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'score' })] });
+      expect(await callError(c, 'rescore_tension', { id, score: '8' })).toMatchObject({
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ path: 'score' })],
+      });
       expect(await callError(c, 'rescore_tension', { id, score: 11 })).toMatchObject({ code: 'validation_failed' });
       expect(await callError(c, 'rename_tension', { id, name: '   ' })).toMatchObject({ code: 'validation_failed' });
       // An id is read as REST reads a path: not a UUID is not found, on every tool; a missing id fails the schema.
-      for (const [tool, args, code] of [['get_tension', {}, 'not_found'], ['rename_tension', { name: 'x' }, 'not_found'], ['get_tension_history', {}, 'not_found'], ['get_actor', {}, 'actor_not_found']] as const) {
+      for (const [tool, args, code] of [
+        ['get_tension', {}, 'not_found'],
+        ['rename_tension', { name: 'x' }, 'not_found'],
+        ['get_tension_history', {}, 'not_found'],
+        ['get_actor', {}, 'actor_not_found'],
+      ] as const) {
         expect(await callError(c, tool, { id: 'not-a-uuid', ...args }), tool).toMatchObject({ code });
         expect(await callError(c, tool, { ...args }), tool).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: 'id' })] });
       }
@@ -190,7 +241,9 @@ describe('errors keep their codes', () => {
     await withClient(writer.key, async (c) => {
       const id = ((await callOk(c, 'sense_tension', { name: 'Conflict target', actorId: actorA })).tension as { id: string }).id;
       expect(await callError(c, 'rename_tension', { id, name: 'Late', expectedVersion: 7 })).toMatchObject({
-        code: 'version_conflict', currentVersion: 1, expectedVersion: 7,
+        code: 'version_conflict',
+        currentVersion: 1,
+        expectedVersion: 7,
       });
       await callOk(c, 'resolve_tension', { id });
       expect(await callError(c, 'revive_tension', { id })).toMatchObject({ code: 'invalid_transition', state: 'resolved' });
@@ -217,7 +270,9 @@ describe('errors keep their codes', () => {
       expect(await callError(c, 'reassign_tension', { id, actorId: unknown })).toMatchObject({ code: 'actor_not_found' });
       expect(await callError(c, 'set_tension_lead', { id, leadUserId: unknown })).toMatchObject({ code: 'user_not_found' });
       expect(await callError(c, 'set_tension_lead', { id, leadUserId: gone.userId })).toMatchObject({ code: 'not_applicable' });
-      expect(await callError(c, 'sense_tension', { name: 'Led by nobody', actorId: actorA, leadUserId: gone.userId })).toMatchObject({ code: 'not_applicable' });
+      expect(await callError(c, 'sense_tension', { name: 'Led by nobody', actorId: actorA, leadUserId: gone.userId })).toMatchObject({
+        code: 'not_applicable',
+      });
       expect(await callOk(c, 'get_tension', { id })).toMatchObject({ version: 1, actorId: actorA, leadUserId: null });
     });
   });

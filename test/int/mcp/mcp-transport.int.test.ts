@@ -21,7 +21,12 @@ afterAll(async () => {
 
 describe('MCP over Streamable HTTP', () => {
   it('refuses a request without a bearer key, and a cookie alone, with 401 and WWW-Authenticate', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const anonymous = await fetch(`${app.url}/mcp`, { method: 'POST', headers, body });
     expect(anonymous.status).toBe(401);
@@ -140,7 +145,14 @@ describe('MCP over stdio (market-service mcp)', () => {
     };
     try {
       const send = (text: string) => child.stdin.write(`${text}\n`);
-      send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      );
       expect((await next()).id).toBe(1);
       send('this is not json {');
       expect(await next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } });

@@ -55,7 +55,9 @@ describe('tokens as callers', () => {
     expect(names).toContain('list_tensions');
     expect(names).not.toContain('sense_tension');
     const actorId = await insertActor(app, 'organization');
-    const write = await mcp.callTool({ name: 'sense_tension', arguments: { name: 'Not allowed', actorId } }).catch((e: Error) => ({ isError: true, thrown: e.message }));
+    const write = await mcp
+      .callTool({ name: 'sense_tension', arguments: { name: 'Not allowed', actorId } })
+      .catch((e: Error) => ({ isError: true, thrown: e.message }));
     expect(write.isError).toBe(true);
     await mcp.close();
   });
@@ -77,21 +79,33 @@ describe('tokens as callers', () => {
     expect(sensed.isError ?? false).toBe(false);
     await mcp.close();
     const [apps] = [(await sessionClient(app, person.token).get('/me/connected-apps')).body.data];
-    const [event] = await app.em().execute<{ metadata: Record<string, unknown> }[]>(`select metadata from domain_events where metadata->>'userId' = ? order by position desc limit 1`, [person.userId]);
+    const [event] = await app
+      .em()
+      .execute<{ metadata: Record<string, unknown> }[]>(`select metadata from domain_events where metadata->>'userId' = ? order by position desc limit 1`, [
+        person.userId,
+      ]);
     expect(event.metadata).toMatchObject({ via: 'mcp', oauthGrantId: apps[0].id, apiKeyId: null });
   });
 
   it('a token is refused on REST and GraphQL', async () => {
     const { access } = await connect(['tensions:read']);
     expect((await client(app, access).get('/tensions')).status).toBe(401);
-    const gql = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ me { user { id } } }' }) });
+    const gql = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { user { id } } }' }),
+    });
     expect(gql.status).toBe(401);
   });
 
   it('revocation (RFC 7009) stops the token on the next call', async () => {
     const { access, clientId } = await connect(['tensions:read']);
     expect(await mcpStatus(access)).toBe(200);
-    const res = await fetch(`${app.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: access, client_id: clientId }) });
+    const res = await fetch(`${app.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: access, client_id: clientId }),
+    });
     expect(res.status).toBe(200);
     expect(await mcpStatus(access)).toBe(401);
   });

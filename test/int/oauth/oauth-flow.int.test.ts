@@ -46,7 +46,12 @@ describe('OAuth for /mcp', () => {
     const res = await fetch(`${app.url}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokens.json.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(res.status).toBe(200);
   });

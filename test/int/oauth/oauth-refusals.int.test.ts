@@ -102,7 +102,9 @@ describe('the token endpoint refuses', () => {
     const next = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: rotated.json.refresh_token, client_id: clientId });
     expect(next.status).toBe(400);
     await expect
-      .poll(async () => (await app.em().execute<{ n: number }[]>(`select count(*)::int as n from audit_log where action = 'oauth.refresh_reuse_detected'`))[0].n)
+      .poll(
+        async () => (await app.em().execute<{ n: number }[]>(`select count(*)::int as n from audit_log where action = 'oauth.refresh_reuse_detected'`))[0].n,
+      )
       .toBeGreaterThan(0);
   });
 });
@@ -149,7 +151,9 @@ describe('consent refuses', () => {
     expect(denied.status).toBe(200);
     const resumed = await fetch(new URL(denied.json.redirectTo, app.url), { redirect: 'manual', headers: { cookie: jar.header() } });
     expect(errorOf(resumed)).toBe('access_denied');
-    const [entry] = await app.em().execute<{ action: string }[]>(`select action from audit_log where by_user_id = ? and action = 'oauth.denied'`, [person.userId]);
+    const [entry] = await app
+      .em()
+      .execute<{ action: string }[]>(`select action from audit_log where by_user_id = ? and action = 'oauth.denied'`, [person.userId]);
     expect(entry?.action).toBe('oauth.denied');
   });
   it('being framed: the consent page says frame-ancestors none', async () => {

@@ -10,8 +10,15 @@ import { client, seedUserWithKey, systemCtx, unwrap, type SeededUser } from '../
 import { createRole } from '../../../server/application/roles/roles.js';
 import { mcpHttpClient } from '../../support/mcp.js';
 import {
-  fillPath, GRAPHQL_FIELDS_WITHOUT_OPERATION, mountedRoutes, OPERATION_SURFACES, REST_ROUTES_WITHOUT_OPERATION, USER_READS_NOT_LIMITED, USER_TARGET_OPERATIONS,
-  userTargetType, type OperationSurface,
+  fillPath,
+  GRAPHQL_FIELDS_WITHOUT_OPERATION,
+  mountedRoutes,
+  OPERATION_SURFACES,
+  REST_ROUTES_WITHOUT_OPERATION,
+  USER_READS_NOT_LIMITED,
+  USER_TARGET_OPERATIONS,
+  userTargetType,
+  type OperationSurface,
 } from '../../support/operations.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../../../server/application/permission-table.js';
 import { PERMISSION_CATALOGUE, type Permission } from '../../../server/domain/permissions.js';
@@ -82,10 +89,7 @@ describe('the operation map covers every face', () => {
   });
 
   it('maps every GraphQL query and mutation field', () => {
-    const fields = [
-      ...Object.keys(schema.getQueryType()!.getFields()),
-      ...Object.keys(schema.getMutationType()!.getFields()),
-    ];
+    const fields = [...Object.keys(schema.getQueryType()!.getFields()), ...Object.keys(schema.getMutationType()!.getFields())];
     const mapped = new Set<string>([
       ...OPERATIONS.flatMap((op) => (OPERATION_SURFACES[op].graphql ? [OPERATION_SURFACES[op].graphql.field] : [])),
       ...GRAPHQL_FIELDS_WITHOUT_OPERATION,
@@ -133,23 +137,29 @@ describe('REST', () => {
     }
   });
 
-  it.each(GATED.filter((op) => OPERATION_SURFACES[op].rest))('%s: every permission but the needed one → 403 forbidden naming it; only it → let in', async (op) => {
-    const needed = OPERATION_PERMISSIONS[op] as Permission;
-    const surface = OPERATION_SURFACES[op].rest!;
-    const denied = await rest(surface, { authorization: `Bearer ${allBut.get(needed)!.key}` });
-    expect(denied.status, `${surface.method} ${surface.path}`).toBe(403);
-    expect(denied.body).toMatchObject({ code: 'forbidden', missingPermission: needed, status: 403 });
-    const let_in = await rest(surface, { authorization: `Bearer ${onlyThis.get(needed)!.key}` });
-    expect(let_in.status).not.toBe(401);
-    expect(let_in.body?.code).not.toBe('forbidden');
-    expect(let_in.status).toBeLessThan(500);
-  });
+  it.each(GATED.filter((op) => OPERATION_SURFACES[op].rest))(
+    '%s: every permission but the needed one → 403 forbidden naming it; only it → let in',
+    async (op) => {
+      const needed = OPERATION_PERMISSIONS[op] as Permission;
+      const surface = OPERATION_SURFACES[op].rest!;
+      const denied = await rest(surface, { authorization: `Bearer ${allBut.get(needed)!.key}` });
+      expect(denied.status, `${surface.method} ${surface.path}`).toBe(403);
+      expect(denied.body).toMatchObject({ code: 'forbidden', missingPermission: needed, status: 403 });
+      const let_in = await rest(surface, { authorization: `Bearer ${onlyThis.get(needed)!.key}` });
+      expect(let_in.status).not.toBe(401);
+      expect(let_in.body?.code).not.toBe('forbidden');
+      expect(let_in.status).toBeLessThan(500);
+    },
+  );
 
-  it.each(OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op] === null && OPERATION_SURFACES[op].rest))('%s needs no permission: a caller with none is not refused as forbidden', async (op) => {
-    const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${nobody.key}` });
-    expect(res.body?.code).not.toBe('forbidden');
-    expect(res.status).not.toBe(401);
-  });
+  it.each(OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op] === null && OPERATION_SURFACES[op].rest))(
+    '%s needs no permission: a caller with none is not refused as forbidden',
+    async (op) => {
+      const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${nobody.key}` });
+      expect(res.body?.code).not.toBe('forbidden');
+      expect(res.status).not.toBe(401);
+    },
+  );
 });
 
 describe('GraphQL', () => {
@@ -211,20 +221,23 @@ describe('MCP', () => {
     }
   });
 
-  it.each(served.filter((op) => OPERATION_PERMISSIONS[op] !== null))('%s: every permission but the needed one → forbidden and unlisted; only it → listed and let in', async (op) => {
-    const needed = OPERATION_PERMISSIONS[op] as Permission;
-    const { tool, args } = OPERATION_SURFACES[op].mcp!;
-    const denied = await (await mcpAs(allBut.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
-    tally.requests++;
-    expect(denied.isError).toBe(true);
-    expect(denied.structuredContent).toMatchObject({ code: 'forbidden', missingPermission: needed });
-    expect((await (await mcpAs(allBut.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).not.toContain(tool);
+  it.each(served.filter((op) => OPERATION_PERMISSIONS[op] !== null))(
+    '%s: every permission but the needed one → forbidden and unlisted; only it → listed and let in',
+    async (op) => {
+      const needed = OPERATION_PERMISSIONS[op] as Permission;
+      const { tool, args } = OPERATION_SURFACES[op].mcp!;
+      const denied = await (await mcpAs(allBut.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
+      tally.requests++;
+      expect(denied.isError).toBe(true);
+      expect(denied.structuredContent).toMatchObject({ code: 'forbidden', missingPermission: needed });
+      expect((await (await mcpAs(allBut.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).not.toContain(tool);
 
-    expect((await (await mcpAs(onlyThis.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).toContain(tool);
-    const allowed = await (await mcpAs(onlyThis.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
-    tally.requests++;
-    expect((allowed.structuredContent as { code?: string } | undefined)?.code).not.toBe('forbidden');
-  });
+      expect((await (await mcpAs(onlyThis.get(needed)!, 'list')).listTools()).tools.map((t) => t.name)).toContain(tool);
+      const allowed = await (await mcpAs(onlyThis.get(needed)!, 'call')).callTool({ name: tool, arguments: args });
+      tally.requests++;
+      expect((allowed.structuredContent as { code?: string } | undefined)?.code).not.toBe('forbidden');
+    },
+  );
 });
 
 describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
@@ -254,8 +267,16 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
     expect([...USER_TARGET_OPERATIONS].sort()).toEqual([
-      'users.deactivate', 'users.provisionApiKey', 'users.reactivate', 'users.resetMfa', 'users.resetPassword', 'users.revokeApiKey',
-      'users.revokeConnectedApp', 'users.rotateApiKey', 'users.setRoles', 'users.update',
+      'users.deactivate',
+      'users.provisionApiKey',
+      'users.reactivate',
+      'users.resetMfa',
+      'users.resetPassword',
+      'users.revokeApiKey',
+      'users.revokeConnectedApp',
+      'users.rotateApiKey',
+      'users.setRoles',
+      'users.update',
     ]);
     // An MCP tool acting on a user would need a case here: there is none (list_users only reads).
     expect(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].mcp)).toEqual([]);
@@ -339,7 +360,9 @@ describe('editing or deleting a role held by a stronger user (SPEC §2: a role e
   }
 
   it('covers every operation that edits or deletes a role, on REST and GraphQL, none on MCP', () => {
-    expect(OPERATIONS.filter((op) => /^\/roles\/:id$/.test(OPERATION_SURFACES[op].rest?.path ?? '') && OPERATION_SURFACES[op].rest?.method !== 'GET').sort()).toEqual([...ROLE_OPERATIONS].sort());
+    expect(
+      OPERATIONS.filter((op) => /^\/roles\/:id$/.test(OPERATION_SURFACES[op].rest?.path ?? '') && OPERATION_SURFACES[op].rest?.method !== 'GET').sort(),
+    ).toEqual([...ROLE_OPERATIONS].sort());
     for (const op of ROLE_OPERATIONS) {
       expect(OPERATION_SURFACES[op].graphql, op).toBeTruthy();
       expect(OPERATION_SURFACES[op].mcp, op).toBeNull();
@@ -368,7 +391,10 @@ describe('editing or deleting a role held by a stronger user (SPEC §2: a role e
       const variants = op === 'roles.update' ? [surface, { ...surface, variables: { ...surface.variables, input: { permissions: [] } } }] : [surface];
       for (const variant of variants) {
         const res = await gql(variant, caller.key, { id: holder.roleId, keyId: holder.keyId });
-        expect(res.body.errors?.[0]?.extensions, `${surface.field} ${JSON.stringify(variant.variables)}`).toMatchObject({ code: 'ESCALATION_DENIED', missingPermissions: missing });
+        expect(res.body.errors?.[0]?.extensions, `${surface.field} ${JSON.stringify(variant.variables)}`).toMatchObject({
+          code: 'ESCALATION_DENIED',
+          missingPermissions: missing,
+        });
         expect(res.body.data?.[surface.field] ?? null).toBeNull();
       }
       expect(await roleSnapshot(holder.roleId)).toEqual(before);
@@ -378,7 +404,14 @@ describe('editing or deleting a role held by a stronger user (SPEC §2: a role e
   // Positive controls: a role carrying no more than the caller holds (and held by no one, so delete can succeed).
   it.each(ROLE_OPERATIONS)('%s: a role within the caller’s permissions → done on REST and GraphQL', async (op) => {
     for (const face of ['rest', 'graphql'] as const) {
-      const r = unwrap(await createRole(app.deps, systemCtx(), { code: `peer-${face}-${op.replace('.', '-')}-${Math.random().toString(36).slice(2, 8)}`, name: 'Peer role', permissions: ['roles:read'] }), 'role');
+      const r = unwrap(
+        await createRole(app.deps, systemCtx(), {
+          code: `peer-${face}-${op.replace('.', '-')}-${Math.random().toString(36).slice(2, 8)}`,
+          name: 'Peer role',
+          permissions: ['roles:read'],
+        }),
+        'role',
+      );
       if (face === 'rest') {
         const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: r.id, keyId: r.id });
         expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeGreaterThanOrEqual(200);

@@ -48,7 +48,12 @@ describe.skipIf(!onPostgres)('a lock or a statement over its limit (PostgreSQL: 
         const rest = client(app, writer.key);
         expectUnavailable(await rest.post(`/tensions/${tensionId}/rename`, { name: 'Blocked' }), 'REST');
         const gql = await rest.gql(RENAME, { id: tensionId, name: 'Blocked' });
-        expect(gql.body.errors?.[0]?.extensions, JSON.stringify(gql.body)).toMatchObject({ code: 'UNAVAILABLE', status: 503, retryAfterSeconds: expect.any(Number), requestId: expect.any(String) });
+        expect(gql.body.errors?.[0]?.extensions, JSON.stringify(gql.body)).toMatchObject({
+          code: 'UNAVAILABLE',
+          status: 503,
+          retryAfterSeconds: expect.any(Number),
+          requestId: expect.any(String),
+        });
         expect(JSON.stringify(gql.body)).not.toMatch(/lock|timeout|select|update/i);
         const mcp = await rpc(app, writer.key, 'tools/call', { name: 'rename_tension', arguments: { id: tensionId, name: 'Blocked' } });
         expect(mcp.json.result?.isError, mcp.text).toBe(true);
@@ -77,7 +82,8 @@ describe('a request that waits for a pool connection past DB_ACQUIRE_TIMEOUT_MS 
       expectUnavailable(await rest.get(`/tensions/${tensionId}`), 'REST read');
       expectUnavailable(await rest.post(`/tensions/${tensionId}/rename`, { name: 'Starved' }), 'REST write');
       const gql = await fetch(`${app.url}/graphql`, {
-        method: 'POST', headers: { authorization: `Bearer ${writer.key}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ query: RENAME, variables: { id: tensionId, name: 'Starved' } }),
       });
       expect(gql.status).toBe(503);
@@ -92,29 +98,32 @@ describe('a request that waits for a pool connection past DB_ACQUIRE_TIMEOUT_MS 
     await app.close();
   }, 60_000);
 
-  it.skipIf(!onPostgres)('held by a slow request (one waiting on a row lock): another caller gets 503, the slow one finishes', async () => {
-    const { app, writer, tensionId } = await appWith({ poolMax: 1, acquireTimeoutMs: 300 });
-    const held = await holdTensionRow(app.db.url!, tensionId);
-    const rest = client(app, writer.key);
-    const slow = rest.post(`/tensions/${tensionId}/rename`, { name: 'Slow but served' });
-    try {
-      await held.waitForWaiters(1);
-      expectUnavailable(await rest.get('/tensions'), 'while the slow request holds the pool');
-    } finally {
-      await held.release();
-    }
-    expect((await slow).status).toBe(200);
-    expect((await rest.get('/tensions')).status).toBe(200);
-    await app.close();
-  }, 60_000);
+  it.skipIf(!onPostgres)(
+    'held by a slow request (one waiting on a row lock): another caller gets 503, the slow one finishes',
+    async () => {
+      const { app, writer, tensionId } = await appWith({ poolMax: 1, acquireTimeoutMs: 300 });
+      const held = await holdTensionRow(app.db.url!, tensionId);
+      const rest = client(app, writer.key);
+      const slow = rest.post(`/tensions/${tensionId}/rename`, { name: 'Slow but served' });
+      try {
+        await held.waitForWaiters(1);
+        expectUnavailable(await rest.get('/tensions'), 'while the slow request holds the pool');
+      } finally {
+        await held.release();
+      }
+      expect((await slow).status).toBe(200);
+      expect((await rest.get('/tensions')).status).toBe(200);
+      await app.close();
+    },
+    60_000,
+  );
 });
 
 describe.skipIf(!onPostgres)('a database that refuses writes (default_transaction_read_only), and its backends terminated (57P01)', () => {
   let db: TestDatabase;
   let fixture: Awaited<ReturnType<typeof appWith>>;
   const dbName = () => new URL(db.url!).pathname.slice(1);
-  const terminateBackends = () =>
-    queryOnce(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${dbName()}' and pid <> pg_backend_pid()`);
+  const terminateBackends = () => queryOnce(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${dbName()}' and pid <> pg_backend_pid()`);
 
   beforeAll(async () => {
     fixture = await appWith({ poolMax: 3 });

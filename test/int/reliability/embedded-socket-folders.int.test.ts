@@ -28,7 +28,12 @@ afterAll(async () => {
 async function killedInstanceFolder(): Promise<string> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '-e', `import('./server/persistence/embedded.ts').then(async (m) => { const db = await m.startEmbedded({ maxConnections: 2 }); console.log('HOST ' + db.connection.host); setInterval(() => {}, 1000); })`],
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `import('./server/persistence/embedded.ts').then(async (m) => { const db = await m.startEmbedded({ maxConnections: 2 }); console.log('HOST ' + db.connection.host); setInterval(() => {}, 1000); })`,
+    ],
     { env: { ...process.env, TMPDIR: root }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

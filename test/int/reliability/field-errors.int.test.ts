@@ -59,20 +59,56 @@ const session = () => client(app, undefined, { cookie, 'x-csrf-protection': '1' 
 
 describe('REST: every errors[] item has code and params', () => {
   const cases: [string, () => Promise<{ status: number; body: any }>, { path: string; code: string; params?: Record<string, unknown> }][] = [
-    ['a forged list cursor', () => client(app, admin.key).get('/tensions?cursor=forged'), { path: 'cursor', code: 'invalid_format', params: { format: 'cursor' } }],
+    [
+      'a forged list cursor',
+      () => client(app, admin.key).get('/tensions?cursor=forged'),
+      { path: 'cursor', code: 'invalid_format', params: { format: 'cursor' } },
+    ],
     ['a forged user-list cursor', () => client(app, admin.key).get('/users?cursor=eyJ4IjoxfQ.AAAA'), { path: 'cursor', code: 'invalid_format' }],
     ['a forged feed cursor', () => client(app, admin.key).get('/events?after=forged'), { path: 'after', code: 'invalid_format', params: { format: 'cursor' } }],
-    ['an expiry in the past', () => client(app, admin.key).post(`/users/${ids.agent}/api-keys`, { name: 'late', expiresAt: PAST }), { path: 'expiresAt', code: 'too_small' }],
+    [
+      'an expiry in the past',
+      () => client(app, admin.key).post(`/users/${ids.agent}/api-keys`, { name: 'late', expiresAt: PAST }),
+      { path: 'expiresAt', code: 'too_small' },
+    ],
     ['an expiry in the past (self-service)', () => session().post('/me/api-keys', { name: 'late', expiresAt: PAST }), { path: 'expiresAt', code: 'too_small' }],
-    ['a NUL character', () => client(app, admin.key).post('/actors', { name: 'a\u0000b', type: 'organization' }), { path: 'name', code: 'invalid_format', params: { format: 'text' } }],
+    [
+      'a NUL character',
+      () => client(app, admin.key).post('/actors', { name: 'a\u0000b', type: 'organization' }),
+      { path: 'name', code: 'invalid_format', params: { format: 'text' } },
+    ],
     ['an unpaired surrogate', () => client(app, admin.key).patch(`/actors/${ids.actor}`, { name: '\ud800' }), { path: 'name', code: 'invalid_format' }],
-    ['an unknown inherited role', () => client(app, admin.key).post('/roles', { code: 'heir', name: 'Heir', permissions: [], inherits: [NO_ROLE] }), { path: 'inherits', code: 'not_found', params: { ids: [NO_ROLE] } }],
-    ['an unknown role granted', () => client(app, admin.key).put(`/users/${ids.agent}/roles`, { roleIds: [NO_ROLE] }), { path: 'roleIds', code: 'not_found', params: { ids: [NO_ROLE] } }],
+    [
+      'an unknown inherited role',
+      () => client(app, admin.key).post('/roles', { code: 'heir', name: 'Heir', permissions: [], inherits: [NO_ROLE] }),
+      { path: 'inherits', code: 'not_found', params: { ids: [NO_ROLE] } },
+    ],
+    [
+      'an unknown role granted',
+      () => client(app, admin.key).put(`/users/${ids.agent}/roles`, { roleIds: [NO_ROLE] }),
+      { path: 'roleIds', code: 'not_found', params: { ids: [NO_ROLE] } },
+    ],
     ['a type change', () => client(app, admin.key).patch(`/users/${ids.agent}`, { type: 'human' }), { path: 'type', code: 'immutable', params: {} }],
-    ['a human linked to an actor', () => client(app, admin.key).patch(`/users/${ids.human}`, { linkedActorId: ids.actor }), { path: 'linkedActorId', code: 'invalid_value', params: {} }],
-    ['a wrong current password', () => session().post('/me/password', { currentPassword: 'not-it-at-all', newPassword: 'a-new-password-1234' }), { path: 'currentPassword', code: 'incorrect', params: {} }],
-    ['an unknown permission', () => client(app, admin.key).post('/roles', { code: 'odd', name: 'Odd', permissions: ['tensions:fly'] }), { path: 'permissions.0', code: 'invalid_value' }],
-    ['a bad Idempotency-Key', () => client(app, admin.key, { 'idempotency-key': '\u00e9' }).post('/actors', { name: 'x', type: 'organization' }), { path: 'Idempotency-Key', code: 'invalid_format' }],
+    [
+      'a human linked to an actor',
+      () => client(app, admin.key).patch(`/users/${ids.human}`, { linkedActorId: ids.actor }),
+      { path: 'linkedActorId', code: 'invalid_value', params: {} },
+    ],
+    [
+      'a wrong current password',
+      () => session().post('/me/password', { currentPassword: 'not-it-at-all', newPassword: 'a-new-password-1234' }),
+      { path: 'currentPassword', code: 'incorrect', params: {} },
+    ],
+    [
+      'an unknown permission',
+      () => client(app, admin.key).post('/roles', { code: 'odd', name: 'Odd', permissions: ['tensions:fly'] }),
+      { path: 'permissions.0', code: 'invalid_value' },
+    ],
+    [
+      'a bad Idempotency-Key',
+      () => client(app, admin.key, { 'idempotency-key': '\u00e9' }).post('/actors', { name: 'x', type: 'organization' }),
+      { path: 'Idempotency-Key', code: 'invalid_format' },
+    ],
   ];
 
   it.each(cases)('%s', async (what, send, expected) => {
@@ -80,7 +116,10 @@ describe('REST: every errors[] item has code and params', () => {
     expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(400);
     expect(res.body.code).toBe('validation_failed');
     const items = expectCoded(res.body.errors, what);
-    expect(items.find((i) => i.path === expected.path), `${what}: ${JSON.stringify(items)}`).toMatchObject({ code: expected.code, ...(expected.params ? { params: expected.params } : {}) });
+    expect(
+      items.find((i) => i.path === expected.path),
+      `${what}: ${JSON.stringify(items)}`,
+    ).toMatchObject({ code: expected.code, ...(expected.params ? { params: expected.params } : {}) });
   });
 });
 
@@ -88,10 +127,32 @@ describe('GraphQL: every extensions.errors item has code and params', () => {
   const cases: [string, () => Promise<{ status: number; body: any }>][] = [
     ['a forged list cursor', () => client(app, admin.key).gql('{ tensions(cursor: "forged") { data { id } } }')],
     ['a forged feed cursor', () => client(app, admin.key).gql('{ events(after: "forged") { nextCursor } }')],
-    ['an expiry in the past', () => client(app, admin.key).gql('mutation($u: ID!, $i: CreateApiKeyInput!) { provisionApiKey(userId: $u, input: $i) { id } }', { u: ids.agent, i: { name: 'late', expiresAt: PAST } })],
-    ['a NUL character', () => client(app, admin.key).gql('mutation($i: CreateActorInput!) { createActor(input: $i) { id } }', { i: { name: 'a\u0000b', type: 'organization' } })],
-    ['an unknown inherited role', () => client(app, admin.key).gql('mutation($i: CreateRoleInput!) { createRole(input: $i) { id } }', { i: { code: 'heir2', name: 'Heir', permissions: [], inherits: [NO_ROLE] } })],
-    ['a wrong current password', () => session().gql('mutation($i: ChangePasswordInput!) { changePassword(input: $i) }', { i: { currentPassword: 'not-it-at-all', newPassword: 'a-new-password-1234' } })],
+    [
+      'an expiry in the past',
+      () =>
+        client(app, admin.key).gql('mutation($u: ID!, $i: CreateApiKeyInput!) { provisionApiKey(userId: $u, input: $i) { id } }', {
+          u: ids.agent,
+          i: { name: 'late', expiresAt: PAST },
+        }),
+    ],
+    [
+      'a NUL character',
+      () => client(app, admin.key).gql('mutation($i: CreateActorInput!) { createActor(input: $i) { id } }', { i: { name: 'a\u0000b', type: 'organization' } }),
+    ],
+    [
+      'an unknown inherited role',
+      () =>
+        client(app, admin.key).gql('mutation($i: CreateRoleInput!) { createRole(input: $i) { id } }', {
+          i: { code: 'heir2', name: 'Heir', permissions: [], inherits: [NO_ROLE] },
+        }),
+    ],
+    [
+      'a wrong current password',
+      () =>
+        session().gql('mutation($i: ChangePasswordInput!) { changePassword(input: $i) }', {
+          i: { currentPassword: 'not-it-at-all', newPassword: 'a-new-password-1234' },
+        }),
+    ],
   ];
 
   it.each(cases)('%s', async (what, send) => {

@@ -20,13 +20,42 @@ const ids = { tension: '', actor: '', user: '', role: '' };
 // ---- generators ------------------------------------------------------------------------------------
 
 const INJECTIONS = [
-  "'; drop table tensions; --", "' or '1'='1", '{"$gt":""}', '__proto__', 'constructor', 'prototype', '$where', '${7*7}', '{{7*7}}',
-  '<script>alert(1)</script>', '../../../../etc/passwd', '%00', '\u0000', 'null', 'undefined', 'NaN', '-1', '1e309', '0x41',
-  '\u202Egnp.exe\u202C', '\u200B\u200C\u200D\u2060\uFEFF', '\uD800', '\uDFFF', '\uDBFF\uDFFF', 'مرحبا بالعالم', 'ﷺ'.repeat(50),
-  '👩‍👩‍👧‍👦'.repeat(60), '😀'.repeat(201), 'a'.repeat(201), 'x'.repeat(10_001), ' \t\n ', '',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  "'; drop table tensions; --",
+  "' or '1'='1",
+  '{"$gt":""}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '$where',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '%00',
+  '\u0000',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '1e309',
+  '0x41',
+  '\u202Egnp.exe\u202C',
+  '\u200B\u200C\u200D\u2060\uFEFF',
+  '\uD800',
+  '\uDFFF',
+  '\uDBFF\uDFFF',
+  'مرحبا بالعالم',
+  'ﷺ'.repeat(50),
+  '👩‍👩‍👧‍👦'.repeat(60),
+  '😀'.repeat(201),
+  'a'.repeat(201),
+  'x'.repeat(10_001),
+  ' \t\n ',
+  '',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
 ];
-const weirdUnits = fc.constantFrom('\u200B', '\u202E', '\u202D', '\uD83D', '\uDE00', '😀', 'ع', 'ה', '\u0000', '\u0301', 'a', '\'', '"', '\\', '\uFFFF');
+const weirdUnits = fc.constantFrom('\u200B', '\u202E', '\u202D', '\uD83D', '\uDE00', '😀', 'ع', 'ה', '\u0000', '\u0301', 'a', "'", '"', '\\', '\uFFFF');
 const hostileString = fc.oneof(
   fc.constantFrom(...INJECTIONS),
   fc.string({ unit: weirdUnits, maxLength: 260 }),
@@ -35,9 +64,13 @@ const hostileString = fc.oneof(
 );
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileString },
-  fc.integer(), fc.constantFrom(0, -1, 11, 2 ** 31, -(2 ** 53), 1.5, 1e308),
-  fc.boolean(), fc.constant(null),
-  fc.constant({ $gt: '' }), fc.constant({ $ne: null }), fc.constant(['a', 'b']),
+  fc.integer(),
+  fc.constantFrom(0, -1, 11, 2 ** 31, -(2 ** 53), 1.5, 1e308),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant({ $gt: '' }),
+  fc.constant({ $ne: null }),
+  fc.constant(['a', 'b']),
   fc.jsonValue({ maxDepth: 3 }),
 );
 
@@ -52,7 +85,11 @@ function hostileBody(base: Record<string, unknown>): fc.Arbitrary<string> {
     .map(({ replace, extra }) => JSON.stringify({ ...base, ...extra, ...replace }))
     // the raw text keeps keys a JS object literal would eat
     .chain((text) => fc.constantFrom(text, text.replace(/^\{/, '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},')));
-  const notAnObject = fc.oneof(hostileValue.map((v) => JSON.stringify(v) ?? 'null'), fc.constant(`[${'['.repeat(5000)}`), fc.constant('{"a":'.repeat(3000)));
+  const notAnObject = fc.oneof(
+    hostileValue.map((v) => JSON.stringify(v) ?? 'null'),
+    fc.constant(`[${'['.repeat(5000)}`),
+    fc.constant('{"a":'.repeat(3000)),
+  );
   return fc.oneof({ weight: 4, arbitrary: mutated }, notAnObject);
 }
 
@@ -61,13 +98,42 @@ function encodeSegment(segment: string): string {
   try {
     return encodeURIComponent(segment) || '%20';
   } catch {
-    return segment.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').replace(/[^\w%-]/g, (c) => { try { return encodeURIComponent(c); } catch { return '%ED%A0%80'; } });
+    return segment.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').replace(/[^\w%-]/g, (c) => {
+      try {
+        return encodeURIComponent(c);
+      } catch {
+        return '%ED%A0%80';
+      }
+    });
   }
 }
 
 const hostileQuery = fc
-  .dictionary(fc.constantFrom('limit', 'cursor', 'state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort', 'expectedVersion', 'type', 'status', 'x[$gt]', '__proto__[a]', 'limit[]'), hostileString, { maxKeys: 4 })
-  .map((d) => Object.entries(d).map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join('&'));
+  .dictionary(
+    fc.constantFrom(
+      'limit',
+      'cursor',
+      'state',
+      'actorId',
+      'leadUserId',
+      'q',
+      'minScore',
+      'sort',
+      'expectedVersion',
+      'type',
+      'status',
+      'x[$gt]',
+      '__proto__[a]',
+      'limit[]',
+    ),
+    hostileString,
+    { maxKeys: 4 },
+  )
+  .map((d) =>
+    Object.entries(d)
+      .map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`)
+      .join('&'),
+  );
 
 // ---- helpers -------------------------------------------------------------------------------------------
 
@@ -151,7 +217,9 @@ beforeAll(async () => {
   expect(Object.values(ids).every(Boolean)).toBe(true);
 });
 afterAll(async () => {
-  console.log(`fuzz: ${figures.inputs} inputs tried, ${figures.requests} requests sent, ${figures.refused} refused, 5xx seen: ${figures.fiveHundreds}, field errors checked for code and params: ${figures.fieldErrors}`);
+  console.log(
+    `fuzz: ${figures.inputs} inputs tried, ${figures.requests} requests sent, ${figures.refused} refused, 5xx seen: ${figures.fiveHundreds}, field errors checked for code and params: ${figures.fieldErrors}`,
+  );
   await app?.close();
 });
 
@@ -214,7 +282,15 @@ describe('REST', () => {
     const bodyRoutes = [...restTargets.filter(([, s]) => s.rest!.body).map(([, s]) => s.rest!), { method: 'POST', path: '/auth/login' }];
     const raw = fc.record({
       route: fc.constantFrom(...bodyRoutes),
-      contentType: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/xml', 'application/merge-patch+json'),
+      contentType: fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=utf-16',
+        'application/xml',
+        'application/merge-patch+json',
+      ),
       body: fc.oneof(
         fc.string({ unit: 'binary', maxLength: 200 }),
         fc.constantFrom('{', '{"name":', '{"name":"x",}', "{'name':'x'}", 'name=x&actorId=y', '\uFEFF{"name":"x"}', '{"name":"\\ud800"}', '{"name":"\\u0000"}'),
@@ -241,7 +317,9 @@ describe('REST', () => {
 });
 
 describe('GraphQL', () => {
-  const targets = (Object.entries(OPERATION_SURFACES) as [Operation, OperationSurface][]).filter(([, s]) => s.graphql && Object.keys(s.graphql.variables).length);
+  const targets = (Object.entries(OPERATION_SURFACES) as [Operation, OperationSurface][]).filter(
+    ([, s]) => s.graphql && Object.keys(s.graphql.variables).length,
+  );
 
   /** Replaces variable leaves with hostile values (wrong types included). */
   const hostileVariables = (variables: Record<string, unknown>) => {
@@ -292,7 +370,15 @@ describe('GraphQL', () => {
   it.each(targets)('%s: hostile variables', async (_op, surface) => {
     const g = surface.graphql!;
     const real = structuredClone(g.variables);
-    if ('id' in real) real.id = g.field.includes('Tension') || g.field.startsWith('tension') ? ids.tension : g.field.toLowerCase().includes('actor') ? ids.actor : g.field.toLowerCase().includes('role') ? ids.role : ids.user;
+    if ('id' in real)
+      real.id =
+        g.field.includes('Tension') || g.field.startsWith('tension')
+          ? ids.tension
+          : g.field.toLowerCase().includes('actor')
+            ? ids.actor
+            : g.field.toLowerCase().includes('role')
+              ? ids.role
+              : ids.user;
     await assertProperty(
       fc.asyncProperty(hostileVariables(real), async (variables) => {
         await writesNothingUnlessAccepted(async () => {
@@ -321,7 +407,15 @@ describe('GraphQL', () => {
     const bodies = fc.oneof(
       documents.map((query) => JSON.stringify({ query })),
       fc.record({ query: fc.constant('query($id: ID!) { tension(id: $id) { id } }'), variables: hostileValue }).map((b) => JSON.stringify(b)),
-      fc.constantFrom('{', '[]', '{"query":1}', '{"query":null}', '{"query":"{ health }","variables":"x"}', '{"query":"{ health }","operationName":{}}', `[${'{"query":"{ health }"},'.repeat(50)}{}]`),
+      fc.constantFrom(
+        '{',
+        '[]',
+        '{"query":1}',
+        '{"query":null}',
+        '{"query":"{ health }","variables":"x"}',
+        '{"query":"{ health }","operationName":{}}',
+        `[${'{"query":"{ health }"},'.repeat(50)}{}]`,
+      ),
     );
     await assertProperty(
       fc.asyncProperty(bodies, async (body) => {
@@ -376,7 +470,9 @@ describe('MCP', () => {
   it.each(targets)('%s: hostile arguments → a tool error result with a contract code', async (_op, surface) => {
     const { tool, args } = surface.mcp!;
     const real = { ...args, ...('id' in args ? { id: tool.includes('actor') ? ids.actor : ids.tension } : {}) };
-    const argsArb = fc.dictionary(fc.constantFrom(...Object.keys(real), 'name', 'score', 'id', 'actorId', '__proto__', 'limit'), hostileValue, { minKeys: 1, maxKeys: 3 }).map((d) => ({ ...real, ...d }));
+    const argsArb = fc
+      .dictionary(fc.constantFrom(...Object.keys(real), 'name', 'score', 'id', 'actorId', '__proto__', 'limit'), hostileValue, { minKeys: 1, maxKeys: 3 })
+      .map((d) => ({ ...real, ...d }));
     await assertProperty(
       fc.asyncProperty(argsArb, async (a) => {
         await writesNothingUnlessAccepted(async () => {
@@ -407,7 +503,14 @@ describe('MCP', () => {
     const bodies = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 120 }),
       hostileValue.map((v) => JSON.stringify(v) ?? 'null'),
-      fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), hostileValue), id: hostileValue, method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'resources/list', 'prompts/get'), hostileString), params: hostileValue }).map((b) => JSON.stringify(b)),
+      fc
+        .record({
+          jsonrpc: fc.oneof(fc.constant('2.0'), hostileValue),
+          id: hostileValue,
+          method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'resources/list', 'prompts/get'), hostileString),
+          params: hostileValue,
+        })
+        .map((b) => JSON.stringify(b)),
     );
     await assertProperty(
       fc.asyncProperty(bodies, async (body) => {

@@ -29,13 +29,27 @@ async function proxiedDatabase(): Promise<TestDatabase> {
     url.port = String(proxy.port);
     // Unnamed statements, so each one's SQL crosses the proxy (a kept prepared statement sends only its name).
     const db = await openDatabase({ databaseUrl: url.toString(), poolMax: 4, preparedStatements: false, create: false });
-    return { ...db, url: base.url, close: async () => { await db.close(); await proxy.close(); await base.close(); } };
+    return {
+      ...db,
+      url: base.url,
+      close: async () => {
+        await db.close();
+        await proxy.close();
+        await base.close();
+      },
+    };
   }
   const embedded = await startEmbedded({ maxConnections: 8 });
   proxy = await startPgProxy({ path: `${embedded.connection.host}/.s.PGSQL.${embedded.connection.port}` }, 'unix');
   const db = await openDatabase({ poolMax: 4, embedded: Promise.resolve({ ...embedded, connection: { ...embedded.connection, host: proxy.host } }) });
   await migrate(db.orm);
-  return { ...db, close: async () => { await db.close(); await proxy.close(); } };
+  return {
+    ...db,
+    close: async () => {
+      await db.close();
+      await proxy.close();
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -50,8 +64,7 @@ afterAll(async () => {
 const withKey = (key: string) => client(app, writer.key, { 'idempotency-key': key });
 const count = async (sql: string, params: unknown[] = []) => (await app.em().execute<{ n: number }[]>(sql, params))[0].n;
 const tensionsNamed = (name: string) => count('select count(*)::int as n from tensions where name = ?', [name]);
-const sensedNamed = (name: string) =>
-  count(`select count(*)::int as n from domain_events where type = 'TensionSensed' and data->>'name' = ?`, [name]);
+const sensedNamed = (name: string) => count(`select count(*)::int as n from domain_events where type = 'TensionSensed' and data->>'name' = ?`, [name]);
 const keyRows = (key: string, state?: string) =>
   count(`select count(*)::int as n from idempotency_keys where idempotency_key = ?${state ? ' and state = ?' : ''}`, state ? [key, state] : [key]);
 
@@ -126,10 +139,14 @@ describe('a COMMIT whose answer is lost', () => {
 
     const args = { name: 'MCP answer lost', actorId, idempotencyKey: `mcp-${crypto.randomUUID()}` };
     const call = () => rpc(app, writer.key, 'tools/call', { name: 'sense_tension', arguments: args });
-    const lost = await withFault('lose-answer', async () => {
-      const r = await call();
-      return { status: r.status, headers: r.headers, body: r.json };
-    }, /insert into "?domain_events/i);
+    const lost = await withFault(
+      'lose-answer',
+      async () => {
+        const r = await call();
+        return { status: r.status, headers: r.headers, body: r.json };
+      },
+      /insert into "?domain_events/i,
+    );
     expect(lost.body.result?.structuredContent, JSON.stringify(lost.body)).toMatchObject({ code: 'unavailable', retryAfterSeconds: expect.any(Number) });
     const again = await call();
     expect(again.json.result.isError, again.text).toBeFalsy();

@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, type TestDatabase } from '../../support/database.js';
 import type { ServerProcess } from '../../support/process.js';
 import { holdTensionRow } from '../../support/row-lock.js';
-import { checkEventStore, CONSISTENT, dryRunRebuild, login, sessionApi, startTwoInstances, type ProcessApi, type TwoInstances } from '../../support/consistency.js';
+import {
+  checkEventStore,
+  CONSISTENT,
+  dryRunRebuild,
+  login,
+  sessionApi,
+  startTwoInstances,
+  type ProcessApi,
+  type TwoInstances,
+} from '../../support/consistency.js';
 
 const COMMANDS = 200;
 const CONCURRENCY = 16;

@@ -52,7 +52,12 @@ describe('logs at trace level', () => {
     const admin = await login(ADMIN.email, ADMIN.password);
     const humanPassword = 'human-secret-password-7a1f';
     secrets.add(humanPassword);
-    const human = await call('POST', '/api/v1/users', { type: 'human', email: 'logged@test.example', name: 'Logged human', password: humanPassword }, { cookie: admin });
+    const human = await call(
+      'POST',
+      '/api/v1/users',
+      { type: 'human', email: 'logged@test.example', name: 'Logged human', password: humanPassword },
+      { cookie: admin },
+    );
     expect(human.status).toBe(201);
     const role = await call('POST', '/api/v1/roles', { code: 'log-readers', name: 'Log readers', permissions: ['tensions:read'] }, { cookie: admin });
     expect((await call('PUT', `/api/v1/users/${human.body.id}/roles`, { roleIds: [role.body.id] }, { cookie: admin })).status).toBe(200);
@@ -63,7 +68,12 @@ describe('logs at trace level', () => {
     // the key in use on every face, and a wrong one
     expect((await call('GET', '/api/v1/auth/me', undefined, { key: agentKey.body.key })).status).toBe(200);
     expect((await call('POST', '/graphql', { query: '{ me { authenticatedBy } }' }, { key: agentKey.body.key })).status).toBe(200);
-    const mcp = await call('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { key: agentKey.body.key });
+    const mcp = await call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { key: agentKey.body.key },
+    );
     expect(mcp.status).toBe(200);
     const almost = `${agentKey.body.key.slice(0, -1)}${agentKey.body.key.endsWith('a') ? 'b' : 'a'}`;
     secrets.add(almost);
@@ -75,10 +85,15 @@ describe('logs at trace level', () => {
     expect((await call('POST', '/api/v1/auth/login', { email: 'logged@test.example', password: typo })).status).toBe(401);
     expect((await call('POST', '/api/v1/auth/login', `{"email":"logged@test.example","password":"${typo}"`)).status).toBe(400);
     const session = await login('logged@test.example', humanPassword);
-    const gqlLogin = await call('POST', '/graphql', {
-      query: 'mutation($input: LoginInput!) { login(input: $input) { authenticatedBy } }',
-      variables: { input: { email: 'logged@test.example', password: humanPassword } },
-    }, { cookie: '' });
+    const gqlLogin = await call(
+      'POST',
+      '/graphql',
+      {
+        query: 'mutation($input: LoginInput!) { login(input: $input) { authenticatedBy } }',
+        variables: { input: { email: 'logged@test.example', password: humanPassword } },
+      },
+      { cookie: '' },
+    );
     expect(gqlLogin.body.data?.login?.authenticatedBy ?? gqlLogin.raw).toBe('session');
     if (gqlLogin.cookie) secrets.add(gqlLogin.cookie.slice('session='.length));
     const own = await call('POST', '/api/v1/me/api-keys', { name: 'mine' }, { cookie: session });
@@ -105,7 +120,7 @@ describe('logs at trace level', () => {
 });
 
 describe('a failed query in the logs', () => {
-  it("withholds the statement and its bound values: a key lookup that fails logs no key hash, on every face", async () => {
+  it('withholds the statement and its bound values: a key lookup that fails logs no key hash, on every face', async () => {
     const agent = await call('POST', '/api/v1/auth/login', ADMIN);
     const made = await call('POST', '/api/v1/users', { type: 'agent', email: 'failing-lookup@test.example', name: 'Failing lookup' }, { cookie: agent.cookie });
     const key = (await call('POST', `/api/v1/users/${made.body.id}/api-keys`, { name: 'doomed' }, { cookie: agent.cookie })).body.key as string;

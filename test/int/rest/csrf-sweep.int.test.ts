@@ -53,9 +53,11 @@ describe('CSRF on every unsafe cookie route', () => {
     const wrong: string[] = [];
     for (const { method, path } of routes) {
       const without = await call(method, path, { cookie });
-      if (without.status !== 403 || without.body?.code !== 'csrf_required') wrong.push(`${method} ${path} without the header → ${without.status} ${without.body?.code}`);
+      if (without.status !== 403 || without.body?.code !== 'csrf_required')
+        wrong.push(`${method} ${path} without the header → ${without.status} ${without.body?.code}`);
       const withHeader = await call(method, path, { cookie, 'x-csrf-protection': '1' });
-      if (withHeader.body?.code === 'csrf_required' || withHeader.status === 401 || withHeader.status >= 500) wrong.push(`${method} ${path} with the header → ${withHeader.status} ${withHeader.body?.code}`);
+      if (withHeader.body?.code === 'csrf_required' || withHeader.status === 401 || withHeader.status >= 500)
+        wrong.push(`${method} ${path} with the header → ${withHeader.status} ${withHeader.body?.code}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -66,7 +68,9 @@ describe('CSRF on every unsafe cookie route', () => {
     const session = `session=${(await seedHuman(app, ['actors:write'])).token}`;
     const mutation = JSON.stringify({ query: 'mutation { createActor(input: { name: "Cookie Org", type: organization }) { id } }' });
     const gql = (headers: Record<string, string>) =>
-      fetch(`${app.url}/graphql`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/json', ...headers }, body: mutation }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${app.url}/graphql`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/json', ...headers }, body: mutation }).then(
+        async (r) => ({ status: r.status, body: await r.json() }),
+      );
     const refused = await gql({});
     expect([refused.status, refused.body.errors?.[0]?.extensions?.code]).toEqual([403, 'CSRF_REQUIRED']);
     const allowed = await gql({ 'x-csrf-protection': '1' });

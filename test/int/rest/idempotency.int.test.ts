@@ -97,7 +97,9 @@ describe('REST Idempotency-Key', () => {
   it('refuses a malformed key (400) before doing anything', async () => {
     for (const bad of ['x'.repeat(256), 'tab\there', 'naïve']) {
       // fetch itself refuses some header values; the ones it sends must be refused by the server
-      const res = await withKey(writer.key, bad).post('/tensions', { name: 'Badly keyed', actorId }).catch(() => null);
+      const res = await withKey(writer.key, bad)
+        .post('/tensions', { name: 'Badly keyed', actorId })
+        .catch(() => null);
       if (bad.length > 255) expect(res).not.toBeNull();
       if (!res) continue;
       expect(res.status, bad).toBe(400);
@@ -330,12 +332,13 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL database (the embe
     expect(actor.status).toBe(201);
     const key = uniqueKey();
     const body = { name: 'Raced across instances', actorId: actor.body.id };
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).call('POST', '/tensions', body, { 'idempotency-key': key })),
-    );
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).call('POST', '/tensions', body, { 'idempotency-key': key })));
     const statuses = answers.map((r) => r.status);
     const created = answers.filter((r) => r.status === 201);
-    expect(statuses.every((s) => s === 201 || s === 409), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      JSON.stringify(statuses),
+    ).toBe(true);
     for (const r of answers.filter((x) => x.status === 409)) expect(r.body.code).toBe('idempotency_in_progress');
     const ids = new Set(created.map((r) => r.body.tension.id));
     expect(ids.size).toBe(1);

@@ -20,8 +20,9 @@ function undescribedProperties(schema: any, where: string): string[] {
     ...(p.description ? [] : [`${where}.${name}`]),
     ...undescribedProperties(p, `${where}.${name}`),
   ]);
-  const nested = [schema.items, schema.additionalProperties, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]
-    .flatMap((s) => undescribedProperties(s, where));
+  const nested = [schema.items, schema.additionalProperties, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((s) =>
+    undescribedProperties(s, where),
+  );
   return [...own, ...nested];
 }
 
@@ -30,7 +31,11 @@ function routesOf(stack: Layer[]): string[] {
   return stack.flatMap((layer) => {
     if (layer.route) {
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-      return paths.flatMap((p) => Object.keys(layer.route!.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${p}`));
+      return paths.flatMap((p) =>
+        Object.keys(layer.route!.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m.toUpperCase()} ${p}`),
+      );
     }
     return layer.handle.stack ? routesOf(layer.handle.stack) : [];
   });
@@ -72,10 +77,16 @@ describe('GET /api/v1/openapi.json', () => {
       expect(ids.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
       ids.add(op.operationId);
       expect(Object.keys(op.responses).length, where).toBeGreaterThan(0);
-      expect(Object.keys(op.responses).some((s) => s.startsWith('2')), where).toBe(true);
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith('2')),
+        where,
+      ).toBe(true);
       for (const status of Object.keys(op.responses)) expect(op.responses[status].description, `${where} ${status}`).toBeTruthy();
       // Every {param} of the path is declared as a required path parameter.
-      const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      const declared = op.parameters
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name)
+        .sort();
       expect(declared, where).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
       for (const p of op.parameters) expect(p.schema, `${where} ${p.name}`).toBeTypeOf('object');
       // A key-callable operation names its permission (only "who am I" needs none beyond authentication).
@@ -87,7 +98,10 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('one operationId style: camelCase, verb first, unique', () => {
     const ids = operations().map(({ op }) => op.operationId);
-    for (const id of ids) expect(id).toMatch(/^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|send|retry|replay|stream|login|logout|start|confirm|disable)[A-Z]?[A-Za-z]*$/);
+    for (const id of ids)
+      expect(id).toMatch(
+        /^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|send|retry|replay|stream|login|logout|start|confirm|disable)[A-Z]?[A-Za-z]*$/,
+      );
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(['listTensions', 'renameTension', 'discardTension', 'getOpenApiDocument', 'listMyApiKeys', 'setUserRoles']));
   });
@@ -144,10 +158,15 @@ describe('GET /api/v1/openapi.json', () => {
       const where = `${method} ${path}`;
       const statuses = Object.keys(op.responses);
       if (op.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']));
-      else expect(statuses.filter((s) => s === '413' || s === '415'), where).toEqual([]);
+      else
+        expect(
+          statuses.filter((s) => s === '413' || s === '415'),
+          where,
+        ).toEqual([]);
       expect(op.responses['429']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
       expect(op.responses['503']?.headers?.['Retry-After'], where).toEqual({ $ref: '#/components/headers/Retry-After' });
-      for (const status of statuses) expect(op.responses[status].headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+      for (const status of statuses)
+        expect(op.responses[status].headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
       const idempotencyKey = op.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
       const success = op.responses[statuses.find((s) => s.startsWith('2'))!];
       if (method === 'post' && op.security.length && op.operationId !== 'logout') {
@@ -183,17 +202,51 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('names the shapes a client uses, and the problem document carries every extension', () => {
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining([
-      'Tension', 'Actor', 'User', 'Role', 'ApiKey', 'CreatedApiKey', 'HistoryEntry', 'CommandResult', 'SenseResult', 'Event', 'Problem',
-      'TensionPage', 'HistoryPage', 'ActorPage', 'UserPage', 'RolePage', 'ApiKeyPage', 'EventPage',
-    ]));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Tension',
+        'Actor',
+        'User',
+        'Role',
+        'ApiKey',
+        'CreatedApiKey',
+        'HistoryEntry',
+        'CommandResult',
+        'SenseResult',
+        'Event',
+        'Problem',
+        'TensionPage',
+        'HistoryPage',
+        'ActorPage',
+        'UserPage',
+        'RolePage',
+        'ApiKeyPage',
+        'EventPage',
+      ]),
+    );
     expect(doc.paths['/tensions'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TensionPage' });
-    expect(doc.paths['/tensions/{id}/rename'].post.responses['409'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(doc.paths['/tensions/{id}/rename'].post.responses['409'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
     const problem = doc.components.schemas.Problem;
-    expect(Object.keys(problem.properties)).toEqual(expect.arrayContaining([
-      'type', 'title', 'status', 'code', 'detail', 'requestId', 'errors',
-      'currentVersion', 'expectedVersion', 'missingPermission', 'missingPermissions', 'state', 'command', 'retryAfterSeconds',
-    ]));
+    expect(Object.keys(problem.properties)).toEqual(
+      expect.arrayContaining([
+        'type',
+        'title',
+        'status',
+        'code',
+        'detail',
+        'requestId',
+        'errors',
+        'currentVersion',
+        'expectedVersion',
+        'missingPermission',
+        'missingPermissions',
+        'state',
+        'command',
+        'retryAfterSeconds',
+      ]),
+    );
     const item = problem.properties.errors.items.$ref ? doc.components.schemas.FieldError : problem.properties.errors.items;
     expect(Object.keys(item.properties)).toEqual(['path', 'message', 'code', 'params']);
   });
@@ -202,11 +255,17 @@ describe('GET /api/v1/openapi.json', () => {
     const express = buildApp(app.deps) as unknown as { router: { stack: Layer[] } };
     const mounts = express.router.stack.filter((l) => l.handle.stack && l.match('/api/v1/x') && !l.match('/x'));
     expect(mounts).toHaveLength(1);
-    const registered = [...new Set(routesOf(mounts[0].handle.stack!).map((r) => {
-      const [method, path] = r.split(' ');
-      return `${method} ${openApiPath(path)}`;
-    }))].sort();
-    const documented = operations().map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    const registered = [
+      ...new Set(
+        routesOf(mounts[0].handle.stack!).map((r) => {
+          const [method, path] = r.split(' ');
+          return `${method} ${openApiPath(path)}`;
+        }),
+      ),
+    ].sort();
+    const documented = operations()
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
     expect(registered.length).toBeGreaterThan(30);
     expect(documented).toEqual(registered);
   });
@@ -286,7 +345,11 @@ describe('GET /api/v1/docs', () => {
     const code = await init.text();
     expect(code).toContain('"/api/v1/openapi.json"');
     expect(code).toContain('validatorUrl: null');
-    for (const [file, type] of [['swagger-ui-bundle.js', /^text\/javascript/], ['swagger-ui.css', /^text\/css/], ['favicon-32x32.png', /^image\/png/]] as const) {
+    for (const [file, type] of [
+      ['swagger-ui-bundle.js', /^text\/javascript/],
+      ['swagger-ui.css', /^text\/css/],
+      ['favicon-32x32.png', /^image\/png/],
+    ] as const) {
       const asset = await fetch(`${app.url}/api/v1/docs/assets/${file}`);
       expect([file, asset.status]).toEqual([file, 200]);
       expect(asset.headers.get('content-type')).toMatch(type);
@@ -353,7 +416,8 @@ describe('the document states what is served (issue 30)', () => {
     const text = schema.anyOf.find((s: any) => s.type === 'string');
     expect(text.pattern).not.toBe('^\\d+$');
     for (const value of ['0', '1', '01', '9', '10', '99', '100', '0100', '0000000100', '101', '200', '999', '1000', '9999999999', '00', '-1', '1e2', ' 5']) {
-      const served = (await fetch(`${app.url}/api/v1/tensions?limit=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${admin.key}` } })).status;
+      const served = (await fetch(`${app.url}/api/v1/tensions?limit=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${admin.key}` } }))
+        .status;
       expect([value, validate(schema, value).valid], `served ${served}`).toEqual([value, served === 200]);
     }
   });
@@ -366,8 +430,14 @@ describe('the document states what is served (issue 30)', () => {
     const rest = client(app, admin.key);
     const actor = await rest.post('/actors', { name: 'Deletable org', type: 'organization' });
     const tension = (await rest.post('/tensions', { name: 'To discard', actorId: actor.body.id })).body.tension;
-    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483647`)).body).toMatchObject({ code: 'version_conflict', expectedVersion: 2147483647 });
-    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483648`)).body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'expectedVersion', code: 'too_big' }] });
+    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483647`)).body).toMatchObject({
+      code: 'version_conflict',
+      expectedVersion: 2147483647,
+    });
+    expect((await rest.del(`/tensions/${tension.id}?expectedVersion=2147483648`)).body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ path: 'expectedVersion', code: 'too_big' }],
+    });
     expect((await rest.del(`/tensions/${tension.id}?expectedVersion=${tension.version}`)).status).toBe(204);
   });
 
@@ -377,8 +447,9 @@ describe('the document states what is served (issue 30)', () => {
     const admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'] });
     const rest = client(app, admin.key);
     const grants: string[] = doc.paths['/roles'].post.requestBody.content['application/json'].schema.properties.permissions.items.enum;
-    const keyScopes: string[] = doc.paths['/users/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.permissions.anyOf
-      .find((s: any) => s.type === 'array').items.enum;
+    const keyScopes: string[] = doc.paths['/users/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.permissions.anyOf.find(
+      (s: any) => s.type === 'array',
+    ).items.enum;
     expect(keyScopes).toEqual(grants);
     const catalogue: string[] = (await rest.get('/permissions')).body.data;
     expect(grants).toEqual(expect.arrayContaining([...catalogue, '*', 'tensions:*']));

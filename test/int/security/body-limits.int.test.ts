@@ -60,7 +60,7 @@ describe('body limits', () => {
     expect(rest.status, rest.text.slice(0, 200)).toBe(201);
   });
 
-  it('refuses a body one byte over the limit with 413 in each face\'s shape', async () => {
+  it("refuses a body one byte over the limit with 413 in each face's shape", async () => {
     for (const face of ['graphql', 'mcp', 'rest'] as const) expectTooLarge(face, await send(face, paddedJson(FACES[face].doc, BODY_LIMIT_BYTES + 1)));
   });
 

@@ -75,7 +75,12 @@ describe('GraphQL: at most 2,000 list items per operation', () => {
 });
 
 describe('MCP: batches', () => {
-  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
   const batch = (messages: unknown[], headers: Record<string, string> = {}) =>
     raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${reader}`, ...headers }, JSON.stringify(messages));
   const listEvents = (n: number, limit?: number) => Array.from({ length: n }, (_, i) => call(i + 1, 'list_events', limit === undefined ? {} : { limit }));
@@ -83,7 +88,11 @@ describe('MCP: batches', () => {
   it(`refuses a batch of ${MCP_BATCH_MAX_MESSAGES + 1} with 400 and too_costly before running any, while another caller is served; ${MCP_BATCH_MAX_MESSAGES} are served`, async () => {
     const [refused, served] = await Promise.all([batch(listEvents(MCP_BATCH_MAX_MESSAGES + 1, 100)), otherCallerServed()]);
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'too_costly', maxMessages: MCP_BATCH_MAX_MESSAGES } } });
+    expect(refused.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, data: { code: 'too_costly', maxMessages: MCP_BATCH_MAX_MESSAGES } },
+    });
     expect(served).toBe(200);
     const ok = await batch(listEvents(MCP_BATCH_MAX_MESSAGES, 100));
     expect(ok.status).toBe(200);
@@ -99,7 +108,12 @@ describe('MCP: batches', () => {
       expect(res.json.error.message).toContain(version);
     }
     // an initialize inside the batch names its revision too
-    const init = { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     expect((await batch([init, call(1, 'whoami')])).json.error.data.code).toBe('validation_failed');
     for (const version of ['2025-03-26', '2024-11-05']) {
       const res = await batch(listEvents(2, 1), { 'mcp-protocol-version': version });
@@ -109,7 +123,13 @@ describe('MCP: batches', () => {
     // no header: 2025-03-26, as the specification says
     expect((await batch(listEvents(2, 1))).status).toBe(200);
     // a single message is not a batch, whatever the revision
-    const single = await raw(app, 'POST', '/mcp', { ...MCP_HEADERS, authorization: `Bearer ${reader}`, 'mcp-protocol-version': '2025-06-18' }, JSON.stringify(call(1, 'whoami')));
+    const single = await raw(
+      app,
+      'POST',
+      '/mcp',
+      { ...MCP_HEADERS, authorization: `Bearer ${reader}`, 'mcp-protocol-version': '2025-06-18' },
+      JSON.stringify(call(1, 'whoami')),
+    );
     expect(single.status).toBe(200);
   });
 

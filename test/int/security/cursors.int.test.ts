@@ -139,41 +139,109 @@ function expectRefused(t: Target, a: Answer, cursor: string) {
 
 // ---- generated cursors ---------------------------------------------------------------------------
 
-const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined', 'utf8').toString('base64url');
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined'), 'utf8').toString('base64url');
 const signWith = (secret: string, list: string, payload: string) =>
-  createHmac('sha256', createHmac('sha256', secret).update('market-service list cursor v1').digest()).update(`${list}\n${payload}`).digest().subarray(0, 16).toString('base64url');
+  createHmac('sha256', createHmac('sha256', secret).update('market-service list cursor v1').digest())
+    .update(`${list}\n${payload}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 
 /** Values the first report named, and their kin: never a valid sort key for any slot they land in. */
-const NAMED = ['abc', '99999999999', '\u0000', 'a\u0000b', 'not-a-date', '2026-13-45T00:00:00Z', '2026-02-30 10:00:00+00', '2025-02-29T00:00:00Z',
-  '0000-01-01 00:00:00+00', '10000-01-01T00:00:00Z', '2026-11-23T24:00:00Z', '2026-11-23 10:00:00+16', '\uD800', "'; drop table tensions; --", 'x'.repeat(1001)];
+const NAMED = [
+  'abc',
+  '99999999999',
+  '\u0000',
+  'a\u0000b',
+  'not-a-date',
+  '2026-13-45T00:00:00Z',
+  '2026-02-30 10:00:00+00',
+  '2025-02-29T00:00:00Z',
+  '0000-01-01 00:00:00+00',
+  '10000-01-01T00:00:00Z',
+  '2026-11-23T24:00:00Z',
+  '2026-11-23 10:00:00+16',
+  '\uD800',
+  "'; drop table tensions; --",
+  'x'.repeat(1001),
+];
 /** A name sort's value is any text PostgreSQL takes: signed with the server's key, that is a valid cursor, not a malformed one. */
-// eslint-disable-next-line no-control-regex -- NUL is exactly the character PostgreSQL text refuses
-const isNameText = (sortBy: string | undefined, v: unknown) => Boolean(sortBy?.endsWith('name')) && typeof v === 'string' && !/\u0000|[\uD800-\uDFFF]/.test(v) && v.length <= 1000;
-const badScalar = fc.oneof(fc.constantFrom(...NAMED), fc.string({ maxLength: 12 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([]));
+const isNameText = (sortBy: string | undefined, v: unknown) =>
+  // NUL is exactly the character PostgreSQL text refuses
+  Boolean(sortBy?.endsWith('name')) && typeof v === 'string' && !v.includes('\u0000') && !/[\uD800-\uDFFF]/.test(v) && v.length <= 1000;
+const badScalar = fc.oneof(
+  fc.constantFrom(...NAMED),
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant({}),
+  fc.constant([]),
+);
 const uuid = fc.uuid();
 const sort = fc.constantFrom(...SORTS);
 const validInstant = fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
 
 /** A key of the list's own shape with one slot wrong, or a shape the list never issues. */
 const malformedKey: Record<ListName, fc.Arbitrary<{ key: unknown; sort?: string }>> = {
-  tensions: fc.oneof(
-    // (a generated string of digits is a real score: `v: "6"` under a score sort is a valid key, not a malformed one)
-    fc.record({ s: sort, v: badScalar, id: uuid }).filter(({ s, v }) => !isNameText(s, v) && !(s.endsWith('score') && typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v))),
-    fc.record({ s: sort, v: fc.constantFrom('5', '2026-11-23 10:00:00+00', 'Alpha'), id: badScalar }),
-    fc.record({ s: sort, v: fc.constant('5'), id: uuid, extra: badScalar }),
-    fc.record({ v: fc.constant('5'), id: uuid }),
-  ).map((key) => ({ key, sort: (key as { s?: string }).s ?? '-score' })),
-  tensionHistory: fc.oneof(
-    fc.record({ before: fc.oneof(fc.constantFrom(99999999999, 0, -1, 1.5, 2 ** 31, '3'), fc.integer({ max: 0 }), fc.integer({ min: 0, max: 2 ** 30 }).map((n) => n * 4 + 2 ** 31), badScalar.filter((v) => !Number.isInteger(v) || (v as number) < 1)) }),
-    fc.record({ before: fc.constant(2), extra: badScalar }),
-  ).map((key) => ({ key })),
-  actors: fc.oneof(fc.record({ n: badScalar.filter((v) => typeof v !== 'string' || v.includes('\u0000') || v.length > 1000 || /[\uD800-\uDFFF]/.test(v)), id: uuid }), fc.record({ n: fc.constant('acme'), id: badScalar })).map((key) => ({ key })),
-  users: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.tuple(validInstant, uuid, uuid), fc.constant({})).map((key) => ({ key })),
-  roles: fc.oneof(fc.tuple(badScalar.filter((v) => typeof v !== 'string' || v.includes('\u0000') || v.length > 1000 || /[\uD800-\uDFFF]/.test(v))), fc.constant([]), fc.tuple(fc.constant('a'), fc.constant('b')), fc.constant({ code: 'a' })).map((key) => ({ key })),
+  tensions: fc
+    .oneof(
+      // (a generated string of digits is a real score: `v: "6"` under a score sort is a valid key, not a malformed one)
+      fc
+        .record({ s: sort, v: badScalar, id: uuid })
+        .filter(({ s, v }) => !isNameText(s, v) && !(s.endsWith('score') && typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v))),
+      fc.record({ s: sort, v: fc.constantFrom('5', '2026-11-23 10:00:00+00', 'Alpha'), id: badScalar }),
+      fc.record({ s: sort, v: fc.constant('5'), id: uuid, extra: badScalar }),
+      fc.record({ v: fc.constant('5'), id: uuid }),
+    )
+    .map((key) => ({ key, sort: (key as { s?: string }).s ?? '-score' })),
+  tensionHistory: fc
+    .oneof(
+      fc.record({
+        before: fc.oneof(
+          fc.constantFrom(99999999999, 0, -1, 1.5, 2 ** 31, '3'),
+          fc.integer({ max: 0 }),
+          fc.integer({ min: 0, max: 2 ** 30 }).map((n) => n * 4 + 2 ** 31),
+          badScalar.filter((v) => !Number.isInteger(v) || (v as number) < 1),
+        ),
+      }),
+      fc.record({ before: fc.constant(2), extra: badScalar }),
+    )
+    .map((key) => ({ key })),
+  actors: fc
+    .oneof(
+      fc.record({ n: badScalar.filter((v) => typeof v !== 'string' || v.includes('\u0000') || v.length > 1000 || /[\uD800-\uDFFF]/.test(v)), id: uuid }),
+      fc.record({ n: fc.constant('acme'), id: badScalar }),
+    )
+    .map((key) => ({ key })),
+  users: fc
+    .oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.tuple(validInstant, uuid, uuid), fc.constant({}))
+    .map((key) => ({ key })),
+  roles: fc
+    .oneof(
+      fc.tuple(badScalar.filter((v) => typeof v !== 'string' || v.includes('\u0000') || v.length > 1000 || /[\uD800-\uDFFF]/.test(v))),
+      fc.constant([]),
+      fc.tuple(fc.constant('a'), fc.constant('b')),
+      fc.constant({ code: 'a' }),
+    )
+    .map((key) => ({ key })),
   apiKeys: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.constant('2026-01-01')).map((key) => ({ key })),
-  audit: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.tuple(validInstant, uuid, uuid), fc.constant({})).map((key) => ({ key })),
+  audit: fc
+    .oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.tuple(validInstant, uuid, uuid), fc.constant({}))
+    .map((key) => ({ key })),
   webhooks: fc.oneof(fc.tuple(badScalar, uuid), fc.tuple(validInstant, badScalar), fc.tuple(validInstant), fc.constant({})).map((key) => ({ key })),
-  webhookDeliveries: fc.oneof(fc.tuple(badScalar, fc.nat()), fc.tuple(validInstant, badScalar.filter((v) => !Number.isSafeInteger(v) || (v as number) < 0)), fc.tuple(validInstant), fc.constant({})).map((key) => ({ key })),
+  webhookDeliveries: fc
+    .oneof(
+      fc.tuple(badScalar, fc.nat()),
+      fc.tuple(
+        validInstant,
+        badScalar.filter((v) => !Number.isSafeInteger(v) || (v as number) < 0),
+      ),
+      fc.tuple(validInstant),
+      fc.constant({}),
+    )
+    .map((key) => ({ key })),
   // the feed's `after` cursor has its own fuzz (test/int/events/feed.int.test.ts)
   events: fc.oneof(fc.record({ t: badScalar, p: fc.nat() }), fc.record({ t: fc.constant('1'), p: badScalar })).map((key) => ({ key })),
 };
@@ -182,29 +250,45 @@ const OTHER_LISTS: ListName[] = ['tensions', 'tensionHistory', 'actors', 'users'
 const genuine = new Map<ListName, string>();
 
 function cursors(list: ListName): fc.Arbitrary<{ cursor: string; sort?: string; kind: string }> {
-  const anyKey = fc.oneof(malformedKey[list].map((m) => m.key), fc.jsonValue());
+  const anyKey = fc.oneof(
+    malformedKey[list].map((m) => m.key),
+    fc.jsonValue(),
+  );
   const g = () => genuine.get(list)!;
-  return fc.oneof(
-    // the server's own key, values the list never issues: only the strict schema stands between them and SQL
-    malformedKey[list].map(({ key, sort }) => ({ cursor: encodeCursor(app.deps, list, key), sort, kind: 'signed-malformed' })),
-    // forged: bare base64 JSON, a made-up signature, another secret's signature, another list's signature
-    malformedKey[list].map(({ key, sort }) => ({ cursor: b64(key), sort, kind: 'unsigned' })),
-    fc.tuple(anyKey, fc.base64String({ minLength: 4, maxLength: 44 })).map(([key, sig]) => ({ cursor: `${b64(key)}.${sig.replace(/=/g, '')}`, kind: 'made-up-signature' })),
-    fc.tuple(anyKey, fc.string({ minLength: 32, maxLength: 40 })).map(([key, secret]) => ({ cursor: `${b64(key)}.${signWith(secret, list, b64(key))}`, kind: 'other-secret' })),
-    fc.constantFrom(...OTHER_LISTS.filter((l) => l !== list)).map((other) => ({ cursor: genuine.get(other)!, kind: `genuine-${other}` })),
-    // tampered genuine cursors: one character changed, cut short, extended
-    fc.nat().chain((i) => fc.constantFrom('A', 'B', '_', '-', '.', 'z').map((ch) => {
-      const c = g();
-      const at = i % c.length;
-      return { cursor: c[at] === ch ? c.slice(0, at) + (ch === 'A' ? 'B' : 'A') + c.slice(at + 1) : c.slice(0, at) + ch + c.slice(at + 1), kind: 'tampered' };
-    })),
-    fc.nat().map((i) => ({ cursor: g().slice(0, 1 + (i % (g().length - 1))), kind: 'truncated' })),
-    fc.string({ minLength: 1, maxLength: 8 }).map((s) => ({ cursor: g() + s, kind: 'extended' })),
-    // random strings, and random strings that look like cursors
-    fc.string({ minLength: 1, maxLength: 300, unit: 'binary' }).map((cursor) => ({ cursor, kind: 'random' })),
-    fc.tuple(fc.base64String({ minLength: 4, maxLength: 200 }), fc.base64String({ minLength: 0, maxLength: 30 })).map(([a, b]) => ({ cursor: `${a}.${b}`.replace(/=/g, ''), kind: 'random-b64' })),
-    fc.string({ minLength: 2049, maxLength: 2100 }).map((cursor) => ({ cursor, kind: 'too-long' })),
-  ).filter(({ cursor }) => cursor.length > 0 && cursor !== genuine.get(list));
+  return fc
+    .oneof(
+      // the server's own key, values the list never issues: only the strict schema stands between them and SQL
+      malformedKey[list].map(({ key, sort }) => ({ cursor: encodeCursor(app.deps, list, key), sort, kind: 'signed-malformed' })),
+      // forged: bare base64 JSON, a made-up signature, another secret's signature, another list's signature
+      malformedKey[list].map(({ key, sort }) => ({ cursor: b64(key), sort, kind: 'unsigned' })),
+      fc
+        .tuple(anyKey, fc.base64String({ minLength: 4, maxLength: 44 }))
+        .map(([key, sig]) => ({ cursor: `${b64(key)}.${sig.replace(/=/g, '')}`, kind: 'made-up-signature' })),
+      fc
+        .tuple(anyKey, fc.string({ minLength: 32, maxLength: 40 }))
+        .map(([key, secret]) => ({ cursor: `${b64(key)}.${signWith(secret, list, b64(key))}`, kind: 'other-secret' })),
+      fc.constantFrom(...OTHER_LISTS.filter((l) => l !== list)).map((other) => ({ cursor: genuine.get(other)!, kind: `genuine-${other}` })),
+      // tampered genuine cursors: one character changed, cut short, extended
+      fc.nat().chain((i) =>
+        fc.constantFrom('A', 'B', '_', '-', '.', 'z').map((ch) => {
+          const c = g();
+          const at = i % c.length;
+          return {
+            cursor: c[at] === ch ? c.slice(0, at) + (ch === 'A' ? 'B' : 'A') + c.slice(at + 1) : c.slice(0, at) + ch + c.slice(at + 1),
+            kind: 'tampered',
+          };
+        }),
+      ),
+      fc.nat().map((i) => ({ cursor: g().slice(0, 1 + (i % (g().length - 1))), kind: 'truncated' })),
+      fc.string({ minLength: 1, maxLength: 8 }).map((s) => ({ cursor: g() + s, kind: 'extended' })),
+      // random strings, and random strings that look like cursors
+      fc.string({ minLength: 1, maxLength: 300, unit: 'binary' }).map((cursor) => ({ cursor, kind: 'random' })),
+      fc
+        .tuple(fc.base64String({ minLength: 4, maxLength: 200 }), fc.base64String({ minLength: 0, maxLength: 30 }))
+        .map(([a, b]) => ({ cursor: `${a}.${b}`.replace(/=/g, ''), kind: 'random-b64' })),
+      fc.string({ minLength: 2049, maxLength: 2100 }).map((cursor) => ({ cursor, kind: 'too-long' })),
+    )
+    .filter(({ cursor }) => cursor.length > 0 && cursor !== genuine.get(list));
 }
 
 beforeAll(async () => {
@@ -220,10 +304,13 @@ beforeAll(async () => {
   };
   // Enough rows for several pages everywhere, with names that stress the text keys.
   const actors = [];
-  for (const name of ['Zeta "quoted" \\ actor', 'alpha ünïcødé 🚀', 'Mid actor', 'mid actor']) actors.push(created(await c.post('/actors', { name, type: 'organization' })).id);
+  for (const name of ['Zeta "quoted" \\ actor', 'alpha ünïcødé 🚀', 'Mid actor', 'mid actor'])
+    actors.push(created(await c.post('/actors', { name, type: 'organization' })).id);
   const scores = [5, 5, 8, 1, 10];
   for (const [i, score] of scores.entries()) {
-    const t = created(await c.post('/tensions', { name: ['Ω tension', 'a "b" \\ c', 'Same', 'Same', 'zz 🚀'][i], actorId: actors[i % actors.length], score })).tension;
+    const t = created(
+      await c.post('/tensions', { name: ['Ω tension', 'a "b" \\ c', 'Same', 'Same', 'zz 🚀'][i], actorId: actors[i % actors.length], score }),
+    ).tension;
     tensionId ??= t.id;
   }
   for (const name of ['Renamed once', 'Renamed twice', 'Renamed thrice']) expect((await c.post(`/tensions/${tensionId}/rename`, { name })).status).toBe(200);
@@ -279,11 +366,15 @@ describe('list cursors', () => {
     for (const t of TARGETS) {
       for (const v of NAMED) {
         const keys: [unknown, string?][] =
-          t.list === 'tensions' ? (['-score', 'createdAt', '-updatedAt', 'name'] as const).map((s) => [{ s, v, id: '00000000-0000-4000-8000-000000000000' }, s])
-          : t.list === 'tensionHistory' ? [[{ before: v }], [{ before: 99999999999 }]]
-          : t.list === 'actors' ? [[{ n: v, id: v }]]
-          : t.list === 'roles' ? [[[v, v]], [{ code: v }]]
-          : [[[v, '00000000-0000-4000-8000-000000000000']]];
+          t.list === 'tensions'
+            ? (['-score', 'createdAt', '-updatedAt', 'name'] as const).map((s) => [{ s, v, id: '00000000-0000-4000-8000-000000000000' }, s])
+            : t.list === 'tensionHistory'
+              ? [[{ before: v }], [{ before: 99999999999 }]]
+              : t.list === 'actors'
+                ? [[{ n: v, id: v }]]
+                : t.list === 'roles'
+                  ? [[[v, v]], [{ code: v }]]
+                  : [[[v, '00000000-0000-4000-8000-000000000000']]];
         for (const [key, sortBy] of keys) {
           // Signed with the server's key, a name sort's value is any text: only text PostgreSQL refuses is malformed there.
           const forged = isNameText(sortBy, v) ? [b64(key)] : [b64(key), encodeCursor(app.deps, t.list, key)];
@@ -304,6 +395,8 @@ describe('list cursors', () => {
         { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
       );
     }
-    console.log(`cursor fuzz: ${[...kinds.values()].reduce((a, b) => a + b, 0)} cursors refused over ${TARGETS.length} list faces, by kind ${JSON.stringify(Object.fromEntries(kinds))}`);
+    console.log(
+      `cursor fuzz: ${[...kinds.values()].reduce((a, b) => a + b, 0)} cursors refused over ${TARGETS.length} list faces, by kind ${JSON.stringify(Object.fromEntries(kinds))}`,
+    );
   }, 120_000);
 });

@@ -18,31 +18,40 @@ interface Answer {
 function send(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   const url = new URL(app.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        let json: any = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
-      });
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let json: any = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 const initialize = JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'rebinding-test', version: '1.0.0' } },
 });
 const mcpHeaders = (host: string, key: string) => ({
-  host, origin: `http://${host}`, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+  host,
+  origin: `http://${host}`,
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
 });
 const login = JSON.stringify({ email: 'nobody@test.example', password: 'wrong-password-123' });
 
@@ -75,7 +84,16 @@ describe('Host allow-list, no PUBLIC_URL nor ALLOWED_HOSTS: loopback and HOST', 
     const host = `evil.example.com:${port}`;
     expectRefused(await send(app, 'POST', '/api/v1/auth/login', { host, origin: `http://${host}`, 'content-type': 'application/json' }, login), 'login');
     expectRefused(await send(app, 'GET', '/metrics', { host }), '/metrics');
-    expectRefused(await send(app, 'POST', '/graphql', { host, 'content-type': 'application/json', 'x-csrf-protection': '1' }, JSON.stringify({ query: '{ __schema { types { name } } }' })), 'introspection');
+    expectRefused(
+      await send(
+        app,
+        'POST',
+        '/graphql',
+        { host, 'content-type': 'application/json', 'x-csrf-protection': '1' },
+        JSON.stringify({ query: '{ __schema { types { name } } }' }),
+      ),
+      'introspection',
+    );
     expectRefused(await send(app, 'GET', '/api/v1/openapi.json', { host }), 'openapi');
     expectRefused(await send(app, 'GET', '/', { host }), 'admin app');
   });

@@ -33,7 +33,10 @@ describe('compressed bodies that are not what they say', () => {
     for (const [encoding, what, body] of bodies) {
       const label = `${encoding} ${what}`;
       const headers = { 'content-type': 'application/json', 'content-encoding': encoding };
-      for (const [path, extra] of [['/api/v1/auth/login', {}], ['/api/v1/actors', { authorization: `Bearer ${admin.key}` }]] as const) {
+      for (const [path, extra] of [
+        ['/api/v1/auth/login', {}],
+        ['/api/v1/actors', { authorization: `Bearer ${admin.key}` }],
+      ] as const) {
         const res = await raw(app, 'POST', path, { ...headers, ...extra }, new Uint8Array(body));
         expect(res.status, `${label} ${path}`).toBe(400);
         expect(res.json, `${label} ${path}`).toMatchObject({ code: 'invalid_json', requestId: res.headers.get('x-request-id') });
@@ -45,11 +48,21 @@ describe('compressed bodies that are not what they say', () => {
   });
 
   it('control: the same bodies compressed truly are read (login answers 401, an actor is created)', async () => {
-    for (const [encoding, body] of [['gzip', gz], ['deflate', deflateSync(json)], ['br', brotliCompressSync(json)]] as const) {
+    for (const [encoding, body] of [
+      ['gzip', gz],
+      ['deflate', deflateSync(json)],
+      ['br', brotliCompressSync(json)],
+    ] as const) {
       const res = await raw(app, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json', 'content-encoding': encoding }, body);
       expect(res.json.code, encoding).toBe('invalid_credentials');
     }
-    const created = await raw(app, 'POST', '/api/v1/actors', { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${admin.key}` }, gzipSync(JSON.stringify({ name: 'Zipped', type: 'organization' })));
+    const created = await raw(
+      app,
+      'POST',
+      '/api/v1/actors',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${admin.key}` },
+      gzipSync(JSON.stringify({ name: 'Zipped', type: 'organization' })),
+    );
     expect(created.status).toBe(201);
   });
 });
@@ -84,7 +97,9 @@ describe('405 with Allow on a known path', () => {
     expect((await raw(app, 'HEAD', '/api/v1/tensions', { authorization: `Bearer ${admin.key}` })).status).toBe(200);
     expect((await raw(app, 'HEAD', '/healthz')).status).toBe(200);
     expect((await raw(app, 'DELETE', '/api/v1/nothing-here', { authorization: `Bearer ${admin.key}` })).json.code).toBe('not_found');
-    expect((await raw(app, 'DELETE', '/api/v1/tensions/00000000-0000-4000-8000-000000000000/nothing', { authorization: `Bearer ${admin.key}` })).status).toBe(404);
+    expect((await raw(app, 'DELETE', '/api/v1/tensions/00000000-0000-4000-8000-000000000000/nothing', { authorization: `Bearer ${admin.key}` })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -118,7 +133,12 @@ describe('414 and 431 as problem documents', () => {
       const answer = parseAnswer(await rawSocket(`${line(urlOfLine(bytes))}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
       expect(answer.status, String(bytes)).toBe(414);
       expect(answer.head, String(bytes)).toMatch(/content-type: application\/problem\+json/i);
-      expect(answer.json, String(bytes)).toMatchObject({ type: 'urn:market-service:problem:uri_too_long', status: 414, code: 'uri_too_long', requestId: answer.requestId });
+      expect(answer.json, String(bytes)).toMatchObject({
+        type: 'urn:market-service:problem:uri_too_long',
+        status: 414,
+        code: 'uri_too_long',
+        requestId: answer.requestId,
+      });
       expect(answer.json.detail).not.toMatch(/`/);
     }
   });
@@ -135,7 +155,12 @@ describe('414 and 431 as problem documents', () => {
     ] as const) {
       const answer = parseAnswer(await rawSocket(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`));
       expect(answer.status, what).toBe(431);
-      expect(answer.json, what).toMatchObject({ type: 'urn:market-service:problem:headers_too_large', status: 431, code: 'headers_too_large', requestId: answer.requestId });
+      expect(answer.json, what).toMatchObject({
+        type: 'urn:market-service:problem:headers_too_large',
+        status: 431,
+        code: 'headers_too_large',
+        requestId: answer.requestId,
+      });
     }
     // the server is still there
     expect((await raw(app, 'GET', '/healthz')).status).toBe(200);
@@ -153,7 +178,10 @@ describe('PATCH bodies are JSON objects', () => {
       for (const body of ['null', '[]', '[{"name":"x"}]', '3', '"name"', 'true']) {
         const res = await raw(app, 'PATCH', `/api/v1${path}`, { authorization: `Bearer ${admin.key}`, 'content-type': 'application/json' }, body);
         expect(res.status, `${path} ${body}`).toBe(400);
-        expect(res.json, `${path} ${body}`).toMatchObject({ code: 'validation_failed', errors: [{ path: '(root)', code: 'invalid_type', params: { expected: 'object' } }] });
+        expect(res.json, `${path} ${body}`).toMatchObject({
+          code: 'validation_failed',
+          errors: [{ path: '(root)', code: 'invalid_type', params: { expected: 'object' } }],
+        });
       }
     }
     expect(await versions()).toEqual(before);

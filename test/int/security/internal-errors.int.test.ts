@@ -49,7 +49,9 @@ describe('an internal failure, on every face', () => {
   });
 
   it('GraphQL: INTERNAL with the request id', async () => {
-    const res = await client(app, admin.key).gql('mutation($input: SenseTensionInput!) { senseTension(input: $input) { tension { id } } }', { input: { name: 'Probe', actorId } });
+    const res = await client(app, admin.key).gql('mutation($input: SenseTensionInput!) { senseTension(input: $input) { tension { id } } }', {
+      input: { name: 'Probe', actorId },
+    });
     const text = JSON.stringify(res.body);
     expect(res.body.errors, text).toHaveLength(1);
     expect(res.body.errors[0].extensions).toEqual({ code: 'INTERNAL', requestId: res.headers.get('x-request-id') });
@@ -67,7 +69,7 @@ describe('an internal failure, on every face', () => {
     expectNothingInternal(res.text);
   });
 
-  it('MCP protocol level: a failure outside any tool is `Internal error` with internal_error and a request id, never the exception\'s words', async () => {
+  it("MCP protocol level: a failure outside any tool is `Internal error` with internal_error and a request id, never the exception's words", async () => {
     // The stdio server resolves the caller on every request; here that lookup fails the way a broken database would.
     const server = createMcpServer(app.deps, async () => {
       throw new Error(`${FAULT}: select * from tensions where id = $1`);
@@ -77,7 +79,10 @@ describe('an internal failure, on every face', () => {
     const mcpClient = new Client({ name: 'fault-probe', version: '1.0.0' });
     await mcpClient.connect(clientSide);
     try {
-      const listed = await mcpClient.listTools().then(() => null, (err: { code: number; message: string; data: unknown }) => err);
+      const listed = await mcpClient.listTools().then(
+        () => null,
+        (err: { code: number; message: string; data: unknown }) => err,
+      );
       expect(listed).not.toBeNull();
       expect(listed!.code).toBe(-32603);
       expect(listed!.message).toMatch(/Internal error/);

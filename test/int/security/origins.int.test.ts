@@ -28,7 +28,14 @@ const FACES = [
   { face: '/mcp', method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) },
 ] as const;
 
-const foreign = (a: TestApp) => ['null', 'http://localhost:1', 'http://127.0.0.1:1', 'https://evil.example', `http://localhost:${new URL(a.url).port}`, `${LISTED}.evil.example`];
+const foreign = (a: TestApp) => [
+  'null',
+  'http://localhost:1',
+  'http://127.0.0.1:1',
+  'https://evil.example',
+  `http://localhost:${new URL(a.url).port}`,
+  `${LISTED}.evil.example`,
+];
 
 function preflight(a: TestApp, path: string, origin: string, method: string) {
   return raw(a, 'OPTIONS', path, {
@@ -41,7 +48,10 @@ function preflight(a: TestApp, path: string, origin: string, method: string) {
 describe('CORS', () => {
   it('CORS_ORIGINS takes exact origins, and refuses a wildcard or anything else, reported with every other problem', () => {
     expect(loadConfig({}).corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'https://Console.Example.com, http://127.0.0.1:5173' }).corsOrigins).toEqual(['https://console.example.com', 'http://127.0.0.1:5173']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://Console.Example.com, http://127.0.0.1:5173' }).corsOrigins).toEqual([
+      'https://console.example.com',
+      'http://127.0.0.1:5173',
+    ]);
     for (const bad of ['*', 'https://*.example.com', 'null', 'https://a.example/', 'https://a.example/path', 'console.example.com', 'ftp://a.example']) {
       expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
     }

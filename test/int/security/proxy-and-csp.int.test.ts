@@ -58,7 +58,7 @@ describe('TRUST_PROXY', () => {
     expect(logged).toEqual(['203.0.113.7', '203.0.113.7', '203.0.113.7', '203.0.113.8']);
   });
 
-  it('with TRUST_PROXY=0, a forged X-Forwarded-For is ignored: every forgery shares the peer\'s bucket, the log names the peer', async () => {
+  it("with TRUST_PROXY=0, a forged X-Forwarded-For is ignored: every forgery shares the peer's bucket, the log names the peer", async () => {
     const { app, lines } = distrusting;
     const forged = ['198.51.100.1', '198.51.100.2', '198.51.100.3'];
     const statuses: number[] = [];

@@ -33,12 +33,23 @@ describe('sense', () => {
     const res = await c.post('/tensions', { name: '  Supply gap  ', actorId: orgA, leadUserId: alice });
     expect(res.status).toBe(201);
     expect(res.body.tension).toMatchObject({
-      name: 'Supply gap', currentContext: null, potentialFuture: null, score: 5, state: 'alive', version: 1,
-      actorId: orgA, actor: { id: orgA, name: 'Org A', type: 'organization' },
-      leadUserId: alice, lead: { id: alice, name: 'Alice', type: 'human' },
+      name: 'Supply gap',
+      currentContext: null,
+      potentialFuture: null,
+      score: 5,
+      state: 'alive',
+      version: 1,
+      actorId: orgA,
+      actor: { id: orgA, name: 'Org A', type: 'organization' },
+      leadUserId: alice,
+      lead: { id: alice, name: 'Alice', type: 'human' },
     });
     expect(res.body.event).toMatchObject({
-      version: 1, type: 'TensionSensed', summary: 'Tension sensed', summaryKey: 'history.sensed', summaryParams: { name: 'Supply gap' },
+      version: 1,
+      type: 'TensionSensed',
+      summary: 'Tension sensed',
+      summaryKey: 'history.sensed',
+      summaryParams: { name: 'Supply gap' },
       by: { kind: 'agent', userName: agentName, via: 'rest' },
     });
     expect(res.body.event.data).toMatchObject({ name: 'Supply gap', score: 5, state: 'alive', actorId: orgA, leadUserId: alice });
@@ -93,7 +104,8 @@ describe('edits', () => {
     expect((await step('rescore', { score: 8 }, 'TensionRescored', 3)).event.data).toEqual({ score: 8, previousScore: 5 });
     await step('rescore', { score: 8 }, null, 3);
     expect((await step('revise', { potentialFuture: 'later', currentContext: 'now' }, 'TensionContextRevised', 4)).event.data).toEqual({
-      potentialFuture: 'later', previousPotentialFuture: null,
+      potentialFuture: 'later',
+      previousPotentialFuture: null,
     });
     await step('revise', { currentContext: 'now' }, null, 4);
     expect((await step('revise', { currentContext: null }, 'TensionContextRevised', 5)).tension.currentContext).toBeNull();
@@ -138,7 +150,9 @@ describe('lifecycle', () => {
     const t = await newTension(c, { name: 'L', actorId: orgA });
     const run = async (verb: string, body?: unknown) => {
       const res = await c.post(`/tensions/${t.id}/${verb}`, body);
-      return res.status === 200 ? `${res.body.tension.state}${res.body.event ? '' : ' (noop)'}` : `${res.status} ${res.body.code} ${res.body.state}/${res.body.command}`;
+      return res.status === 200
+        ? `${res.body.tension.state}${res.body.event ? '' : ' (noop)'}`
+        : `${res.status} ${res.body.code} ${res.body.state}/${res.body.command}`;
     };
     expect(await run('reopen')).toBe('alive (noop)');
     expect(await run('revive', {})).toBe('alive (noop)');
@@ -249,7 +263,13 @@ describe('history', () => {
       [13, 'TensionDropped', 'Dropped as stale', 'history.dropped', {}],
       [12, 'TensionReopened', 'Reopened', 'history.reopened', {}],
       [11, 'TensionResolved', 'Resolved', 'history.resolved', {}],
-      [10, 'TensionReassigned', 'Reassigned from Org A to Org B', 'history.reassigned', { fromActorId: orgA, fromActorName: 'Org A', toActorId: orgB, toActorName: 'Org B' }],
+      [
+        10,
+        'TensionReassigned',
+        'Reassigned from Org A to Org B',
+        'history.reassigned',
+        { fromActorId: orgA, fromActorName: 'Org A', toActorId: orgB, toActorName: 'Org B' },
+      ],
       [9, 'TensionLeadUnassigned', 'Lead unassigned', 'history.leadUnassigned', {}],
       [8, 'TensionLeadAssigned', 'Lead assigned to Alice', 'history.leadAssigned', { leadUserId: alice, leadName: 'Alice' }],
       [7, 'TensionContextRevised', 'Revised current context and potential future', 'history.contextRevised.both', {}],
@@ -278,11 +298,23 @@ describe('history', () => {
   it('records correlation ids and the face in event metadata', async () => {
     const res = await fetch(`${app.url}/api/v1/tensions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${(await seedUserWithKey(app, { grants: ['tensions:*'] })).key}`, 'x-correlation-id': 'corr-1', 'x-request-id': 'req-1' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${(await seedUserWithKey(app, { grants: ['tensions:*'] })).key}`,
+        'x-correlation-id': 'corr-1',
+        'x-request-id': 'req-1',
+      },
       body: JSON.stringify({ name: 'traced', actorId: orgA }),
     });
     const body = await res.json();
     const [row] = await app.em().execute(`select metadata from domain_events where stream_id = ?`, [body.tension.id]);
-    expect(row.metadata).toMatchObject({ actorKind: 'agent', via: 'rest', requestId: 'req-1', correlationId: 'corr-1', causationId: null, apiKeyId: expect.any(String) });
+    expect(row.metadata).toMatchObject({
+      actorKind: 'agent',
+      via: 'rest',
+      requestId: 'req-1',
+      correlationId: 'corr-1',
+      causationId: null,
+      apiKeyId: expect.any(String),
+    });
   });
 });

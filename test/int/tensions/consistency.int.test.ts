@@ -32,11 +32,21 @@ async function foldOf(id: string) {
 }
 
 function rowAsState(row: any) {
-  return row && {
-    id: row.id, name: row.name, currentContext: row.current_context, potentialFuture: row.potential_future, score: Number(row.score),
-    state: row.state, actorId: row.actor_id, leadUserId: row.lead_user_id, version: row.version,
-    createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at),
-  };
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      currentContext: row.current_context,
+      potentialFuture: row.potential_future,
+      score: Number(row.score),
+      state: row.state,
+      actorId: row.actor_id,
+      leadUserId: row.lead_user_id,
+      version: row.version,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    }
+  );
 }
 
 async function allTensionIds(): Promise<string[]> {
@@ -49,7 +59,7 @@ const REBUILD = `mutation($dryRun: Boolean) { rebuildTensionProjection(dryRun: $
 /** A seeded mix of every command over a few tensions. */
 async function mixedWorkload(seed: number, count: number) {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) ids.push((await newTension(c, { name: `W${seed}-${i}`, actorId: orgA, score: 1 + i })).id);
   const moves: ((id: string) => Promise<unknown>)[] = [

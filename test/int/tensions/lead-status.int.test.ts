@@ -37,7 +37,10 @@ async function statementsOf(key: string, query: string): Promise<{ body: any; sq
     body: JSON.stringify({ query }),
   });
   const body = await res.json();
-  const sql = exporter.getFinishedSpans().filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId).map((s) => s.name);
+  const sql = exporter
+    .getFinishedSpans()
+    .filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId)
+    .map((s) => s.name);
   return { body, sql };
 }
 

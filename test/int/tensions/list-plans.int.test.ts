@@ -81,8 +81,14 @@ async function genericPlan(sql: string, params: unknown[]): Promise<PlanNode> {
 }
 
 const SORTS: [TensionSortKey, boolean][] = [
-  ['score', true], ['score', false], ['updatedAt', true], ['updatedAt', false],
-  ['createdAt', true], ['createdAt', false], ['name', false], ['name', true],
+  ['score', true],
+  ['score', false],
+  ['updatedAt', true],
+  ['updatedAt', false],
+  ['createdAt', true],
+  ['createdAt', false],
+  ['name', false],
+  ['name', true],
 ];
 const common = word(123);
 const FILTERS: [string, Partial<TensionQuery>][] = [

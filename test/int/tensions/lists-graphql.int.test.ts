@@ -74,7 +74,20 @@ describe('GET /tensions', () => {
   });
 
   it('refuses bad filters, sorts, limits and cursors with 400', async () => {
-    for (const q of ['state=dead', 'sort=colour', 'sort=-', 'limit=0', 'limit=101', 'limit=x', 'minScore=11', 'minScore=abc', 'actorId=nope', 'leadUserId=1', 'cursor=%%%', 'bogus=1']) {
+    for (const q of [
+      'state=dead',
+      'sort=colour',
+      'sort=-',
+      'limit=0',
+      'limit=101',
+      'limit=x',
+      'minScore=11',
+      'minScore=abc',
+      'actorId=nope',
+      'leadUserId=1',
+      'cursor=%%%',
+      'bogus=1',
+    ]) {
       const res = await c.get(`/tensions?${q}`);
       expect([q, res.status, res.body.code]).toEqual([q, 400, 'validation_failed']);
     }
@@ -94,7 +107,14 @@ describe('GraphQL', () => {
     });
     expect(sensed.body.errors).toBeUndefined();
     const t = sensed.body.data.senseTension;
-    expect(t.tension).toMatchObject({ name: 'Via GraphQL', score: 7, state: 'alive', version: 1, actor: { id: orgA, name: 'Org A', type: 'organization' }, lead: { id: lead, name: 'Lead', type: 'human' } });
+    expect(t.tension).toMatchObject({
+      name: 'Via GraphQL',
+      score: 7,
+      state: 'alive',
+      version: 1,
+      actor: { id: orgA, name: 'Org A', type: 'organization' },
+      lead: { id: lead, name: 'Lead', type: 'human' },
+    });
     expect(t.event).toMatchObject({ type: 'TensionSensed', summaryKey: 'history.sensed', by: { kind: 'agent', via: 'graphql' } });
     const id = t.tension.id;
 
@@ -109,20 +129,27 @@ describe('GraphQL', () => {
     expect(invalid.body.errors[0].extensions).toMatchObject({ code: 'INVALID_TRANSITION', state: 'stale', command: 'resolve' });
     const revise = await c.gql(`mutation($id: ID!) { reviseTensionContext(id: $id, input: { currentContext: "ctx" }) { event { summaryKey } } }`, { id });
     expect(revise.body.data.reviseTensionContext.event.summaryKey).toBe('history.contextRevised.current');
-    const unlead = await c.gql(`mutation($id: ID!) { setTensionLead(id: $id, input: { leadUserId: null }) { tension { lead { id } } event { type } } }`, { id });
+    const unlead = await c.gql(`mutation($id: ID!) { setTensionLead(id: $id, input: { leadUserId: null }) { tension { lead { id } } event { type } } }`, {
+      id,
+    });
     expect(unlead.body.data.setTensionLead).toEqual({ tension: { lead: null }, event: { type: 'TensionLeadUnassigned' } });
     const reassign = await c.gql(`mutation($id: ID!, $a: ID!) { reassignTension(id: $id, input: { actorId: $a }) { event { summary } } }`, { id, a: orgB });
     expect(reassign.body.data.reassignTension.event.summary).toBe('Reassigned from Org A to Org B');
     const badScore = await c.gql(`mutation($id: ID!) { rescoreTension(id: $id, input: { score: 11 }) { tension { id } } }`, { id });
     expect(badScore.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'score' }] });
-    const badLead = await c.gql(`mutation($id: ID!) { setTensionLead(id: $id, input: { leadUserId: "00000000-0000-4000-8000-000000000000" }) { tension { id } } }`, { id });
+    const badLead = await c.gql(
+      `mutation($id: ID!) { setTensionLead(id: $id, input: { leadUserId: "00000000-0000-4000-8000-000000000000" }) { tension { id } } }`,
+      { id },
+    );
     expect(badLead.body.errors[0].extensions.code).toBe('USER_NOT_FOUND');
 
     const history = await c.gql(`query($id: ID!) { tensionHistory(id: $id, limit: 2) { data { version summary } nextCursor } }`, { id });
     expect(history.body.data.tensionHistory.data.map((e: { version: number }) => e.version)).toEqual([6, 5]);
     expect(history.body.data.tensionHistory.nextCursor).toEqual(expect.any(String));
 
-    const discard = await c.gql(`mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 6 }) { tension { id } event { type summary } } }`, { id });
+    const discard = await c.gql(`mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 6 }) { tension { id } event { type summary } } }`, {
+      id,
+    });
     expect(discard.body.data.discardTension).toEqual({ tension: null, event: { type: 'TensionDiscarded', summary: 'Discarded' } });
     const gone = await c.gql(`query($id: ID!) { tension(id: $id) { id } }`, { id });
     expect(gone.body.errors[0].extensions.code).toBe('NOT_FOUND');
@@ -143,11 +170,16 @@ describe('GraphQL', () => {
 
   it('an unknown id nulls only its own field: the rest of the answer stays (NOT_FOUND on that path)', async () => {
     const ghost = '00000000-0000-4000-8000-000000000001';
-    const res = await c.gql(`query($ghost: ID!) { missing: tension(id: $ghost) { id } actor(id: $ghost) { id } tensions(limit: 1) { data { id } } }`, { ghost });
+    const res = await c.gql(`query($ghost: ID!) { missing: tension(id: $ghost) { id } actor(id: $ghost) { id } tensions(limit: 1) { data { id } } }`, {
+      ghost,
+    });
     expect(res.body.data.missing).toBeNull();
     expect(res.body.data.actor).toBeNull();
     expect(res.body.data.tensions.data).toHaveLength(1);
-    expect(res.body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path[0], e.extensions.code]).sort()).toEqual([['actor', 'ACTOR_NOT_FOUND'], ['missing', 'NOT_FOUND']]);
+    expect(res.body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path[0], e.extensions.code]).sort()).toEqual([
+      ['actor', 'ACTOR_NOT_FOUND'],
+      ['missing', 'NOT_FOUND'],
+    ]);
   });
 
   it('refuses callers without the permission', async () => {

@@ -46,13 +46,13 @@ const asOf = (id: string, query: string) => c.get(`/tensions/${id}?${query}`);
 
 describe('after each step of a random command walk, the as-of read of that version is the tension as it was then', () => {
   function rng(seed: number) {
-    return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   }
 
   for (const seed of [11, 12, 13]) {
     it(`walk ${seed}`, async () => {
       const rand = rng(seed);
-      const pick = <T,>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
+      const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
       tick();
       const first = await newTension(c, { name: `walk ${seed}`, actorId: orgA, score: 5, currentContext: 'c0' });
       const id = first.id;
@@ -156,8 +156,18 @@ describe('bad and conflicting parameters → 400 on every face; unknown ids and 
   });
 
   it.each([
-    'asOfVersion=1&asOf=2026-03-01T09:00:00Z', 'asOfVersion=0', 'asOfVersion=-1', 'asOfVersion=abc', 'asOfVersion=1.5', 'asOfVersion=',
-    'asOfVersion=1000000000', 'asOfVersion=1&asOfVersion=2', 'asOf=yesterday', 'asOf=2026-03-01', 'asOf=2026-03-01T09:00:00', 'asOf=',
+    'asOfVersion=1&asOf=2026-03-01T09:00:00Z',
+    'asOfVersion=0',
+    'asOfVersion=-1',
+    'asOfVersion=abc',
+    'asOfVersion=1.5',
+    'asOfVersion=',
+    'asOfVersion=1000000000',
+    'asOfVersion=1&asOfVersion=2',
+    'asOf=yesterday',
+    'asOf=2026-03-01',
+    'asOf=2026-03-01T09:00:00',
+    'asOf=',
     'asOf=2026-02-30T09:00:00Z',
   ])('REST GET /tensions/:id?%s → 400', async (q) => {
     const res = await asOf(id, q);
@@ -195,8 +205,13 @@ describe('bad and conflicting parameters → 400 on every face; unknown ids and 
   });
 
   it('MCP: get_tension and get_tension_changes refuse the same inputs with validation_failed', async () => {
-    const call = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any };
-    for (const args of [{ id, asOfVersion: 1, asOf: '2026-03-01T09:00:00Z' }, { id, asOfVersion: 0 }, { id, asOf: 'yesterday' }]) {
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: any };
+    for (const args of [
+      { id, asOfVersion: 1, asOf: '2026-03-01T09:00:00Z' },
+      { id, asOfVersion: 0 },
+      { id, asOf: 'yesterday' },
+    ]) {
       const res = await call('get_tension', args);
       expect([res.isError, res.structuredContent?.code], JSON.stringify(args)).toEqual([true, 'validation_failed']);
     }
@@ -256,18 +271,37 @@ describe('old event shapes stay readable (schemaVersion, upcasting)', () => {
     await app.em().execute(
       `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
        values (?, 'tension', ?, 2, 'TensionLeadAssigned', 1, ?::jsonb, ?::jsonb, ?)`,
-      [randomUUID(), t.id, JSON.stringify({ leadUserId: alice, leadName: 'Alice', previousLeadUserId: null }),
-        JSON.stringify({ actorKind: 'system', userId: null, userName: null, apiKeyId: null, apiKeyName: null, via: 'cli', requestId: null, correlationId: null, causationId: null }),
-        tick().toISOString()],
+      [
+        randomUUID(),
+        t.id,
+        JSON.stringify({ leadUserId: alice, leadName: 'Alice', previousLeadUserId: null }),
+        JSON.stringify({
+          actorKind: 'system',
+          userId: null,
+          userName: null,
+          apiKeyId: null,
+          apiKeyName: null,
+          via: 'cli',
+          requestId: null,
+          correlationId: null,
+          causationId: null,
+        }),
+        tick().toISOString(),
+      ],
     );
     await app.em().execute(`update tensions set lead_user_id = ?, version = 2, updated_at = ? where id = ?`, [alice, now.toISOString(), t.id]);
     // version 3: written today, as version 2 of the shape
     const led = await run(t.id, 'lead', { leadUserId: bob });
     expect(led.version).toBe(3);
 
-    const stored: { version: number; schema_version: number }[] = await app.em().execute(
-      `select version, schema_version from domain_events where stream_id = ? order by version`, [t.id]);
-    expect(stored.map((r) => [r.version, r.schema_version])).toEqual([[1, 1], [2, 1], [3, 2]]);
+    const stored: { version: number; schema_version: number }[] = await app
+      .em()
+      .execute(`select version, schema_version from domain_events where stream_id = ? order by version`, [t.id]);
+    expect(stored.map((r) => [r.version, r.schema_version])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+    ]);
 
     // the feed serves every event in today's shape, and says so
     const feed = await c.get(`/events?streamId=${t.id}`);

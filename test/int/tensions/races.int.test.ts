@@ -67,8 +67,12 @@ describe('every command racing a discard of its tension', () => {
       const targets = await Promise.all(COMMANDS.map(async (cmd) => ({ cmd, id: await prepared(actor, cmd) })));
       const answers = await Promise.all(
         targets.flatMap(({ cmd, id }) => [
-          jitter().then(() => cmd.run(id)).then((r) => ({ name: cmd.name, ...r })),
-          jitter().then(() => c.del(`/tensions/${id}`)).then((r) => ({ name: `discard vs ${cmd.name}`, ...r })),
+          jitter()
+            .then(() => cmd.run(id))
+            .then((r) => ({ name: cmd.name, ...r })),
+          jitter()
+            .then(() => c.del(`/tensions/${id}`))
+            .then((r) => ({ name: `discard vs ${cmd.name}`, ...r })),
         ]),
       );
       expect(statusLine(answers)).toEqual([]);
@@ -88,9 +92,17 @@ describe('every command racing the deletion of its actor', () => {
       const actor = await newActor(c, `Doomed ${round}`);
       const targets = await Promise.all(COMMANDS.map(async (cmd) => ({ cmd, id: await prepared(actor, cmd) })));
       const answers = await Promise.all([
-        ...targets.map(({ cmd, id }) => jitter().then(() => cmd.run(id)).then((r) => ({ name: cmd.name, ...r }))),
-        jitter().then(() => c.post('/tensions', { name: 'Sensed late', actorId: actor })).then((r) => ({ name: 'sense', ...r })),
-        jitter().then(() => c.del(`/actors/${actor}`)).then((r) => ({ name: 'delete actor', ...r })),
+        ...targets.map(({ cmd, id }) =>
+          jitter()
+            .then(() => cmd.run(id))
+            .then((r) => ({ name: cmd.name, ...r })),
+        ),
+        jitter()
+          .then(() => c.post('/tensions', { name: 'Sensed late', actorId: actor }))
+          .then((r) => ({ name: 'sense', ...r })),
+        jitter()
+          .then(() => c.del(`/actors/${actor}`))
+          .then((r) => ({ name: 'delete actor', ...r })),
       ]);
       expect(statusLine(answers)).toEqual([]);
       expect(answers.find((a) => a.name === 'delete actor')!.status).toBe(204);
@@ -124,7 +136,7 @@ async function heldTransaction(work: (sql: (text: string, params?: unknown[]) =>
   let ended = false;
   return {
     async waitForLockWaits(n: number) {
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
         const [{ waiting }] = await sql(
           `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
         );
@@ -207,8 +219,12 @@ describe('a lead assignment racing the deactivation of the lead', () => {
       const tensions = await Promise.all(users.map((_, i) => newTension(c, { name: `Lead target ${round}.${i}`, actorId: actor })));
       const answers = await Promise.all(
         users.flatMap((u, i) => [
-          jitter().then(() => c.post(`/tensions/${tensions[i].id}/lead`, { leadUserId: u })).then((r) => ({ name: 'lead', ...r })),
-          jitter().then(() => c.del(`/users/${u}`)).then((r) => ({ name: 'deactivate', ...r })),
+          jitter()
+            .then(() => c.post(`/tensions/${tensions[i].id}/lead`, { leadUserId: u }))
+            .then((r) => ({ name: 'lead', ...r })),
+          jitter()
+            .then(() => c.del(`/users/${u}`))
+            .then((r) => ({ name: 'deactivate', ...r })),
         ]),
       );
       expect(answers.filter((a) => ![200, 204, 422].includes(a.status)).map((a) => `${a.name} → ${a.status} ${JSON.stringify(a.body)}`)).toEqual([]);

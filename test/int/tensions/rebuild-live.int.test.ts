@@ -108,10 +108,18 @@ describe(`a rebuild of ${STREAMS.toLocaleString('en')} streams racing live comma
     for (const id of [...targets, ...missing, ...tampered]) {
       const row = await projectionRow(app, id);
       const state = await foldOf(id);
-      expect({ id, name: row?.name, score: Number(row?.score), version: row?.version }).toEqual({ id, name: state!.name, score: state!.score, version: state!.version });
+      expect({ id, name: row?.name, score: Number(row?.score), version: row?.version }).toEqual({
+        id,
+        name: state!.name,
+        score: state!.score,
+        version: state!.version,
+      });
     }
     expect((await c.gql(REBUILD, { dryRun: true })).body.data.rebuildTensionProjection).toMatchObject({
-      streams: STREAMS + 2, inserted: 0, updated: 0, deleted: 0,
+      streams: STREAMS + 2,
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
     });
   }, 300_000);
 });

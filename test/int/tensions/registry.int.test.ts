@@ -58,7 +58,7 @@ describe('OpenAPI operations of the tension commands', () => {
     expect(doc.paths['/tensions'].post.requestBody.required).toBe(true);
   });
 
-  it("sense answers a tension that is never null, and takes no expectedVersion", () => {
+  it('sense answers a tension that is never null, and takes no expectedVersion', () => {
     const sense = doc.paths['/tensions'].post;
     const answer = doc.components.schemas.SenseResult;
     expect(sense.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SenseResult' });
@@ -163,7 +163,9 @@ describe('discardTension', () => {
     const tension = await newTension(rest, { name: 'To discard', actorId });
     const stale = await rest.gql('mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 7 }) { event { version } } }', { id: tension.id });
     expect(stale.body.errors[0].extensions).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 1, expectedVersion: 7 });
-    const done = await rest.gql('mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 1 }) { tension { id } event { type } } }', { id: tension.id });
+    const done = await rest.gql('mutation($id: ID!) { discardTension(id: $id, input: { expectedVersion: 1 }) { tension { id } event { type } } }', {
+      id: tension.id,
+    });
     expect(done.body.data.discardTension).toEqual({ tension: null, event: { type: 'TensionDiscarded' } });
   });
 });

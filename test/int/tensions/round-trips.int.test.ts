@@ -13,9 +13,12 @@ let counting = false;
 beforeAll(async () => {
   app = await startTestApp();
   admin = await seedUserWithKey(app, { type: 'agent', grants: ['*'], name: 'Round trips' });
-  app.deps.orm.em.getConnection().getKnex().on('query', (q: { sql: string }) => {
-    if (counting) statements.push(q.sql.replace(/\s+/g, ' ').trim().slice(0, 60));
-  });
+  app.deps.orm.em
+    .getConnection()
+    .getKnex()
+    .on('query', (q: { sql: string }) => {
+      if (counting) statements.push(q.sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+    });
 });
 afterAll(async () => {
   await app?.close();
@@ -65,7 +68,10 @@ describe('round trips of one REST command', () => {
     const other = await newActor(rest, 'Trips to');
     const tension = await newTension(rest, { name: 'Trips reassigned', actorId });
     const { seen } = await countApart(async () => expect((await rest.post(`/tensions/${tension.id}/reassign`, { actorId: other })).status).toBe(200));
-    expect(seen.slice(1).map((s) => s.split(' ')[0].toLowerCase()), seen.join('\n')).toEqual(['begin;', 'select', 'select', 'select', 'with', 'commit;']);
+    expect(
+      seen.slice(1).map((s) => s.split(' ')[0].toLowerCase()),
+      seen.join('\n'),
+    ).toEqual(['begin;', 'select', 'select', 'select', 'with', 'commit;']);
     // the feed lock before the actor's row lock gives the transaction its id (issue 30: the feed's horizon)
     expect(seen[2]).toMatch(/^select market_feed_lock\(\)/);
     expect(seen[4]).toMatch(/^select id, name, type from actors/);

@@ -27,7 +27,12 @@ const resolveHost = async (host: string) => {
 };
 
 beforeAll(async () => {
-  const sink = new Writable({ write(chunk, _e, done) { logs += chunk.toString(); done(); } });
+  const sink = new Writable({
+    write(chunk, _e, done) {
+      logs += chunk.toString();
+      done();
+    },
+  });
   app = await startTestApp({ webhookAllowPrivate: false, logLevel: 'trace' }, { clock: time.clock, resolveHost, logger: createLogger('trace', sink) });
   api = client(app, (await seedUserWithKey(app, { grants: ['*'] })).key);
   r = await startReceiver();
@@ -65,7 +70,10 @@ describe('SSRF: a URL must be https and resolve only to public addresses', () =>
     ['https://nowhere.example/hook', 'does not resolve'],
   ])('%s → 400 (%s)', async (url, why) => {
     dns.set('private.example', [{ address: '10.0.0.1', family: 4 }]);
-    dns.set('mixed.example', [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    dns.set('mixed.example', [
+      { address: '93.184.215.14', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
     const res = await api.post('/webhooks', { url });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.code).toBe('validation_failed');
@@ -82,7 +90,12 @@ describe('SSRF: a URL must be https and resolve only to public addresses', () =>
     run = dispatcher(app.db.orm, { clock: time.clock, allowPrivate: false, resolveHost });
     const test = await api.post(`/webhooks/${created.body.id}/test`);
     expect(test.status).toBe(202);
-    await until(async () => (await api.get(`/webhooks/${created.body.id}/deliveries`)).body.data[0].attempts === 1 && (await api.get(`/webhooks/${created.body.id}/deliveries`)).body.data[0].status === 'retrying', 'the attempt');
+    await until(
+      async () =>
+        (await api.get(`/webhooks/${created.body.id}/deliveries`)).body.data[0].attempts === 1 &&
+        (await api.get(`/webhooks/${created.body.id}/deliveries`)).body.data[0].status === 'retrying',
+      'the attempt',
+    );
     const d = (await api.get(`/webhooks/${created.body.id}/deliveries`)).body.data[0];
     expect(d).toMatchObject({ status: 'retrying', lastResponseStatus: null });
     expect(d.lastError).toMatch(/^not sent: the URL its host resolves to 10\.0\.0\.1/);
@@ -251,7 +264,12 @@ describe('delivery features', () => {
     expect(replay.status, JSON.stringify(replay.body)).toBe(202);
     expect(replay.body).toEqual({ queued: sensed.length - 1, nextCursor: null });
     await until(() => r.received.length === before + 6 + sensed.length - 1, 'the replayed events');
-    expect(r.ids().slice(-(sensed.length - 1)).sort()).toEqual(sensed.slice(1).sort());
+    expect(
+      r
+        .ids()
+        .slice(-(sensed.length - 1))
+        .sort(),
+    ).toEqual(sensed.slice(1).sort());
     await run.stop();
   });
 
@@ -261,7 +279,9 @@ describe('delivery features', () => {
     const rotated = await api.post(`/webhooks/${created.body.id}/rotate-secret`, { overlapSeconds: 60 });
     const secrets = [created.body.secret, rotated.body.secret];
     const answers = JSON.stringify([
-      (await api.get('/webhooks?limit=100')).body, (await api.get(`/webhooks/${created.body.id}`)).body, (await api.get('/audit?limit=100')).body,
+      (await api.get('/webhooks?limit=100')).body,
+      (await api.get(`/webhooks/${created.body.id}`)).body,
+      (await api.get('/audit?limit=100')).body,
       (await api.gql('{ webhooks(limit: 100) { data { id url } } auditLog(limit: 100) { data { changes } } }')).body,
     ]);
     let dump = '';

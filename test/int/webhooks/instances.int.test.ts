@@ -47,14 +47,19 @@ describe('two dispatchers on one database', () => {
     await until(() => receivers.slice(0, 3).every((r) => new Set(r.ids()).size === events.length), 'every event on the healthy receivers', 60_000);
     await until(() => receivers[3].received.length >= events.length, 'every first attempt on the failing receiver', 60_000);
     time.advance(5_000);
-    await until(async () => {
-      const [row] = await app.em().execute<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`);
-      return row.n === 0;
-    }, 'every retry succeeded', 60_000);
+    await until(
+      async () => {
+        const [row] = await app.em().execute<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`);
+        return row.n === 0;
+      },
+      'every retry succeeded',
+      60_000,
+    );
     await b.stop();
     for (const r of receivers.slice(0, 3)) expect(r.ids().sort()).toEqual(events.map((e) => e.id).sort());
-    const firsts: { attempts: number }[] = await app.em().execute(
-      `select d.attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url = ?`, [receivers[3].url]);
+    const firsts: { attempts: number }[] = await app
+      .em()
+      .execute(`select d.attempts from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url = ?`, [receivers[3].url]);
     expect(firsts.every((d) => d.attempts >= 1)).toBe(true);
     // the failing receiver saw each event once failed (first attempt) and once succeeded: never a first attempt twice
     expect(receivers[3].received.length).toBe(2 * events.length);
@@ -80,8 +85,13 @@ describe(`a server killed with SIGKILL while deliveries are pending (${onPostgre
 
   it('delivers every event after the restart, none lost', { timeout: 300_000 }, async () => {
     const env = {
-      DATA_DIR: dataDir, SESSION_SECRET: PROCESS_SECRET, ADMIN_EMAIL: PROCESS_ADMIN.email, ADMIN_PASSWORD: PROCESS_ADMIN.password,
-      WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LEASE_MS: '1000', ...(db ? { DATABASE_URL: db.url! } : {}),
+      DATA_DIR: dataDir,
+      SESSION_SECRET: PROCESS_SECRET,
+      ADMIN_EMAIL: PROCESS_ADMIN.email,
+      ADMIN_PASSWORD: PROCESS_ADMIN.password,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_LEASE_MS: '1000',
+      ...(db ? { DATABASE_URL: db.url! } : {}),
     };
     const first = await startServerProcess(env);
     running.push(first);
