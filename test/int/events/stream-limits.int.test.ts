@@ -188,9 +188,10 @@ describe('a client that stops reading (SPEC §7)', () => {
       }
       console.log(`slow reader: ~${(written / 1e6).toFixed(1)} MB of events written; its socket ${serverSide.destroyed ? 'dropped' : 'still open'}`);
       expect(serverSide.destroyed, "the slow reader's socket destroyed").toBe(true);
-      expect(serverSide.writableLength).toBe(0);
+      // destroy() sets `destroyed` at once; the write libuv has in flight is cancelled, and its bytes freed, when the handle closes
+      await until(() => serverSide.writableLength === 0, 'the dropped socket freeing what it buffered');
       // (at most: streams of the test before may still be closing)
-      expect(feedHub(app.deps).size).toBeLessThanOrEqual(followersBefore - 1);
+      await until(() => feedHub(app.deps).size <= followersBefore - 1, "the dropped reader's follower gone");
       // the reading client kept its stream, and saw the events
       expect(reader.messages.filter((m) => m.event === 'TensionSensed').length).toBeGreaterThan(0);
       // the slot came back: 19 more fit beside the reader
