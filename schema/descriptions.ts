@@ -22,6 +22,7 @@ import {
   updateWebhookInput,
   webhookOutput,
 } from '../server/application/webhooks/operations.js';
+import { connectedAppListOutput } from '../server/application/oauth/connected-apps.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
@@ -68,6 +69,9 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   'Query.webhooks': listWebhooksInput,
   'Query.webhookDeliveries': listDeliveriesInput,
   LoginInput: loginInput,
+  ConnectedAppList: connectedAppListOutput,
+  ConnectedApp: connectedAppListOutput.shape.data.element,
+  ConnectedAppClient: connectedAppListOutput.shape.data.element.shape.client,
   ChangePasswordInput: changePasswordInput,
 };
 
@@ -129,6 +133,7 @@ const ID_ARG: Record<string, string> = {
   id: 'The id (a UUID) of the object the field acts on; an id that is not a UUID is not found.',
   userId: 'The user id (a UUID).',
   keyId: 'The API key id (a UUID).',
+  appId: "The connected app's id (the OAuth grant's id, as listed).",
   input: 'The fields of the change, as the REST body of the same operation takes them.',
 };
 

@@ -1,13 +1,10 @@
 // OpenAPI descriptions of the identity routes: login and logout by hand (no permission-table row: public,
-// and the caller's own session), connected apps by hand (wired beside the registry, next to move onto it);
-// every other (me, users, API keys, roles) generated from the registries.
+// and the caller's own session); every other (me, users, API keys, roles, connected apps) generated from the
+// registries.
 import { loginInput } from '../application/auth/auth.js';
-import { connectedAppListOutput } from '../application/oauth/connected-apps.js';
 import type { RouteDoc } from './openapi.js';
 import { operationDocs } from './operations.docs.js';
 import { loginAnswerOutput } from './second-factor.docs.js';
-
-const SELF = 'Self-service for a human signed in with a password (session cookie); API keys and agents get 403 session_required.';
 
 export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
   {
@@ -38,49 +35,4 @@ export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
       'Revokes the current session server-side and clears the cookie; the old cookie is refused from the next request on. Always ends the session it is called with: an `Idempotency-Key` is ignored (a logout is safe to repeat; once the session has ended, the next call is 401).',
   },
   ...operationDocs(['auth', 'me', 'users', 'api-keys', 'roles']),
-  {
-    method: 'get',
-    path: '/me/connected-apps',
-    summary: 'List the AI clients I connected by OAuth',
-    tag: 'me',
-    operation: 'me.listConnectedApps',
-    auth: 'session',
-    response: connectedAppListOutput,
-    status: 200,
-    errors: ['session_required'],
-    description: `My connected apps (OAuth grants for /mcp): client, scopes, created, last used. ${SELF}`,
-  },
-  {
-    method: 'delete',
-    path: '/me/connected-apps/:appId',
-    summary: 'Revoke one of my connected apps',
-    tag: 'me',
-    operation: 'me.revokeConnectedApp',
-    auth: 'session',
-    status: 204,
-    errors: ['session_required', 'not_found'],
-    description: `Revokes the grant and every token issued under it, from the very next request. ${SELF}`,
-  },
-  {
-    method: 'get',
-    path: '/users/:id/connected-apps',
-    summary: "List a user's connected apps (OAuth grants)",
-    tag: 'users',
-    operation: 'users.listConnectedApps',
-    response: connectedAppListOutput,
-    status: 200,
-    errors: ['user_not_found'],
-    description: 'The AI clients the user connected by OAuth: client, scopes, created, last used.',
-  },
-  {
-    method: 'delete',
-    path: '/users/:id/connected-apps/:appId',
-    summary: "Revoke a user's connected app",
-    tag: 'users',
-    operation: 'users.revokeConnectedApp',
-    status: 204,
-    errors: ['user_not_found', 'not_found', 'escalation_denied'],
-    description:
-      'Revokes the grant and every token issued under it, from the very next request. Acting on a user who holds permissions you do not is 403 escalation_denied.',
-  },
 ];

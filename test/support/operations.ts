@@ -84,7 +84,8 @@ const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => 
   OperationSurface
 >;
 
-const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID };
+/** `:appId` (a connected app) takes the key's slot: the sweep seeds a grant under the target's key id. */
+const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID, appId: GHOST_KEY_ID };
 
 /** The GraphQL type of a flat argument, as the registry's loop declares it (schema/operations.ts). */
 function flatArgType(entry: OperationEntry, field: string): string {
@@ -198,8 +199,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('resetUserMfa', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
-  'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:appId' }, graphql: null, mcp: null },
   'projections.rebuild': {
     // SPEC §3: the CLI and GraphQL only.
     rest: null,
@@ -265,8 +264,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
     mcp: null,
   },
-  'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
-  'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:appId' }, graphql: null, mcp: null },
 };
 
 /**

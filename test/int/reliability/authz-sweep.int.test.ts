@@ -66,7 +66,14 @@ async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Rec
 }
 
 async function gql(surface: NonNullable<OperationSurface['graphql']>, key?: string, ids?: { id: string; keyId: string }) {
-  const variables = ids ? { ...surface.variables, id: ids.id, ...('keyId' in surface.variables ? { keyId: ids.keyId } : {}) } : surface.variables;
+  const variables = ids
+    ? {
+        ...surface.variables,
+        id: ids.id,
+        ...('keyId' in surface.variables ? { keyId: ids.keyId } : {}),
+        ...('appId' in surface.variables ? { appId: ids.keyId } : {}),
+      }
+    : surface.variables;
   const res = await client(app, key).gql(surface.document, variables);
   count(res.status);
   return res;
@@ -262,7 +269,8 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
     const [user] = await em.execute('select email, name, status, password_hash, updated_at, version from users where id = ?', [userId]);
     const roles = await em.execute('select role_id from user_roles where user_id = ? order by role_id', [userId]);
     const keys = await em.execute('select id, name, revoked_at, expires_at from api_keys where user_id = ? order by id', [userId]);
-    return { user, roles, keys };
+    const grants = await em.execute(`select id from oauth_store where kind = 'Grant' and user_id = ? order by id`, [userId]);
+    return { user, roles, keys, grants };
   }
 
   it('covers every operation on a user; none of them is an MCP tool or open to a read-only caller', () => {
@@ -286,6 +294,8 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
   describe.each(STRONGER)('a target holding $label', ({ grants, missing }) => {
     it.each(USER_TARGET_OPERATIONS)('%s: REST → 403 escalation_denied, nothing changes', async (op) => {
       const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      // a grant to revoke, so that a missing check would answer 204 and delete it, not 404
+      if (op === 'users.revokeConnectedApp') await seedGrant(app, target.userId, target.keyId);
       const before = await snapshot(target.userId);
       const res = await rest(OPERATION_SURFACES[op].rest!, { authorization: `Bearer ${caller.key}` }, { id: target.userId, keyId: target.keyId });
       expect(res.status, op).toBe(403);
@@ -295,6 +305,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
     it.each(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].graphql))('%s: GraphQL → ESCALATION_DENIED, nothing changes', async (op) => {
       const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      if (op === 'users.revokeConnectedApp') await seedGrant(app, target.userId, target.keyId);
       const before = await snapshot(target.userId);
       const surface = OPERATION_SURFACES[op].graphql!;
       const res = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
@@ -330,6 +341,7 @@ describe('acting on a more privileged user (SPEC §2 "No escalation")', () => {
 
     it.each(USER_TARGET_OPERATIONS.filter((op) => OPERATION_SURFACES[op].graphql))('%s: GraphQL → done', async (op) => {
       const target = await seedUserWithKey(app, { type: userTargetType(op), grants });
+      if (op === 'users.revokeConnectedApp') await seedGrant(app, target.userId, target.keyId);
       const surface = OPERATION_SURFACES[op].graphql!;
       const res = await gql(surface, caller.key, { id: target.userId, keyId: target.keyId });
       expect(res.body.errors, surface.field).toBeUndefined();
