@@ -17,6 +17,7 @@ import { cliRebuild, cliRebuildUnderLoad, dryRunCheck, sqlCeiling, type RebuildR
 import { deleteStream, natsOrReason, relayFigures, relayLoads, relayRound, type RelayRound, type RelayTarget } from './relay.js';
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
 import { scaleBench, scaleOptions } from './scale.js';
+import { oauthBench } from './oauth.js';
 import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReaders, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
@@ -109,6 +110,17 @@ async function main() {
     );
     console.log(table);
     await writeFile(join(outDir, 'results.json'), JSON.stringify({ scale: raw, machine: env0, figures }, null, 2));
+    await writeFile(join(outDir, 'table.md'), `${table}\n`);
+    if (figures.some((f) => f.pass === false)) process.exitCode = 1;
+    return;
+  }
+  // OAuth for /mcp (bench/oauth.ts) has a database of its own too; alone, it skips the shared setup.
+  if (only?.length === 1 && only[0] === 'oauth') {
+    const { figures, raw } = await oauthBench(SERVER_URL, outDir, sizes, log);
+    const table = renderTable(figures);
+    console.log(`\noauth: ${sizes.rounds} rounds of ${sizes.seconds} s; ${env0.cpus} × ${env0.cpuModel}, PostgreSQL ${env0.postgres}\n`);
+    console.log(table);
+    await writeFile(join(outDir, 'results.json'), JSON.stringify({ oauth: raw, machine: env0, figures }, null, 2));
     await writeFile(join(outDir, 'table.md'), `${table}\n`);
     if (figures.some((f) => f.pass === false)) process.exitCode = 1;
     return;
@@ -347,11 +359,20 @@ async function main() {
     figures.push(...result.figures);
     scaleRaw = result.raw;
   }
+  let oauthRaw: unknown;
+  if (want('oauth')) {
+    const result = await oauthBench(SERVER_URL, outDir, sizes, log);
+    figures.push(...result.figures);
+    oauthRaw = result.raw;
+  }
   const table = `${renderTable(figures)}\n\n${sideBySide(rounds)}`;
   const conditions = `${sizes.quick ? 'QUICK' : 'FULL'} run: ${sizes.tensions} tensions, ${sizes.seconds} s per measurement, ${sizes.rounds} rounds`;
   console.log(`\n${conditions}; ${env0.cpus} × ${env0.cpuModel}, ${env0.memoryGiB} GiB, Node ${env0.node}, PostgreSQL ${env0.postgres}\n`);
   console.log(table);
-  await writeFile(join(outDir, 'results.json'), JSON.stringify({ sizes, machine: env0, dryRun, figures, rounds, embedded, scale: scaleRaw }, null, 2));
+  await writeFile(
+    join(outDir, 'results.json'),
+    JSON.stringify({ sizes, machine: env0, dryRun, figures, rounds, embedded, scale: scaleRaw, oauth: oauthRaw }, null, 2),
+  );
   await writeFile(join(outDir, 'table.md'), `${conditions}\n\n${table}\n`);
   log(`results in ${outDir}`);
   if (figures.some((f) => f.pass === false)) process.exitCode = 1;

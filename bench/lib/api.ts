@@ -4,7 +4,7 @@ import { ADMIN } from './service.js';
 export class Api {
   constructor(
     readonly url: string,
-    private auth: Record<string, string> = {},
+    readonly auth: Record<string, string> = {},
   ) {}
 
   static async loginAdmin(url: string): Promise<Api> {
