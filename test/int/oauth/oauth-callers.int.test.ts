@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, systemCtx, unwrap } from '../../support/clients.js';
+import { client, seedUserWithKey, systemCtx, unwrap } from '../../support/clients.js';
 import { mcpHttpClient } from '../../support/mcp.js';
 import { insertActor, seedHuman, sessionClient } from '../../support/sessions.js';
 import { authorizeCode, exchangeCode, registerClient, servePublicUrl } from '../../support/oauth.js';
@@ -123,6 +123,23 @@ describe('tokens as callers', () => {
     expect((await me.get('/me/connected-apps')).body.data).toHaveLength(0);
     const audit = await app.em().execute<{ action: string }[]>(`select action from audit_log where by_user_id = ? order by at`, [person.userId]);
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['oauth.authorized', 'oauth.revoked']));
+  });
+
+  it('on GraphQL: myConnectedApps and userConnectedApps list the app, revokeMyConnectedApp stops its token', async () => {
+    const { access, person } = await connect(['tensions:read']);
+    const me = sessionClient(app, person.token);
+    const mine = await me.gql('{ myConnectedApps { data { id client { name verified } scopes createdAt lastUsedAt } } }');
+    expect(mine.body.errors).toBeUndefined();
+    const [grant] = mine.body.data.myConnectedApps.data;
+    expect(grant).toMatchObject({ client: { name: 'Test assistant', verified: false }, scopes: ['tensions:read'] });
+    const admin = await seedUserWithKey(app, { grants: ['users:read'] });
+    const theirs = await client(app, admin.key).gql('query($u: ID!) { userConnectedApps(userId: $u) { data { id } } }', { u: person.userId });
+    expect(theirs.body.data.userConnectedApps.data).toEqual([{ id: grant.id }]);
+    expect(await mcpStatus(access)).toBe(200);
+    const revoked = await me.gql('mutation($a: ID!) { revokeMyConnectedApp(appId: $a) }', { a: grant.id });
+    expect(revoked.body).toEqual({ data: { revokeMyConnectedApp: true } });
+    expect(await mcpStatus(access)).toBe(401);
+    expect((await me.gql('{ myConnectedApps { data { id } } }')).body.data.myConnectedApps.data).toEqual([]);
   });
 
   it('deactivation stops the token on the next call', async () => {

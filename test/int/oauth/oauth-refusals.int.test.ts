@@ -181,6 +181,27 @@ describe('/mcp and the connected apps refuse', () => {
     expect((await admin.del(`/users/${person.userId}/connected-apps/%20bad%20`)).status).toBe(400);
     expect((await admin.get('/users/7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90/connected-apps')).status).toBe(404);
   });
+  it('the same on GraphQL: malformed ids VALIDATION_FAILED, unknown ones NOT_FOUND, a key on the self-service SESSION_REQUIRED', async () => {
+    const me = sessionClient(app, person.token);
+    const codeOf = (res: { body: { errors?: { extensions?: { code?: string } }[] } }) => res.body.errors?.[0]?.extensions?.code;
+    const revokeMine = 'mutation($appId: ID!) { revokeMyConnectedApp(appId: $appId) }';
+    expect(codeOf(await me.gql(revokeMine, { appId: ' bad ' }))).toBe('VALIDATION_FAILED');
+    expect(codeOf(await me.gql(revokeMine, { appId: 'unknownGrantId' }))).toBe('NOT_FOUND');
+    const admin = sessionClient(app, (await login(app, ADMIN.email, ADMIN.password)).token!);
+    const list = 'query($userId: ID!) { userConnectedApps(userId: $userId) { data { id } } }';
+    expect(codeOf(await admin.gql(list, { userId: 'not-a-uuid' }))).toBe('VALIDATION_FAILED');
+    expect(codeOf(await admin.gql(list, { userId: '7d3f1c52-5b1e-4c6a-9d0e-2f4b8a6c1e90' }))).toBe('USER_NOT_FOUND');
+    const revokeTheirs = 'mutation($userId: ID!, $appId: ID!) { revokeUserConnectedApp(userId: $userId, appId: $appId) }';
+    expect(codeOf(await admin.gql(revokeTheirs, { userId: person.userId, appId: ' bad ' }))).toBe('VALIDATION_FAILED');
+    expect(codeOf(await admin.gql(revokeTheirs, { userId: person.userId, appId: 'unknownGrantId' }))).toBe('NOT_FOUND');
+    const human = await seedUserWithKey(app, { type: 'human', grants: ['tensions:read'] });
+    const byKey = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${human.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ myConnectedApps { data { id } } }' }),
+    });
+    expect(((await byKey.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('SESSION_REQUIRED');
+  });
   it('a key on the self-service list (a password session is needed)', async () => {
     const human = await seedUserWithKey(app, { type: 'human', grants: ['tensions:read'] });
     const res = await fetch(`${app.url}/api/v1/me/connected-apps`, { headers: { authorization: `Bearer ${human.key}` } });
