@@ -66,6 +66,18 @@ async function mcpLoad(url: string, bearer: string, tensionId: string, seconds: 
   };
 }
 
+/** Two halves of one side of a round: throughput averaged, the worse p99, counts summed. */
+function both(a: McpLoad, b: McpLoad): McpLoad {
+  return {
+    rps: (a.rps + b.rps) / 2,
+    p50: (a.p50 + b.p50) / 2,
+    p99: Math.max(a.p99, b.p99),
+    requests: a.requests + b.requests,
+    non2xx: a.non2xx + b.non2xx,
+    errors: a.errors + b.errors,
+  };
+}
+
 /** The cookies a response sets, merged into a jar (name → value). */
 function take(jar: Map<string, string>, res: Response): void {
   for (const line of res.headers.getSetCookie()) {
@@ -202,9 +214,16 @@ export async function oauthBench(
       const token = await oneFlow(svc.url, session, FLOWS);
       if (!token) throw new Error('no access token from the setup flow');
       log(`oauth: a key and a token of the same person; ${opts.rounds} rounds of ${opts.seconds} s, ${CONNECTIONS} connections`);
+      // Each round mirrors the order (key, token, token, key; half the time each): this machine's throughput
+      // drifts by tens of percent within a minute, and the mirrored order puts a steady drift on both sides.
+      const half = Math.max(1, Math.round(opts.seconds / 2));
       for (let r = 0; r < opts.rounds; r++) {
-        const keyed = await mcpLoad(svc.url, key, sensed.tension.id, opts.seconds);
-        const tokened = await mcpLoad(svc.url, token, sensed.tension.id, opts.seconds);
+        const k1 = await mcpLoad(svc.url, key, sensed.tension.id, half);
+        const t1 = await mcpLoad(svc.url, token, sensed.tension.id, half);
+        const t2 = await mcpLoad(svc.url, token, sensed.tension.id, half);
+        const k2 = await mcpLoad(svc.url, key, sensed.tension.id, half);
+        const keyed = both(k1, k2);
+        const tokened = both(t1, t2);
         raw.rounds.push({ key: keyed, token: tokened });
         log(`oauth round ${r + 1}: key ${fmt(keyed.rps)} req/s, token ${fmt(tokened.rps)} req/s`);
       }
