@@ -52,6 +52,8 @@ export interface Deps {
   resolveHost?: HostResolver;
   /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */
   pastSnapshotEvery?: number;
+  /** the most rows one export serves (default EXPORT_MAX_ROWS; issue 36). Tests make it small. */
+  exportMaxRows?: number;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

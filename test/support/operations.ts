@@ -267,6 +267,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   },
   'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },
   'me.revokeConnectedApp': { rest: { method: 'DELETE', path: '/me/connected-apps/:appId' }, graphql: null, mcp: null },
+  // exports (issue 36): REST only, a download a script or the admin app's button takes
+  'tensions.export': { rest: { method: 'GET', path: '/export/tensions' }, graphql: null, mcp: null },
+  'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },
+  'users.export': { rest: { method: 'GET', path: '/export/users' }, graphql: null, mcp: null },
+  'audit.export': { rest: { method: 'GET', path: '/export/audit' }, graphql: null, mcp: null },
 };
 
 /**
