@@ -110,7 +110,8 @@ export type ExportListName = keyof typeof EXPORT_LISTS;
 
 /** A CSV field: objects as JSON, null as empty, quoted when it holds a quote, comma or line break (RFC 4180). */
 function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // numbers and booleans read the same as JSON
+  const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   // A leading = + - @ would be a formula in a spreadsheet: a tab before it keeps it text (OWASP CSV injection).
   const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `\t${text}` : text;
   return /[",\r\n\t]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;

@@ -20,7 +20,7 @@ const drained = (res: Response) =>
   });
 
 async function serveExport(deps: Deps, name: ExportListName, req: Request, res: Response): Promise<void> {
-  const run = await startExport(deps, restCtx(req), name, req.query as Record<string, unknown>);
+  const run = await startExport(deps, restCtx(req), name, req.query);
   if (!run.ok) return sendProblem(res, run, req.requestId);
   const { first } = run.value;
   const maxRows = deps.exportMaxRows ?? EXPORT_MAX_ROWS;

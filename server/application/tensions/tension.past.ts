@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { evolvePast, NOT_YET } from '../../domain/tension.past.js';
 import type { RecordedTensionEvent } from '../../domain/tension.types.js';
-import { readStream, streamHeadVersion, streamVersionAt, type StoredEvent } from '../../persistence/event-store.js';
+import { readStreamForFold, streamHeadVersion, streamVersionAt, type ReplayedEvent } from '../../persistence/event-store.js';
 import { nearestSnapshot, saveSnapshots, type PastPoint } from '../../persistence/tension-snapshots.js';
 import { loadParties } from '../../persistence/tension-parties.js';
 import { reader } from '../../persistence/transaction.js';
@@ -19,7 +19,7 @@ import { CHANGE_FIELDS, changesQuery, type PastTensionView, type TensionChanges 
 /** What `actor.type` says of an actor deleted since: its type is not in the events. */
 export const DELETED_ACTOR_TYPE = 'deleted';
 
-const recorded = (e: StoredEvent) => ({ type: e.type, data: e.data, version: e.version, occurredAt: e.occurredAt }) as RecordedTensionEvent;
+const recorded = (e: ReplayedEvent) => ({ type: e.type, data: e.data, version: e.version, occurredAt: e.occurredAt }) as RecordedTensionEvent;
 
 /** Every how many versions an as-of read leaves a snapshot of the fold behind (Deps.pastSnapshotEvery; 0: none). */
 export const PAST_SNAPSHOT_EVERY = 100;
@@ -31,14 +31,14 @@ const noVersion = (id: string, version: number, head: number) =>
 
 /**
  * The stream folded up to `version`: from the nearest snapshot at or below it (when snapshots are on) plus
- * the events after it, read in one statement and upcast as every read is. The fold passes on snapshots of
+ * the events after it, read in one statement (without their metadata) and upcast as every read is. The fold passes on snapshots of
  * the versions it crosses that are multiples of the interval, so the next read of a long stream folds at
  * most that many events. Answers `head` instead when the stream is shorter (0: no stream at all).
  */
 async function pastAt(deps: Deps, em: EntityManager, id: string, version: number): Promise<PastPoint | { head: number }> {
   const every = deps.pastSnapshotEvery ?? PAST_SNAPSHOT_EVERY;
   const snap = every > 0 ? await nearestSnapshot(em, id, version) : undefined;
-  const events = await readStream(em, { type: TENSION_STREAM, id }, { after: snap?.version ?? 0, before: version + 1 });
+  const events = await readStreamForFold(em, { type: TENSION_STREAM, id }, snap?.version ?? 0, version + 1);
   const head = (snap?.version ?? 0) + events.length;
   if (head < version) return { head };
   let point: PastPoint = snap ?? { version: 0, occurredAt: new Date(0), past: NOT_YET };
