@@ -488,4 +488,9 @@ export const de: Record<MessageKey, string> = {
   'conflict.empty': '(leer)',
   'common.retrying':
     'Verbindung unterbrochen. Angezeigt wird der zuletzt geladene Stand; die Seite aktualisiert sich von selbst, sobald der Server wieder antwortet.',
+  'export.label': 'Export',
+  'export.as': '{format} exportieren',
+  'export.title': 'Alle Zeilen zu diesen Filtern als {format} herunterladen, alle Seiten',
+  'export.csv': 'CSV',
+  'export.ndjson': 'NDJSON',
 };

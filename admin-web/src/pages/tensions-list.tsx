@@ -15,6 +15,7 @@ import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-b
 import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
+import { ExportLinks } from '../components/export-links.js';
 
 const TensionsDocument = graphql(`
   query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {
@@ -58,11 +59,14 @@ export function TensionsPage() {
       <PageHeader
         title={t('tensions.title')}
         actions={
-          can('tensions:write') ? (
-            <Link className="btn btn-primary" to="/tensions/new">
-              + {t('tensions.new')}
-            </Link>
-          ) : null
+          <>
+            <ExportLinks list="tensions" permission="tensions:read" filters={filters} />
+            {can('tensions:write') ? (
+              <Link className="btn btn-primary" to="/tensions/new">
+                + {t('tensions.new')}
+              </Link>
+            ) : null}
+          </>
         }
       />
       {flash ? <Alert kind="success">{t(flash.key, flash.params)}</Alert> : null}
