@@ -82,6 +82,8 @@ export const OPERATION_PERMISSIONS = {
   'actors.export': 'actors:read',
   'users.export': 'users:read',
   'audit.export': 'audit:read',
+  // a list's total, exact up to a bound (issue 36): the list's permission
+  'tensions.count': 'tensions:read',
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -272,6 +272,7 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },
   'users.export': { rest: { method: 'GET', path: '/export/users' }, graphql: null, mcp: null },
   'audit.export': { rest: { method: 'GET', path: '/export/audit' }, graphql: null, mcp: null },
+  'tensions.count': { rest: null, graphql: q('tensionsTotal', '', '{ count exact }'), mcp: null },
 };
 
 /**

@@ -493,4 +493,7 @@ export const de: Record<MessageKey, string> = {
   'export.title': 'Alle Zeilen zu diesen Filtern als {format} herunterladen, alle Seiten',
   'export.csv': 'CSV',
   'export.ndjson': 'NDJSON',
+  'list.range': '{from}–{to} von {total}',
+  'list.rangeNone': 'Keine hier von {total}',
+  'list.pageSize': 'Pro Seite',
 };

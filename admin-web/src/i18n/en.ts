@@ -483,6 +483,9 @@ export const en = {
   'export.title': 'Download every row matching these filters as {format}, all pages',
   'export.csv': 'CSV',
   'export.ndjson': 'NDJSON',
+  'list.range': '{from}–{to} of {total}',
+  'list.rangeNone': 'None here of {total}',
+  'list.pageSize': 'Per page',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { insertUser, newActor, newTension } from '../../support/tensions.js';
+import { countTensionRows } from '../../../server/persistence/tension-projection.js';
 
 let app: TestApp;
 let key: string;
@@ -206,5 +207,25 @@ describe('export of the other lists', () => {
     expect((await client(app, reader.key).get('/export/actors?format=csv')).status).toBe(200);
     const refused = await client(app, reader.key).get('/export/users');
     expect([refused.status, refused.body.missingPermission]).toEqual([403, 'users:read']);
+  });
+});
+
+describe('a list total (tensionsTotal): exact up to a bound, counted with a LIMIT', () => {
+  it('equals the number of items the pages hold for the same filters', async () => {
+    const total = async (args: string) => {
+      const res = await c.gql(`query { tensionsTotal${args} { count exact } }`);
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.tensionsTotal as { count: number; exact: boolean };
+    };
+    expect(await total('')).toEqual({ count: TENSIONS, exact: true });
+    const filtered = await allPages(`/tensions?actorId=${orgA}&minScore=5`);
+    expect(await total(`(actorId: "${orgA}", minScore: 5)`)).toEqual({ count: filtered.length, exact: true });
+    expect(await total(`(q: "no such text anywhere")`)).toEqual({ count: 0, exact: true });
+    expect((await c.gql(`query { tensionsTotal(minScore: 11) { count } }`)).body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('never counts more than the bound + 1 rows', async () => {
+    expect(await countTensionRows(app.em(), {}, 50)).toBe(51);
+    expect(await countTensionRows(app.em(), { leadUserId: alice }, 1000)).toBe((await allPages(`/tensions?leadUserId=${alice}`)).length);
   });
 });
