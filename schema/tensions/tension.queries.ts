@@ -4,8 +4,8 @@ import { TensionSortEnum, TensionStateEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { withoutNulls } from '../args.js';
-import { getTension, getTensionChanges, getTensionHistory, listTensions } from '../../server/application/tensions/index.js';
-import { HistoryPageType, TensionChangesType, TensionPageType, TensionType } from './tension.type.js';
+import { countTensions, getTension, getTensionChanges, getTensionHistory, listTensions } from '../../server/application/tensions/index.js';
+import { HistoryPageType, ListTotalType, TensionChangesType, TensionPageType, TensionType } from './tension.type.js';
 
 builder.queryFields((t) => ({
   tensions: t.field({
@@ -22,6 +22,19 @@ builder.queryFields((t) => ({
       cursor: t.arg.string(),
     },
     resolve: async (_root, args, context) => unwrap(await listTensions(context.deps, gqlCtx(context), withoutNulls(args))),
+  }),
+  tensionsTotal: t.field({
+    type: ListTotalType,
+    description: 'How many tensions the same filters as tensions match, exact up to 10,000 (counted with a bound, never over every row).',
+    authScopes: { operation: 'tensions.count' },
+    args: {
+      state: t.arg({ type: TensionStateEnum, description: 'Only tensions in this state.' }),
+      actorId: t.arg.id({ description: 'Only the tensions of this actor.' }),
+      leadUserId: t.arg.id({ description: 'Only the tensions this user leads.' }),
+      q: t.arg.string({ description: 'Text to find in the name, current context or potential future (case-insensitive).' }),
+      minScore: t.arg.int({ description: 'Only tensions scored at least this, 1-10.' }),
+    },
+    resolve: async (_root, args, context) => unwrap(await countTensions(context.deps, gqlCtx(context), withoutNulls(args))),
   }),
   tension: t.field({
     type: TensionType,

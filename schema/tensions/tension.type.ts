@@ -115,6 +115,14 @@ export const TensionPageType = builder.objectRef<{ data: TensionView[]; nextCurs
   }),
 });
 
+export const ListTotalType = builder.objectRef<{ count: number; exact: boolean }>('ListTotal').implement({
+  description: 'How many items a list\'s filters match: exact up to 10,000; past it, count is 10,000 and exact is false ("10,000+").',
+  fields: (t) => ({
+    count: t.exposeInt('count', { description: 'The number of matching items, or 10,000 when there are more.' }),
+    exact: t.exposeBoolean('exact', { description: 'false when more items match than count.' }),
+  }),
+});
+
 export const HistoryPageType = builder.objectRef<{ data: HistoryEntry[]; nextCursor: string | null }>('HistoryPage').implement({
   fields: (t) => ({
     data: t.field({ type: [HistoryEntryType], resolve: (x) => x.data }),

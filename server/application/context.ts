@@ -50,6 +50,10 @@ export interface Deps {
   metrics: Metrics;
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
+  /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */
+  pastSnapshotEvery?: number;
+  /** the most rows one export serves (default EXPORT_MAX_ROWS; issue 36). Tests make it small. */
+  exportMaxRows?: number;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

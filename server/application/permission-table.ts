@@ -77,6 +77,13 @@ export const OPERATION_PERMISSIONS = {
   'me.disableMfa': null,
   'me.listConnectedApps': null,
   'me.revokeConnectedApp': null,
+  // exports of a list (issue 36): the list's permission
+  'tensions.export': 'tensions:read',
+  'actors.export': 'actors:read',
+  'users.export': 'users:read',
+  'audit.export': 'audit:read',
+  // a list's total, exact up to a bound (issue 36): the list's permission
+  'tensions.count': 'tensions:read',
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -34,8 +34,8 @@ export function evolvePast(past: PastTension, event: RecordedTensionEvent): Past
 export const NOT_YET: PastTension = { state: null };
 
 /**
- * Folds a stream's recorded events, oldest first: the one fold of a whole stream (reads of the past, and
- * the tests that hold the projection to it). Commands never fold: they decide on the projection row, the
+ * Folds a stream's recorded events, oldest first: the one fold of a whole stream (the tests that hold the
+ * projection to it; reads of the past run the same `evolvePast`, from a snapshot of it when there is one). Commands never fold: they decide on the projection row, the
  * fold's snapshot at the head (server/persistence/event-store.ts says why).
  */
 export function foldPast(events: RecordedTensionEvent[]): PastTension {

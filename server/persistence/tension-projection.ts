@@ -65,12 +65,15 @@ const SORT_COLUMN = {
   name: ['t.name', 'text'],
 } as const;
 
-export interface TensionQuery {
+export interface TensionFilter {
   state?: string;
   actorId?: string;
   leadUserId?: string;
   minScore?: number;
   q?: string;
+}
+
+export interface TensionQuery extends TensionFilter {
   sort: TensionSortKey;
   descending: boolean;
   /** keyset: the sort value (as text) and id of the last row already seen */
@@ -78,15 +81,8 @@ export interface TensionQuery {
   limit: number;
 }
 
-/**
- * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
- * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
- * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
- * deep it is. `q` stays a case-insensitive substring; the trigram indexes serve it (migration
- * 20261126010000). Exported so the plan-shape test explains exactly what the service runs.
- */
-export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
-  const [column, cast] = SORT_COLUMN[q.sort];
+/** The list's filters as SQL over `tensions t` (the one place they are spelt, for a page and for a count). */
+function tensionFilterSql(q: TensionFilter): { where: string[]; params: unknown[]; add: (sql: string, ...values: unknown[]) => void } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, ...values: unknown[]) => {
@@ -104,6 +100,29 @@ export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[
     add('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)', p, p, p);
     add('tension_text_matches(t.name, t.current_context, t.potential_future, ?)', p);
   }
+  return { where, params, add };
+}
+
+/** How many tensions match the filters, counting at most `bound` + 1 rows (never a scan of all of them). */
+export async function countTensionRows(em: EntityManager, q: TensionFilter, bound: number): Promise<number> {
+  const { where, params } = tensionFilterSql(q);
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from tensions t ${where.length ? `where ${where.join(' and ')}` : ''} limit ?) s`,
+    [...params, bound + 1],
+  );
+  return row.n;
+}
+
+/**
+ * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
+ * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
+ * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
+ * deep it is. `q` stays a case-insensitive substring; the trigram indexes serve it (migration
+ * 20261126010000). Exported so the plan-shape test explains exactly what the service runs.
+ */
+export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
+  const [column, cast] = SORT_COLUMN[q.sort];
+  const { where, params, add } = tensionFilterSql(q);
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
   // The page is chosen on `tensions` alone, then joined: the planner's join strategy can never turn a

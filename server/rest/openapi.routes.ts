@@ -10,6 +10,7 @@ import { IDENTITY_ROUTE_DOCS } from './identity.docs.js';
 import { SECOND_FACTOR_ROUTE_DOCS } from './second-factor.docs.js';
 import { EVENTS_ROUTE_DOCS } from './events.docs.js';
 import { AUDIT_ROUTE_DOCS } from './audit.docs.js';
+import { EXPORT_ROUTE_DOCS } from './export.docs.js';
 import { WEBHOOK_ROUTE_DOCS } from './webhooks.docs.js';
 import { renderDocsPage } from './openapi.html.js';
 import { docsPageRoutes } from './docs-page.js';
@@ -56,6 +57,7 @@ export const REST_ROUTE_DOCS: RouteDoc[] = [
   ...AUDIT_ROUTE_DOCS,
   ...WEBHOOK_ROUTE_DOCS,
   ...OPENAPI_ROUTE_DOCS,
+  ...EXPORT_ROUTE_DOCS,
 ];
 
 /** The package version, wherever this module runs from (sources under tsx, or dist/). */

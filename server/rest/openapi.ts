@@ -31,6 +31,8 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** a Server-Sent Events stream instead of a JSON answer (`response` then describes each event's `data:`) */
   eventStream?: boolean;
+  /** a download in these media types instead of a JSON answer (an export, issue 36) */
+  download?: string[];
   /** the operationId, when `operationIdOf` cannot derive it from `operation` */
   operationId?: string;
   status: number;
@@ -152,6 +154,9 @@ function successResponse(r: RouteDoc, components: Components) {
       headers,
       content: { 'text/event-stream': { schema: { type: 'string', ...(r.response ? { 'x-event-data': components.schemaOf(r.response, 'output') } : {}) } } },
     };
+  }
+  if (r.download) {
+    return { description: 'The whole list, streamed', headers, content: Object.fromEntries(r.download.map((t) => [t, { schema: { type: 'string' } }])) };
   }
   if (r.status === 204 || !r.response) return { description: SUCCESS[r.status] ?? 'OK', headers };
   return { description: SUCCESS[r.status] ?? 'OK', headers, content: { 'application/json': { schema: components.schemaOf(r.response, 'output') } } };

@@ -13,6 +13,7 @@ import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
+import { exportRoutes } from './export.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
@@ -76,6 +77,7 @@ export function restRouter(deps: Deps): Router {
     eventsRoutes(deps),
     auditRoutes(deps),
     webhooksRoutes(deps),
+    exportRoutes(deps),
   ];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);

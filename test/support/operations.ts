@@ -264,6 +264,12 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
     mcp: null,
   },
+  // exports (issue 36): REST only, a download a script or the admin app's button takes
+  'tensions.export': { rest: { method: 'GET', path: '/export/tensions' }, graphql: null, mcp: null },
+  'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },
+  'users.export': { rest: { method: 'GET', path: '/export/users' }, graphql: null, mcp: null },
+  'audit.export': { rest: { method: 'GET', path: '/export/audit' }, graphql: null, mcp: null },
+  'tensions.count': { rest: null, graphql: q('tensionsTotal', '', '{ count exact }'), mcp: null },
 };
 
 /**

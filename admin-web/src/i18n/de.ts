@@ -488,4 +488,12 @@ export const de: Record<MessageKey, string> = {
   'conflict.empty': '(leer)',
   'common.retrying':
     'Verbindung unterbrochen. Angezeigt wird der zuletzt geladene Stand; die Seite aktualisiert sich von selbst, sobald der Server wieder antwortet.',
+  'export.label': 'Export',
+  'export.as': '{format} exportieren',
+  'export.title': 'Alle Zeilen zu diesen Filtern als {format} herunterladen, alle Seiten',
+  'export.csv': 'CSV',
+  'export.ndjson': 'NDJSON',
+  'list.range': '{from}–{to} von {total}',
+  'list.rangeNone': 'Keine hier von {total}',
+  'list.pageSize': 'Pro Seite',
 };

@@ -478,6 +478,14 @@ export const en = {
   'conflict.applyMine': 'Apply mine',
   'conflict.empty': '(empty)',
   'common.retrying': 'Connection lost. What you see was loaded before; this page updates by itself once the server answers again.',
+  'export.label': 'Export',
+  'export.as': 'Export {format}',
+  'export.title': 'Download every row matching these filters as {format}, all pages',
+  'export.csv': 'CSV',
+  'export.ndjson': 'NDJSON',
+  'list.range': '{from}–{to} of {total}',
+  'list.rangeNone': 'None here of {total}',
+  'list.pageSize': 'Per page',
 } as const;
 
 export type MessageKey = keyof typeof en;

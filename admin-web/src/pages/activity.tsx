@@ -7,6 +7,7 @@ import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActivityTable, AuditLogDocument, auditContext, useAuditLabels } from '../components/activity.js';
 import { UserField } from '../components/pickers.js';
+import { ExportLinks } from '../components/export-links.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 
 const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'from', 'to'] as const;
@@ -56,7 +57,23 @@ export function ActivityPage() {
   const clear = () => setFilters(Object.fromEntries(FILTERS.map((k) => [k, ''])));
   return (
     <>
-      <PageHeader title={t('audit.title')} />
+      <PageHeader
+        title={t('audit.title')}
+        actions={
+          <ExportLinks
+            list="audit"
+            permission="audit:read"
+            filters={{
+              action: filters.action,
+              targetType: filters.targetType,
+              targetId: filters.targetId,
+              byUserId: filters.byUserId,
+              from: dayStart(filters.from),
+              to: dayStart(filters.to, 1),
+            }}
+          />
+        }
+      />
       <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={(e) => e.preventDefault()}>
         <Field label={t('audit.action')}>
           {(p) => (

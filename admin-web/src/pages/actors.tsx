@@ -29,6 +29,7 @@ import {
 } from '../components/ui.js';
 import { ConflictDialog } from '../components/conflict-dialog.js';
 import { useKeptQuery } from '../lib/use-kept-query.js';
+import { ExportLinks } from '../components/export-links.js';
 
 const ActorsDocument = graphql(`
   query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {
@@ -100,11 +101,14 @@ export function ActorsPage() {
       <PageHeader
         title={t('actors.title')}
         actions={
-          can('actors:write') ? (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              + {t('actors.new')}
-            </Button>
-          ) : null
+          <>
+            <ExportLinks list="actors" permission="actors:read" filters={{ type, q: search }} />
+            {can('actors:write') ? (
+              <Button variant="primary" onClick={() => setCreating(true)}>
+                + {t('actors.new')}
+              </Button>
+            ) : null}
+          </>
         }
       />
       <RetryingNotice error={retrying} />

@@ -15,6 +15,7 @@ import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-b
 import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
+import { ExportLinks } from '../components/export-links.js';
 
 const TensionsDocument = graphql(`
   query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {
@@ -26,8 +27,16 @@ const TensionsDocument = graphql(`
       }
       nextCursor
     }
+    tensionsTotal(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore) {
+      count
+      exact
+    }
   }
 `);
+
+/** Page sizes offered (issue 36); the API serves up to 100. */
+const PAGE_SIZES = [20, 50, 100] as const;
+const pageSize = (v: string) => PAGE_SIZES.find((n) => String(n) === v) ?? PAGE_SIZES[0];
 
 const SORTS = ['-score', 'score', '-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
 /** Columns the API sorts by, and the direction a first click asks for. */
@@ -36,7 +45,7 @@ const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
   score: { field: 'score', first: '-' },
   updated: { field: 'updatedAt', first: '-' },
 };
-const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort'] as const;
+const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort', 'limit'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 export function TensionsPage() {
@@ -51,23 +60,32 @@ export function TensionsPage() {
     return f;
   }, [location.query]);
   const setFilter = (patch: Partial<Filters>) => navigate(withQuery('/tensions', { ...filters, ...patch }), { replace: true });
-  const filtered = FILTERS.some((k) => k !== 'sort' && filters[k]);
+  const filtered = FILTERS.some((k) => k !== 'sort' && k !== 'limit' && filters[k]);
 
   return (
     <>
       <PageHeader
         title={t('tensions.title')}
         actions={
-          can('tensions:write') ? (
-            <Link className="btn btn-primary" to="/tensions/new">
-              + {t('tensions.new')}
-            </Link>
-          ) : null
+          <>
+            <ExportLinks list="tensions" permission="tensions:read" filters={{ ...filters, limit: null }} />
+            {can('tensions:write') ? (
+              <Link className="btn btn-primary" to="/tensions/new">
+                + {t('tensions.new')}
+              </Link>
+            ) : null}
+          </>
         }
       />
       {flash ? <Alert kind="success">{t(flash.key, flash.params)}</Alert> : null}
       <TensionFilters filters={filters} setFilter={setFilter} clear={() => navigate('/tensions', { replace: true })} filtered={filtered} />
-      <TensionTable key={JSON.stringify(filters)} filters={filters} filtered={filtered} onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })} />
+      <TensionTable
+        key={JSON.stringify(filters)}
+        filters={filters}
+        filtered={filtered}
+        onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })}
+        onPageSize={(n) => setFilter({ limit: n === PAGE_SIZES[0] ? '' : String(n) })}
+      />
     </>
   );
 }
@@ -154,8 +172,19 @@ function TensionFilters({
   );
 }
 
-function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtered: boolean; onSort: (sort: string) => void }) {
-  const { t, formatDate } = useI18n();
+function TensionTable({
+  filters,
+  filtered,
+  onSort,
+  onPageSize,
+}: {
+  filters: Filters;
+  filtered: boolean;
+  onSort: (sort: string) => void;
+  onPageSize: (n: number) => void;
+}) {
+  const { t, formatDate, lang } = useI18n();
+  const limit = pageSize(filters.limit);
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Tension'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
@@ -167,7 +196,7 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
       q: filters.q || null,
       minScore: filters.minScore ? Number(filters.minScore) : null,
       sort: asTensionSort(filters.sort),
-      limit: 20,
+      limit,
       cursor: pager.cursor,
     },
     context,
@@ -220,6 +249,20 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
           </tbody>
         </table>
       </div>
+      <div className="list-footer">
+        <RangeText page={pager.page} limit={limit} shown={rows.length} total={data.tensionsTotal} lang={lang} />
+        <Field label={t('list.pageSize')}>
+          {(p) => (
+            <select {...p} name="limit" value={limit} onChange={(e) => onPageSize(Number(e.target.value))}>
+              {PAGE_SIZES.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
       <Pager
         page={pager.page}
         hasNext={Boolean(data.tensions.nextCursor)}
@@ -227,6 +270,31 @@ function TensionTable({ filters, filtered, onSort }: { filters: Filters; filtere
         onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)}
       />
     </>
+  );
+}
+
+/** "1–20 of 2,000", or "of 10,000+" past the bound the server counts to. */
+function RangeText({
+  page,
+  limit,
+  shown,
+  total,
+  lang,
+}: {
+  page: number;
+  limit: number;
+  shown: number;
+  total: { count: number; exact: boolean };
+  lang: string;
+}) {
+  const { t } = useI18n();
+  const n = new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB');
+  const from = (page - 1) * limit + 1;
+  const params = { from: n.format(from), to: n.format(from + shown - 1), total: `${n.format(total.count)}${total.exact ? '' : '+'}` };
+  return (
+    <p className="list-range muted" role="status" data-testid="list-range">
+      {shown === 0 ? t('list.rangeNone', params) : t('list.range', params)}
+    </p>
   );
 }
 

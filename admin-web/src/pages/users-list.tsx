@@ -12,6 +12,7 @@ import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
+import { ExportLinks } from '../components/export-links.js';
 import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const UsersDocument = graphql(`
@@ -59,11 +60,14 @@ export function UsersPage() {
       <PageHeader
         title={t('users.title')}
         actions={
-          can('users:write') ? (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              + {t('users.new')}
-            </Button>
-          ) : null
+          <>
+            <ExportLinks list="users" permission="users:read" filters={{ type, status, q: search }} />
+            {can('users:write') ? (
+              <Button variant="primary" onClick={() => setCreating(true)}>
+                + {t('users.new')}
+              </Button>
+            ) : null}
+          </>
         }
       />
       <form noValidate className="filters card" role="search" aria-label={t('common.filters')} onSubmit={onSearch}>

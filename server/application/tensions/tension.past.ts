@@ -3,9 +3,10 @@
 // never worked out a second way.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ok, refuse, type Result } from '../../domain/errors.js';
-import { evolvePast, foldPast, NOT_YET, type PastTension } from '../../domain/tension.past.js';
+import { evolvePast, NOT_YET } from '../../domain/tension.past.js';
 import type { RecordedTensionEvent } from '../../domain/tension.types.js';
-import { readStream, streamHeadVersion, streamVersionAt, type StoredEvent } from '../../persistence/event-store.js';
+import { readStreamForFold, streamHeadVersion, streamVersionAt, type ReplayedEvent } from '../../persistence/event-store.js';
+import { nearestSnapshot, saveSnapshots, type PastPoint } from '../../persistence/tension-snapshots.js';
 import { loadParties } from '../../persistence/tension-parties.js';
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
@@ -18,21 +19,44 @@ import { CHANGE_FIELDS, changesQuery, type PastTensionView, type TensionChanges 
 /** What `actor.type` says of an actor deleted since: its type is not in the events. */
 export const DELETED_ACTOR_TYPE = 'deleted';
 
-const recorded = (e: StoredEvent) => ({ type: e.type, data: e.data, version: e.version, occurredAt: e.occurredAt }) as RecordedTensionEvent;
+const recorded = (e: ReplayedEvent) => ({ type: e.type, data: e.data, version: e.version, occurredAt: e.occurredAt }) as RecordedTensionEvent;
 
-/** The stream's events up to `version`, oldest first (upcast on the way, as every read of events is). */
-function eventsUpTo(em: EntityManager, id: string, version: number): Promise<StoredEvent[]> {
-  return readStream(em, { type: TENSION_STREAM, id }, { before: version + 1 });
-}
+/** Every how many versions an as-of read leaves a snapshot of the fold behind (Deps.pastSnapshotEvery; 0: none). */
+export const PAST_SNAPSHOT_EVERY = 100;
 
 const gone = (id: string, version: number) =>
   refuse('not_found', `Tension ${id} did not exist at version ${version}: it had not been sensed yet, or had been discarded.`);
+const noVersion = (id: string, version: number, head: number) =>
+  refuse('not_found', `Tension ${id} has no version ${version} (its current version is ${head}).`);
+
+/**
+ * The stream folded up to `version`: from the nearest snapshot at or below it (when snapshots are on) plus
+ * the events after it, read in one statement (without their metadata) and upcast as every read is. The fold passes on snapshots of
+ * the versions it crosses that are multiples of the interval, so the next read of a long stream folds at
+ * most that many events. Answers `head` instead when the stream is shorter (0: no stream at all).
+ */
+async function pastAt(deps: Deps, em: EntityManager, id: string, version: number): Promise<PastPoint | { head: number }> {
+  const every = deps.pastSnapshotEvery ?? PAST_SNAPSHOT_EVERY;
+  const snap = every > 0 ? await nearestSnapshot(em, id, version) : undefined;
+  const events = await readStreamForFold(em, { type: TENSION_STREAM, id }, snap?.version ?? 0, version + 1);
+  const head = (snap?.version ?? 0) + events.length;
+  if (head < version) return { head };
+  let point: PastPoint = snap ?? { version: 0, occurredAt: new Date(0), past: NOT_YET };
+  const crossed: PastPoint[] = [];
+  for (const e of events) {
+    point = { version: e.version, occurredAt: e.occurredAt, past: evolvePast(point.past, recorded(e)) };
+    if (every > 0 && e.version % every === 0) crossed.push(point);
+  }
+  if (crossed.length > 0) await saveSnapshots(em, id, crossed);
+  return point;
+}
 
 /**
  * The read shape of a folded past: the names its events recorded; the types, which never change, from the
  * actor and user rows (a name the events did not record is the current one).
  */
-async function pastView(em: EntityManager, past: PastTension, at: StoredEvent): Promise<PastTensionView> {
+async function pastView(em: EntityManager, at: PastPoint): Promise<PastTensionView> {
+  const { past } = at;
   const s = past.state!;
   const { actor, user } = await loadParties(em, s.actorId, s.leadUserId);
   return {
@@ -61,12 +85,10 @@ export async function readTensionAsOf(deps: Deps, id: string, at: { asOfVersion?
   if (version === 0) {
     return (await streamHeadVersion(em, stream)) === 0 ? notFound(id) : refuse('not_found', `Tension ${id} had not been sensed yet at ${at.asOf}.`);
   }
-  const events = await eventsUpTo(em, id, version);
-  if (events.length === 0) return notFound(id);
-  if (events.length < version) return refuse('not_found', `Tension ${id} has no version ${version} (its current version is ${events.length}).`);
-  const past = foldPast(events.map(recorded));
-  if (!past.state) return gone(id, version);
-  return ok(await pastView(em, past, events[events.length - 1]));
+  const point = await pastAt(deps, em, id, version);
+  if ('head' in point) return point.head === 0 ? notFound(id) : noVersion(id, version, point.head);
+  if (!point.past.state) return gone(id, version);
+  return ok(await pastView(em, point));
 }
 
 type ChangeField = (typeof CHANGE_FIELDS)[number];
@@ -86,32 +108,24 @@ export async function getTensionChanges(deps: Deps, ctx: Ctx, rawId: string, que
   const { from } = parsed.value;
   const head = parsed.value.to ?? (await streamHeadVersion(em, { type: TENSION_STREAM, id }));
   if (head === 0) return notFound(id);
-  const events = await eventsUpTo(em, id, Math.max(from, head));
-  if (events.length === 0) return notFound(id);
-  if (events.length < Math.max(from, head)) {
-    return refuse('not_found', `Tension ${id} has no version ${Math.max(from, head)} (its current version is ${events.length}).`);
-  }
-
-  // One fold, keeping the states at `from` and at `to` (and the one before the last, for a discarded tension's default `to`).
-  let past = NOT_YET;
-  let atFrom: PastTension | undefined;
-  let beforeLast = NOT_YET;
-  for (const e of events) {
-    beforeLast = past;
-    past = evolvePast(past, recorded(e));
-    if (e.version === from) atFrom = past;
-  }
+  // The later of the two first: it says whether the stream reaches both.
+  const last = await pastAt(deps, em, id, Math.max(from, head));
+  if ('head' in last) return last.head === 0 ? notFound(id) : noVersion(id, Math.max(from, head), last.head);
+  const atFrom = from === last.version ? last : ((await pastAt(deps, em, id, from)) as PastPoint);
+  let atTo = head === last.version ? last : ((await pastAt(deps, em, id, head)) as PastPoint);
   let to = head;
-  let atTo = past;
-  if (!atTo.state && parsed.value.to === undefined && beforeLast.state) {
+  if (!atTo.past.state && parsed.value.to === undefined && head > 1) {
     // discarded at its head: by default, compare up to the last version it existed at
-    to = head - 1;
-    atTo = beforeLast;
+    const beforeLast = (await pastAt(deps, em, id, head - 1)) as PastPoint;
+    if (beforeLast.past.state) {
+      to = head - 1;
+      atTo = beforeLast;
+    }
   }
-  if (!atFrom?.state) return gone(id, from);
-  if (!atTo.state) return gone(id, to);
-  const a = await pastView(em, atFrom, events[from - 1]);
-  const b = await pastView(em, atTo, events[to - 1]);
+  if (!atFrom.past.state) return gone(id, from);
+  if (!atTo.past.state) return gone(id, to);
+  const a = await pastView(em, atFrom);
+  const b = await pastView(em, atTo);
   return ok({
     from,
     to,

@@ -2,7 +2,7 @@
 
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { readStream, streamExists } from '../../persistence/event-store.js';
-import { loadTensionRow, queryTensionRows, rowToView, type TensionSortKey } from '../../persistence/tension-projection.js';
+import { countTensionRows, loadTensionRow, queryTensionRows, rowToView, type TensionSortKey } from '../../persistence/tension-projection.js';
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
@@ -46,6 +46,26 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     data: page.map(rowToView),
     nextCursor: rows.length > q.limit ? encodeCursor(deps, 'tensions', { s: q.sort, v: last.sort_value, id: last.id }) : null,
   });
+}
+
+/** Totals are exact up to this many; past it a list says "10,000+" (issue 36: never a count of every row). */
+export const TOTAL_BOUND = 10_000;
+
+export interface ListTotal {
+  /** the exact count, or TOTAL_BOUND when there are more */
+  count: number;
+  /** false: there are more than `count` */
+  exact: boolean;
+}
+
+/** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countTensions(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'tensions.count');
+  if (denied) return denied;
+  const parsed = parseInput(listTensionsQuery.pick({ state: true, actorId: true, leadUserId: true, q: true, minScore: true }), query);
+  if (!parsed.ok) return parsed;
+  const n = await countTensionRows(reader(deps.orm), parsed.value, TOTAL_BOUND);
+  return ok({ count: Math.min(n, TOTAL_BOUND), exact: n <= TOTAL_BOUND });
 }
 
 /** One tension as it is now, or, with `asOfVersion` / `asOf` in `query`, as it was then (SPEC §15). */

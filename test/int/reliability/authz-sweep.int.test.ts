@@ -62,7 +62,9 @@ async function rest(surface: NonNullable<OperationSurface['rest']>, headers: Rec
   });
   count(res.status);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  // JSON answers are parsed; a download (an export's CSV or NDJSON) is kept as text
+  const json = /^application\/(problem\+)?json/.test(res.headers.get('content-type') ?? '');
+  return { status: res.status, headers: res.headers, body: text ? (json ? JSON.parse(text) : text) : null };
 }
 
 async function gql(surface: NonNullable<OperationSurface['graphql']>, key?: string, ids?: { id: string; keyId: string }) {
