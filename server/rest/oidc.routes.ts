@@ -20,7 +20,12 @@ export function oidcRoutes(deps: Deps): Router {
   const router = Router();
   const discover = oidcDiscovery();
   // Lax, not Strict: the callback is a top-level navigation coming from the provider's site.
-  const flowCookie = (req: Request) => ({ httpOnly: true, sameSite: 'lax' as const, path: '/api/v1/auth/oidc', secure: req.secure || deps.config.env === 'production' });
+  const flowCookie = (req: Request) => ({
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    path: '/api/v1/auth/oidc',
+    secure: req.secure || deps.config.env === 'production',
+  });
   const backToSignIn = (res: Response, reason: SsoError) => res.redirect(303, `/?sso_error=${reason}`);
 
   router.get('/auth/oidc', (_req: Request, res: Response) => {

@@ -144,7 +144,7 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
         {ssoName ? (
           <div className="stack">
             <p className="muted login-or">{t('login.or')}</p>
-            <a className="btn btn-block" href="/api/v1/auth/oidc/start">
+            <a className="btn btn-secondary btn-block" href="/api/v1/auth/oidc/start">
               {t('login.sso', { name: ssoName })}
             </a>
           </div>

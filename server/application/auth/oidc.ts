@@ -40,7 +40,11 @@ export async function reserveOidcAttempt(deps: Deps, actx: AnonCtx): Promise<Ref
 /** A sign-in refused, recorded as a failed password login is: by nobody, on the email as the provider gave it. */
 export async function oidcRefused(deps: Deps, actx: AnonCtx, email: string | null, detail: string): Promise<Refusal> {
   deps.metrics.loginFailure();
-  await recordAudit(deps, reader(deps.orm), anonymous(actx), { action: 'auth.login_failed', target: userTarget(null, email ?? 'single sign-on'), changes: METHOD });
+  await recordAudit(deps, reader(deps.orm), anonymous(actx), {
+    action: 'auth.login_failed',
+    target: userTarget(null, email ?? 'single sign-on'),
+    changes: METHOD,
+  });
   return refuse('invalid_credentials', detail);
 }
 
@@ -72,9 +76,15 @@ async function provision(deps: Deps, actx: AnonCtx, identity: OidcIdentity, emai
     await recordAudit(deps, tx, by, {
       action: 'user.created',
       target: userTarget(id, email),
-      changes: { type: { from: null, to: 'human' }, email: { from: null, to: email }, name: { from: null, to: name }, provisionedBy: { from: null, to: 'oidc' } },
+      changes: {
+        type: { from: null, to: 'human' },
+        email: { from: null, to: email },
+        name: { from: null, to: name },
+        provisionedBy: { from: null, to: 'oidc' },
+      },
     });
-    if (roleIds.length) await recordAudit(deps, tx, by, { action: 'user.roles_set', target: userTarget(id, email), changes: { roleIds: { from: [], to: roleIds } } });
+    if (roleIds.length)
+      await recordAudit(deps, tx, by, { action: 'user.roles_set', target: userTarget(id, email), changes: { roleIds: { from: [], to: roleIds } } });
     return ok(null);
   });
   return made.ok ? { id, type: 'human', status: 'active', email, provisioned_by: 'oidc' } : null;
@@ -108,7 +118,11 @@ async function syncMappedRoles(deps: Deps, actx: AnonCtx, user: sso.SsoCandidate
     if (after.length === before.length && after.every((r) => before.includes(r))) return ok(null);
     await touchUser(tx, user.id, deps.clock());
     const by = { ...anonymous(actx), caller: { kind: 'human' as const, userId: user.id, userName: name ?? user.email, apiKey: null } };
-    await recordAudit(deps, tx, by, { action: 'user.roles_set', target: userTarget(user.id, user.email), changes: { roleIds: { from: before, to: after }, ...METHOD } });
+    await recordAudit(deps, tx, by, {
+      action: 'user.roles_set',
+      target: userTarget(user.id, user.email),
+      changes: { roleIds: { from: before, to: after }, ...METHOD },
+    });
     return ok(null);
   });
   if (!synced.ok) deps.logger.warn({ userId: user.id }, 'the role claim would remove the last active admin; their roles were kept');
