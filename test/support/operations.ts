@@ -293,6 +293,13 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
   { method: 'POST', path: '/auth/login/mfa', why: 'public: the second step of a sign-in (SPEC §16), with the mfaToken of the first' },
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
+  { method: 'GET', path: '/auth/oidc', why: 'public: whether the sign-in page offers single sign-on (SPEC §16)' },
+  { method: 'GET', path: '/auth/oidc/start', why: 'public: a browser navigation that starts a single sign-on (SPEC §16)' },
+  {
+    method: 'GET',
+    path: '/auth/oidc/callback',
+    why: 'public: the OpenID provider sends the browser back here; asserted in test/int/identity/oidc-sso.int.test.ts and test/e2e/oidc-sso.e2e.test.ts',
+  },
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
   { method: 'GET', path: '/docs', why: 'public: the API description, to read and try (Swagger UI)' },
   { method: 'GET', path: '/docs/reference', why: 'public: the API description as one static page' },

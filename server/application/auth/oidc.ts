@@ -4,6 +4,7 @@
 // unknown email becomes a user whose roles come from the role claim, and on every later sign-in of such a
 // user the mapping is applied again: the assignments it made (`source = 'oidc'`) follow the claim, those
 // given by hand stay (docs/identity.md#single-sign-on).
+import { z } from 'zod';
 import { ok, refuse, type Refusal, type Result } from '../../domain/errors.js';
 import type { Deps } from '../context.js';
 import type { OidcIdentity } from '../../auth/oidc-client.js';
@@ -18,6 +19,22 @@ import { guardLastAdmin } from '../users/transact.js';
 import { clearPasswordAttempts, reservePasswordAttempt } from './throttle.js';
 import { issueMfaChallenge } from './second-factor.js';
 import { openSession, type AnonCtx, type LoginResult, type MfaChallenge } from './auth.js';
+
+/** What the sign-in page needs to offer single sign-on (GET /auth/oidc). */
+export const oidcInfoOutput = z
+  .object({
+    enabled: z.boolean().describe('Whether single sign-on is set up (OIDC_ISSUER).'),
+    displayName: z.string().nullable().describe('The provider as the sign-in button names it (OIDC_DISPLAY_NAME); null when not set up.'),
+  })
+  .describe('Single sign-on as this service offers it.');
+
+export const oidcCallbackQuery = z
+  .object({
+    code: z.string().optional().describe("The provider's authorization code."),
+    state: z.string().optional().describe('The state this service sent, echoed back.'),
+    error: z.string().optional().describe('The provider refused or failed the sign-in.'),
+  })
+  .describe("The provider's answer, as it sends the browser back.");
 
 const METHOD = { method: { from: null, to: 'oidc' } };
 const anonymous = (actx: AnonCtx) => ({ caller: null, via: actx.via, requestId: actx.requestId, clientAddress: actx.client });
