@@ -13,6 +13,7 @@ import type { Result } from '../server/domain/errors.js';
 import { ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
 import { RolePageRef, RoleRef } from './roles/roles.type.js';
 import { MeRef } from './auth/auth.type.js';
+import { MfaEnrolmentRef, MfaStatusRef, RecoveryCodesRef } from './auth/second-factor.js';
 import { ActorPageType, ActorType } from './actors/actor.type.js';
 
 /** The GraphQL answer types an entry may name (`graphql.type`); a new object type is one line here. */
@@ -25,6 +26,9 @@ const OUTPUT_TYPES = {
   Role: RoleRef,
   RolePage: RolePageRef,
   Me: MeRef,
+  MfaStatus: MfaStatusRef,
+  MfaEnrolment: MfaEnrolmentRef,
+  RecoveryCodes: RecoveryCodesRef,
   Actor: ActorType,
   ActorPage: ActorPageType,
   Boolean: 'Boolean',

@@ -7,7 +7,6 @@ import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
 import { oidcRoutes } from './oidc.routes.js';
 import { operationRoutes } from './operations.routes.js';
-import { secondFactorRoutes } from './second-factor.routes.js';
 import { connectedAppsRoutes } from './connected-apps.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
@@ -72,7 +71,6 @@ export function restRouter(deps: Deps): Router {
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller), oidcRoutes(deps)];
   const guarded = [
     operationRoutes(deps),
-    secondFactorRoutes(deps),
     connectedAppsRoutes(deps),
     actorsRoutes(deps),
     tensionsRoutes(deps),

@@ -193,11 +193,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.resetMfa': {
-    rest: { method: 'POST', path: '/users/:id/mfa/reset' },
-    graphql: m('resetUserMfa', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
   'users.listConnectedApps': { rest: { method: 'GET', path: '/users/:id/connected-apps' }, graphql: null, mcp: null },
   'users.revokeConnectedApp': { rest: { method: 'DELETE', path: '/users/:id/connected-apps/:appId' }, graphql: null, mcp: null },
   'projections.rebuild': {
@@ -251,18 +246,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'webhooks.replay': {
     rest: { method: 'POST', path: '/webhooks/:id/replay', body: { after: 'not-a-cursor' } },
     graphql: m('replayWebhook', 'id: $id, after: "not-a-cursor"', '{ queued }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'me.getMfa': { rest: { method: 'GET', path: '/me/mfa' }, graphql: q('myMfa', '', '{ enrolled }'), mcp: null },
-  'me.startMfaEnrolment': { rest: { method: 'POST', path: '/me/mfa/totp' }, graphql: m('startMfaEnrolment', '', '{ otpauthUri }', '', {}), mcp: null },
-  'me.confirmMfaEnrolment': {
-    rest: { method: 'POST', path: '/me/mfa/totp/confirm', body: { code: '123456' } },
-    graphql: m('confirmMfaEnrolment', 'code: $code', '{ recoveryCodes }', '$code: String!', { code: '123456' }),
-    mcp: null,
-  },
-  'me.disableMfa': {
-    rest: { method: 'POST', path: '/me/mfa/disable', body: { code: '123456' } },
-    graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
     mcp: null,
   },
   'me.listConnectedApps': { rest: { method: 'GET', path: '/me/connected-apps' }, graphql: null, mcp: null },

@@ -116,7 +116,12 @@ describe('single sign-on over HTTP', () => {
       .execute<{ action: string; by_kind: string; target_label: string; changes: unknown }[]>(
         `select action, by_kind, target_label, changes from audit_log where action = 'auth.login_failed' order by at desc limit 1`,
       );
-    expect(entry).toMatchObject({ action: 'auth.login_failed', by_kind: 'anonymous', target_label: 'single sign-on', changes: { method: { from: null, to: 'oidc' } } });
+    expect(entry).toMatchObject({
+      action: 'auth.login_failed',
+      by_kind: 'anonymous',
+      target_label: 'single sign-on',
+      changes: { method: { from: null, to: 'oidc' } },
+    });
   });
 
   it(`throttles failed callbacks per client: the ${MAX_FAILURES_PER_EMAIL + 1}th within 15 minutes goes back as throttled`, async () => {
