@@ -70,7 +70,7 @@ export const IDENTITY_ROUTE_DOCS: RouteDoc[] = [
     query: oidcCallbackQuery,
     status: 303,
     errors: ['not_found'],
-    operationId: 'completeSingleSignOn',
+    operationId: 'confirmSingleSignOn',
     description:
       "The redirect URI to register at the provider (`PUBLIC_URL/api/v1/auth/oidc/callback`). The answer is checked by openid-client (state, code with the PKCE verifier, the ID token's signature, issuer, audience, expiry and nonce); a verified email of an active human sets the `session` cookie as a password login does and goes to the app (`/`), or to the second-factor step (`/#mfaToken=…`) when that user has one. Anything else goes back to the sign-in page with `?sso_error=refused`, `failed` or `throttled`; every attempt is audited like a password login and failures are throttled per client.",
   },
