@@ -16,6 +16,7 @@ import { Migration20261126030000_oauth_store } from './Migration20261126030000_o
 import { Migration20261126040000_webhooks } from './Migration20261126040000_webhooks.js';
 import { Migration20261126050000_second_factor } from './Migration20261126050000_second_factor.js';
 import { Migration20261126100000_tension_snapshots } from './Migration20261126100000_tension_snapshots.js';
+import { Migration20261126110000_oidc_sign_in } from './Migration20261126110000_oidc_sign_in.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261126040000_webhooks', class: Migration20261126040000_webhooks },
   { name: 'Migration20261126050000_second_factor', class: Migration20261126050000_second_factor },
   { name: 'Migration20261126100000_tension_snapshots', class: Migration20261126100000_tension_snapshots },
+  { name: 'Migration20261126110000_oidc_sign_in', class: Migration20261126110000_oidc_sign_in },
 ];

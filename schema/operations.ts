@@ -13,6 +13,7 @@ import type { Result } from '../server/domain/errors.js';
 import { ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
 import { RolePageRef, RoleRef } from './roles/roles.type.js';
 import { MeRef } from './auth/auth.type.js';
+import { MfaEnrolmentRef, MfaStatusRef, RecoveryCodesRef } from './auth/second-factor.js';
 import { ActorPageType, ActorType } from './actors/actor.type.js';
 import { ConnectedAppListRef } from './oauth/connected-apps.type.js';
 
@@ -26,6 +27,9 @@ const OUTPUT_TYPES = {
   Role: RoleRef,
   RolePage: RolePageRef,
   Me: MeRef,
+  MfaStatus: MfaStatusRef,
+  MfaEnrolment: MfaEnrolmentRef,
+  RecoveryCodes: RecoveryCodesRef,
   Actor: ActorType,
   ActorPage: ActorPageType,
   ConnectedAppList: ConnectedAppListRef,

@@ -88,6 +88,19 @@ const trustProxy = z.string().transform((v, c): number | string[] => {
   return z.NEVER;
 });
 
+/** OIDC_ROLE_MAP: a JSON object from claim values (group names) to role codes. */
+const oidcRoleMap = z.string().transform((v, c) => {
+  try {
+    const parsed: unknown = JSON.parse(v);
+    const map = z.record(z.string().min(1), z.string().min(1).max(100)).safeParse(parsed);
+    if (map.success) return map.data;
+  } catch {
+    // reported below
+  }
+  c.addIssue({ code: 'custom', message: 'must be a JSON object from claim values to role codes, like {"market-ops": "operator"}' });
+  return z.NEVER;
+});
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -142,6 +155,19 @@ const schema = z.object({
     .default('MARKET_EVENTS'),
   RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).default('false'),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+  OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .transform((v) => list(v).map((d) => d.toLowerCase()))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'must be email domains like example.com')))
+    .optional(),
+  OIDC_ROLE_CLAIM: z.string().min(1).max(200).optional(),
+  OIDC_ROLE_MAP: oidcRoleMap.optional(),
+  OIDC_PROVISION: z.enum(['true', 'false']).default('false'),
+  OIDC_SCOPES: z.string().default('openid email profile'),
+  OIDC_DISPLAY_NAME: z.string().trim().min(1).max(60).optional(),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   WEBHOOKS: z.enum(['true', 'false']).default('true'),
@@ -152,6 +178,8 @@ const schema = z.object({
 function crossChecks(env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
   if (env.NODE_ENV === 'production' && !env.SESSION_SECRET) problems.push('SESSION_SECRET: is required when NODE_ENV=production');
+  if (env.OIDC_ISSUER && (!env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET)) problems.push('OIDC_ISSUER: needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET');
+  if (env.OIDC_ROLE_MAP && !env.OIDC_ROLE_CLAIM) problems.push('OIDC_ROLE_MAP: needs OIDC_ROLE_CLAIM (the claim holding the group names)');
   return problems;
 }
 
@@ -213,6 +241,8 @@ export interface Config {
   relayLeaseMs: number;
   /** SPEC §16: a holder of `*` signed in with a password must enrol a second factor before anything else */
   requireMfaForAdmins: boolean;
+  /** SPEC §16: OpenID Connect single sign-on for humans; null when OIDC_ISSUER is unset */
+  oidc: OidcConfig | null;
   /** SPEC §14: webhooks may go to loopback, private, link-local addresses and over plain http (internal deployments, tests) */
   webhookAllowPrivate: boolean;
   /** webhook attempts this instance runs at once, over all endpoints */
@@ -221,6 +251,22 @@ export interface Config {
   webhooks: boolean;
   /** how long an instance holds an endpoint's first attempts without renewal; another takes over after it */
   webhookLeaseMs: number;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** email domains allowed to sign in this way (lower-case); empty = any */
+  allowedDomains: string[];
+  /** the claim holding group names, mapped to role codes by `roleMap` */
+  roleClaim: string | null;
+  roleMap: Record<string, string>;
+  /** create unknown users on their first sign-in (and keep their mapped roles in step) */
+  provision: boolean;
+  scopes: string;
+  /** what the sign-in button names ("Sign in with Okta") */
+  displayName: string;
 }
 
 /** HOST as a URL names it: IPv6 in brackets; a wildcard address (all interfaces) is reached as localhost. */
@@ -290,6 +336,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsStream: e.NATS_STREAM,
     relayLeaseMs: e.RELAY_LEASE_MS,
     requireMfaForAdmins: e.REQUIRE_MFA_FOR_ADMINS === 'true',
+    oidc: e.OIDC_ISSUER
+      ? {
+          issuer: e.OIDC_ISSUER,
+          clientId: e.OIDC_CLIENT_ID!,
+          clientSecret: e.OIDC_CLIENT_SECRET!,
+          allowedDomains: e.OIDC_ALLOWED_DOMAINS ?? [],
+          roleClaim: e.OIDC_ROLE_CLAIM ?? null,
+          roleMap: e.OIDC_ROLE_MAP ?? {},
+          provision: e.OIDC_PROVISION === 'true',
+          scopes: e.OIDC_SCOPES,
+          displayName: e.OIDC_DISPLAY_NAME ?? new URL(e.OIDC_ISSUER).hostname,
+        }
+      : null,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
     webhooks: e.WEBHOOKS === 'true',

@@ -1,25 +1,15 @@
-// The second factor on GraphQL (SPEC §16): the same use cases as REST's /me/mfa, /users/:id/mfa/reset and
-// /auth/login/mfa. `login` answers MFA_REQUIRED with `mfaRequired` and `mfaToken` in its extensions for a
-// user with a second factor; `loginMfa` completes the sign-in.
+// The second factor on GraphQL (SPEC §16): its answer types, named by the operation registry's entries
+// (server/application/auth/second-factor.operations.ts, served by schema/operations.ts), and the public
+// `loginMfa`: `login` answers MFA_REQUIRED with `mfaRequired` and `mfaToken` in its extensions for a user
+// with a second factor, and `loginMfa` completes the sign-in.
 import { builder } from '../builder.js';
-import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
-import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import { loginMfa, meOfNewSession } from '../../server/application/auth/auth.js';
-import {
-  confirmMfaEnrolment,
-  disableMyMfa,
-  getMyMfa,
-  resetUserMfa,
-  startMfaEnrolment,
-  type MfaEnrolment,
-  type MfaStatus,
-  type RecoveryCodes,
-} from '../../server/application/auth/second-factor.js';
+import type { MfaEnrolment, MfaStatus, RecoveryCodes } from '../../server/application/auth/second-factor.js';
 import { clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
-const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
+export const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
   description: "The caller's second factor.",
   fields: (t) => ({
     enrolled: t.exposeBoolean('enrolled', { description: 'A second factor (TOTP) is enrolled and confirmed.' }),
@@ -30,7 +20,7 @@ const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
   }),
 });
 
-const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implement({
+export const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implement({
   description: 'A started enrolment: the secret (shown once) as text, as an otpauth URI and as a QR code. Confirm it with confirmMfaEnrolment.',
   fields: (t) => ({
     secret: t.exposeString('secret', {
@@ -42,7 +32,7 @@ const MfaEnrolmentRef = builder.objectRef<MfaEnrolment>('MfaEnrolment').implemen
   }),
 });
 
-const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').implement({
+export const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').implement({
   description: 'Single-use recovery codes, shown once.',
   fields: (t) => ({
     recoveryCodes: t.exposeStringList('recoveryCodes', {
@@ -59,15 +49,6 @@ const LoginMfaInput = builder.inputType('LoginMfaInput', {
   }),
 });
 
-builder.queryField('myMfa', (t) =>
-  t.field({
-    type: MfaStatusRef,
-    authScopes: { operation: 'me.getMfa' },
-    description: 'My second factor: enrolled or not, recovery codes left, and whether the service requires one of me. Password session only.',
-    resolve: async (_r, _a, context) => unwrap(await getMyMfa(context.deps, gqlCtx(context))),
-  }),
-);
-
 builder.mutationFields((t) => ({
   // Public, like login: it completes a sign-in (no authScopes on purpose).
   loginMfa: t.field({
@@ -81,39 +62,5 @@ builder.mutationFields((t) => ({
       setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
       return unwrap(await meOfNewSession(context.deps, actx, session.token));
     },
-  }),
-  startMfaEnrolment: t.field({
-    type: MfaEnrolmentRef,
-    authScopes: { operation: 'me.startMfaEnrolment' },
-    description: 'Starts (or restarts) my TOTP enrolment; confirm it with confirmMfaEnrolment. Password session only; INVALID_TRANSITION when one is enrolled.',
-    args: { idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) => idempotentMutation(context, 'startMfaEnrolment', args, () => startMfaEnrolment(context.deps, gqlCtx(context))),
-  }),
-  confirmMfaEnrolment: t.field({
-    type: RecoveryCodesRef,
-    authScopes: { operation: 'me.confirmMfaEnrolment' },
-    description: 'Confirms my pending enrolment with a code from the app; answers ten recovery codes, once. A wrong code counts as a failed sign-in.',
-    args: { code: t.arg.string({ required: true, description: 'The 6-digit code the app shows now.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) =>
-      idempotentMutation(context, 'confirmMfaEnrolment', args, () =>
-        confirmMfaEnrolment(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req)),
-      ),
-  }),
-  disableMyMfa: t.boolean({
-    authScopes: { operation: 'me.disableMfa' },
-    description: 'Removes my second factor, given a current code or a recovery code. A wrong code counts as a failed sign-in.',
-    args: { code: t.arg.string({ required: true, description: 'A code from the app, or a recovery code.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) =>
-      idempotentMutation(context, 'disableMyMfa', args, async () =>
-        done(await disableMyMfa(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req))),
-      ),
-  }),
-  resetUserMfa: t.boolean({
-    authScopes: { operation: 'users.resetMfa' },
-    description:
-      "An administrator removes a human user's second factor (a lost device); they enrol again. Under the escalation rule (ESCALATION_DENIED). Answers true.",
-    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
-    resolve: (_r, args, context) =>
-      idempotentMutation(context, 'resetUserMfa', args, async () => done(await resetUserMfa(context.deps, gqlCtx(context), String(args.id)))),
   }),
 }));

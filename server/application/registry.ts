@@ -5,5 +5,12 @@ import { ME_OPERATIONS } from './users/me.operations.js';
 import { USER_OPERATIONS } from './users/users.operations.js';
 import { ROLE_OPERATIONS } from './roles/roles.operations.js';
 import { CONNECTED_APP_OPERATIONS } from './oauth/connected-apps.operations.js';
+import { SECOND_FACTOR_OPERATIONS } from './auth/second-factor.operations.js';
 
-export const OPERATIONS: readonly OperationEntry[] = [...ME_OPERATIONS, ...USER_OPERATIONS, ...ROLE_OPERATIONS, ...CONNECTED_APP_OPERATIONS];
+export const OPERATIONS: readonly OperationEntry[] = [
+  ...ME_OPERATIONS,
+  ...USER_OPERATIONS,
+  ...ROLE_OPERATIONS,
+  ...CONNECTED_APP_OPERATIONS,
+  ...SECOND_FACTOR_OPERATIONS,
+];

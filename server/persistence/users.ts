@@ -99,10 +99,18 @@ export async function addUserRoles(tx: EntityManager, userId: string, roleIds: r
   for (const roleId of roleIds) await tx.execute('insert into user_roles (user_id, role_id) values (?, ?)', [userId, roleId]);
 }
 
-/** The user's roles become exactly `roleIds`. */
+/**
+ * The user's roles become exactly `roleIds`. A role kept keeps its assignment (and so its `source`: one the
+ * single sign-on mapping gave stays the mapping's, SPEC §16); added ones are given by hand.
+ */
 export async function replaceUserRoles(tx: EntityManager, userId: string, roleIds: readonly string[]): Promise<void> {
-  await tx.execute('delete from user_roles where user_id = ?', [userId]);
-  await addUserRoles(tx, userId, roleIds);
+  await tx.execute('delete from user_roles where user_id = ? and not (role_id = any(?::uuid[]))', [userId, pgArray(roleIds)]);
+  const kept = new Set(await roleIdsOfUser(tx, userId));
+  await addUserRoles(
+    tx,
+    userId,
+    roleIds.filter((r) => !kept.has(r)),
+  );
 }
 
 /** The ids of the roles assigned to the user directly. */

@@ -139,7 +139,7 @@ function errorCodesOf(r: RouteDoc, permission: string | null): Set<ErrorCode> {
   return codes;
 }
 
-const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no content' };
+const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'Done; no content', 303: 'See Other: the browser goes on to `Location`' };
 
 function successResponse(r: RouteDoc, components: Components) {
   const headers = {

@@ -5,8 +5,8 @@ import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
+import { oidcRoutes } from './oidc.routes.js';
 import { operationRoutes } from './operations.routes.js';
-import { secondFactorRoutes } from './second-factor.routes.js';
 import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
@@ -68,10 +68,9 @@ export function restRouter(deps: Deps): Router {
   const router = Router();
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
-  const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
+  const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller), oidcRoutes(deps)];
   const guarded = [
     operationRoutes(deps),
-    secondFactorRoutes(deps),
     actorsRoutes(deps),
     tensionsRoutes(deps),
     eventsRoutes(deps),

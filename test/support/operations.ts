@@ -194,11 +194,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'users.resetMfa': {
-    rest: { method: 'POST', path: '/users/:id/mfa/reset' },
-    graphql: m('resetUserMfa', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
   'projections.rebuild': {
     // SPEC §3: the CLI and GraphQL only.
     rest: null,
@@ -252,18 +247,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('replayWebhook', 'id: $id, after: "not-a-cursor"', '{ queued }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
-  'me.getMfa': { rest: { method: 'GET', path: '/me/mfa' }, graphql: q('myMfa', '', '{ enrolled }'), mcp: null },
-  'me.startMfaEnrolment': { rest: { method: 'POST', path: '/me/mfa/totp' }, graphql: m('startMfaEnrolment', '', '{ otpauthUri }', '', {}), mcp: null },
-  'me.confirmMfaEnrolment': {
-    rest: { method: 'POST', path: '/me/mfa/totp/confirm', body: { code: '123456' } },
-    graphql: m('confirmMfaEnrolment', 'code: $code', '{ recoveryCodes }', '$code: String!', { code: '123456' }),
-    mcp: null,
-  },
-  'me.disableMfa': {
-    rest: { method: 'POST', path: '/me/mfa/disable', body: { code: '123456' } },
-    graphql: m('disableMyMfa', 'code: $code', '', '$code: String!', { code: '123456' }),
-    mcp: null,
-  },
   // exports (issue 36): REST only, a download a script or the admin app's button takes
   'tensions.export': { rest: { method: 'GET', path: '/export/tensions' }, graphql: null, mcp: null },
   'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },
@@ -296,6 +279,13 @@ export const REST_ROUTES_WITHOUT_OPERATION = [
   { method: 'POST', path: '/auth/login', why: 'public: it is how a session starts' },
   { method: 'POST', path: '/auth/login/mfa', why: 'public: the second step of a sign-in (SPEC §16), with the mfaToken of the first' },
   { method: 'POST', path: '/auth/logout', why: 'any session: ends the caller’s own session' },
+  { method: 'GET', path: '/auth/oidc', why: 'public: whether the sign-in page offers single sign-on (SPEC §16)' },
+  { method: 'GET', path: '/auth/oidc/start', why: 'public: a browser navigation that starts a single sign-on (SPEC §16)' },
+  {
+    method: 'GET',
+    path: '/auth/oidc/callback',
+    why: 'public: the OpenID provider sends the browser back here; asserted in test/int/identity/oidc-sso.int.test.ts and test/e2e/oidc-sso.e2e.test.ts',
+  },
   { method: 'GET', path: '/openapi.json', why: 'public: the API description' },
   { method: 'GET', path: '/docs', why: 'public: the API description, to read and try (Swagger UI)' },
   { method: 'GET', path: '/docs/reference', why: 'public: the API description as one static page' },

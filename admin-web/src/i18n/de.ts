@@ -97,6 +97,14 @@ export const de: Record<MessageKey, string> = {
   'login.mfaSubmit': 'Bestätigen',
   'login.mfaInvalid': 'Der Code ist falsch, abgelaufen oder wurde schon verwendet.',
   'login.mfaRestart': 'Neu beginnen',
+  'login.sso': 'Anmelden mit {name}',
+  'login.or': 'oder',
+  'login.ssoError.refused':
+    'Ihr Identitätsanbieter hat Sie angemeldet, aber zu der bestätigten E-Mail-Adresse gibt es hier kein aktives Betreiberkonto. Bitten Sie eine Administratorin oder einen Administrator um Zugang.',
+  'login.ssoError.failed': 'Die Anmeldung bei Ihrem Identitätsanbieter konnte nicht bestätigt werden. Bitte beginnen Sie neu.',
+  'login.ssoError.throttled': 'Zu viele Anmeldeversuche von hier. Bitte warten Sie einige Minuten und versuchen Sie es erneut.',
+  'login.ssoError.unavailable':
+    'Ihr Identitätsanbieter ist gerade nicht erreichbar. Bitte versuchen Sie es später erneut oder melden Sie sich mit Ihrem Passwort an.',
 
   'tensions.title': 'Spannungen',
   'tensions.new': 'Neue Spannung',

@@ -94,6 +94,13 @@ export const en = {
   'login.mfaSubmit': 'Verify',
   'login.mfaInvalid': 'The code is wrong, expired or was already used.',
   'login.mfaRestart': 'Start over',
+  'login.sso': 'Sign in with {name}',
+  'login.or': 'or',
+  'login.ssoError.refused':
+    'Your identity provider signed you in, but no active operator account here matches the email it confirmed. Ask an administrator for access.',
+  'login.ssoError.failed': 'The sign-in with your identity provider could not be verified. Please start again.',
+  'login.ssoError.throttled': 'Too many sign-in attempts from here. Please wait a few minutes and try again.',
+  'login.ssoError.unavailable': 'Your identity provider cannot be reached right now. Please try again later, or sign in with your password.',
 
   'tensions.title': 'Tensions',
   'tensions.new': 'New tension',

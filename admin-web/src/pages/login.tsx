@@ -1,5 +1,5 @@
 // The sign-in page for human operators; any refusal reads the same (agents, wrong passwords, …).
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
@@ -33,13 +33,49 @@ function mfaTokenOf(error: CombinedError | undefined): string | null {
   return null;
 }
 
+const SSO_ERRORS = ['refused', 'failed', 'throttled', 'unavailable'] as const;
+type SsoError = (typeof SSO_ERRORS)[number];
+
+/** Why single sign-on sent the browser back here (`?sso_error=`), or null. */
+function ssoErrorOf(search: string): SsoError | null {
+  const value = new URLSearchParams(search).get('sso_error');
+  return SSO_ERRORS.find((e) => e === value) ?? null;
+}
+
+/** The mfaToken single sign-on hands over in the fragment (never sent to a server); read once, then removed from the address. */
+function takeFragmentMfaToken(): string | null {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('mfaToken');
+  if (token) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  return token;
+}
+
+/** Whether the service offers single sign-on, and under which name (SPEC §16). */
+function useSsoProvider(): string | null {
+  const [name, setName] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    fetch('/api/v1/auth/oidc')
+      .then((r) => (r.ok ? (r.json() as Promise<{ enabled: boolean; displayName: string | null }>) : null))
+      .then((info) => {
+        if (live && info?.enabled) setName(info.displayName);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  return name;
+}
+
 export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: () => void }) {
   const { t } = useI18n();
   useTitle(t('login.title'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [{ fetching, error }, login] = useMutation(LoginDocument);
-  const [mfaToken, setMfaToken] = useState<string | null>(null);
+  const [mfaToken, setMfaToken] = useState<string | null>(takeFragmentMfaToken);
+  const [ssoError] = useState(() => ssoErrorOf(window.location.search));
+  const ssoName = useSsoProvider();
   const code = errorCode(error);
 
   const submit = async (e: FormEvent) => {
@@ -80,6 +116,7 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
         {notice === 'loggedOut' && !error ? <Alert kind="success">{t('login.loggedOut')}</Alert> : null}
         {code === 'INVALID_CREDENTIALS' || code === 'UNAUTHENTICATED' ? <Alert kind="error">{t('login.invalid')}</Alert> : null}
         {code === 'RATE_LIMITED' ? <Alert kind="error">{t('login.rateLimited')}</Alert> : null}
+        {ssoError && !error ? <Alert kind="error">{t(`login.ssoError.${ssoError}`)}</Alert> : null}
         {error && !['INVALID_CREDENTIALS', 'UNAUTHENTICATED', 'RATE_LIMITED', 'MFA_REQUIRED'].includes(code ?? '') ? <ErrorAlert error={error} /> : null}
         <form noValidate onSubmit={submit} className="stack">
           <Field label={t('login.email')}>
@@ -104,6 +141,14 @@ export function LoginPage({ notice, onSignedIn }: { notice: Notice; onSignedIn: 
             {fetching ? t('login.submitting') : t('login.submit')}
           </Button>
         </form>
+        {ssoName ? (
+          <div className="stack">
+            <p className="muted login-or">{t('login.or')}</p>
+            <a className="btn btn-secondary btn-block" href="/api/v1/auth/oidc/start">
+              {t('login.sso', { name: ssoName })}
+            </a>
+          </div>
+        ) : null}
       </main>
     </div>
   );
