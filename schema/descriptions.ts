@@ -21,7 +21,7 @@ import {
   replayOutput,
   updateWebhookInput,
   webhookOutput,
-} from '../server/application/webhooks/operations.js';
+} from '../server/application/webhooks/webhook.inputs.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
@@ -129,6 +129,7 @@ const ID_ARG: Record<string, string> = {
   id: 'The id (a UUID) of the object the field acts on; an id that is not a UUID is not found.',
   userId: 'The user id (a UUID).',
   keyId: 'The API key id (a UUID).',
+  deliveryId: 'The delivery id (a UUID).',
   input: 'The fields of the change, as the REST body of the same operation takes them.',
 };
 

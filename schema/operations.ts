@@ -14,6 +14,7 @@ import { ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from
 import { RolePageRef, RoleRef } from './roles/roles.type.js';
 import { MeRef } from './auth/auth.type.js';
 import { ActorPageType, ActorType } from './actors/actor.type.js';
+import { WebhookDeliveryPageRef, WebhookDeliveryRef, WebhookPageRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks/webhooks.type.js';
 
 /** The GraphQL answer types an entry may name (`graphql.type`); a new object type is one line here. */
 const OUTPUT_TYPES = {
@@ -27,6 +28,12 @@ const OUTPUT_TYPES = {
   Me: MeRef,
   Actor: ActorType,
   ActorPage: ActorPageType,
+  Webhook: WebhookRef,
+  WebhookPage: WebhookPageRef,
+  WebhookWithSecret: WebhookWithSecretRef,
+  WebhookDelivery: WebhookDeliveryRef,
+  WebhookDeliveryPage: WebhookDeliveryPageRef,
+  WebhookReplay: WebhookReplayRef,
   Boolean: 'Boolean',
   '[String]': ['String'],
 } as const;

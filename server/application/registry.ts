@@ -4,5 +4,6 @@ import type { OperationEntry } from './operations.js';
 import { ME_OPERATIONS } from './users/me.operations.js';
 import { USER_OPERATIONS } from './users/users.operations.js';
 import { ROLE_OPERATIONS } from './roles/roles.operations.js';
+import { WEBHOOK_OPERATIONS } from './webhooks/webhooks.operations.js';
 
-export const OPERATIONS: readonly OperationEntry[] = [...ME_OPERATIONS, ...USER_OPERATIONS, ...ROLE_OPERATIONS];
+export const OPERATIONS: readonly OperationEntry[] = [...ME_OPERATIONS, ...USER_OPERATIONS, ...ROLE_OPERATIONS, ...WEBHOOK_OPERATIONS];

@@ -13,7 +13,6 @@ import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
-import { webhooksRoutes } from './webhooks.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
@@ -77,7 +76,6 @@ export function restRouter(deps: Deps): Router {
     tensionsRoutes(deps),
     eventsRoutes(deps),
     auditRoutes(deps),
-    webhooksRoutes(deps),
   ];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
