@@ -36,7 +36,7 @@ export interface DispatcherOptions {
   /** the schedule's clock (retries, the five-day rule); tests control it */
   clock: () => Date;
   newId?: () => string;
-  metrics?: Pick<Metrics, 'webhookAttempt'>;
+  metrics?: Pick<Metrics, 'webhookAttempt' | 'webhookDelivered'>;
   resolveHost?: HostResolver;
   allowPrivate: boolean;
   /** attempts at once on this instance, over all endpoints */
@@ -156,6 +156,12 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
     );
   };
 
+  /** An event's commit to this answer, in seconds; null for a test message. (The event's time is the one it was recorded at.) */
+  const lagOf = (d: store.ClaimedDelivery, now: Date): number | null => {
+    const at = d.eventType === 'webhook.test' ? NaN : Date.parse(String((d.payload as { timestamp?: unknown }).timestamp));
+    return Number.isNaN(at) ? null : (now.getTime() - at) / 1000;
+  };
+
   /** Sends one claimed attempt and records what came of it. */
   const run = async (d: store.ClaimedDelivery) => {
     try {
@@ -172,7 +178,7 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
       const outcome = succeeded ? 'succeeded' : gone ? 'gone' : result.notSent ? 'not_sent' : 'failed';
       opts.metrics?.webhookAttempt(outcome, result.durationMs / 1000);
       const retryAt = succeeded || gone ? null : nextRetry(d.attempt, now);
-      await em().transactional(async (tx) => {
+      const ended = await em().transactional(async (tx) => {
         const recorded = await store.recordAttempt(tx, d.id, d.attempt, {
           status: succeeded ? 'succeeded' : retryAt ? 'retrying' : 'failed',
           nextAttemptAt: retryAt,
@@ -181,13 +187,15 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
           error: result.error,
           durationMs: result.durationMs,
         });
-        if (!recorded) return;
+        if (!recorded) return false;
         // (a success after successes changes nothing: no write)
         if (!succeeded || d.failingSince) await store.markEndpointHealth(tx, d.endpointId, succeeded, now);
         if (gone) await disable(tx, d.endpointId, 'gone', now);
         else if (!succeeded && d.failingSince && now.getTime() - d.failingSince.getTime() >= FAILING_DISABLE_MS)
           await disable(tx, d.endpointId, 'failing', now);
+        return succeeded || !retryAt;
       });
+      if (ended) opts.metrics?.webhookDelivered(succeeded ? 'succeeded' : 'failed', succeeded ? lagOf(d, now) : null);
     } catch (err) {
       // The claim stands: the attempt is due again once its run window has passed.
       log.warn({ err, deliveryId: d.id }, 'webhooks: recording an attempt failed');
