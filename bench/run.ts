@@ -18,6 +18,7 @@ import { deleteStream, natsOrReason, relayFigures, relayLoads, relayRound, type 
 import { fmt, median, ratioFigure, renderTable, type Figure } from './report.js';
 import { scaleBench, scaleOptions } from './scale.js';
 import { oauthBench } from './oauth.js';
+import { webhookFigures, webhookLoads, webhookRound, type WebhookRound } from './webhooks.js';
 import { bulkLoad, freshIds, longIds, poolIds, poolScores, provisionAgent, provisionReaders, senseSample } from './setup.js';
 
 const args = process.argv.slice(2);
@@ -75,6 +76,8 @@ interface Round {
   feed?: FeedRound;
   /** the relay to NATS JetStream under the rescore load, and draining a backlog */
   relay?: RelayRound;
+  /** REST rescore 8 on a service sending webhooks: no endpoint, 10, and 9 beside a dead one */
+  webhooks?: WebhookRound;
 }
 
 function machine() {
@@ -243,6 +246,16 @@ async function main() {
     /** REST rescore at 8 connections on the main service, reporting each appended event's 200 (feed and relay). */
     const recordedLoad = async (onAppended: (event: string, at: number) => void, seconds = T) =>
       load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds, onAppended);
+    // The one instance that sends webhooks (the others run with WEBHOOKS=false, bench/lib/service.ts), to receivers on 127.0.0.1.
+    const hooked = want('webhooks')
+      ? stopLater(
+          await startService({
+            ...env,
+            logFile: join(outDir, 'service-webhooks.log'),
+            extraEnv: { WEBHOOKS: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
+          }),
+        )
+      : undefined;
     const readerKeys = want('feed') ? await provisionReaders(svc.url, Math.ceil(SUBSCRIBERS / 20)) : [];
     let nats: Awaited<ReturnType<typeof natsOrReason>> | undefined;
     if (want('relay')) {
@@ -347,6 +360,16 @@ async function main() {
         log(
           `round ${r} feed: rescore ${Math.round(round.feed.alone.rps)} req/s alone, ${Math.round(round.feed.followed.rps)} with ${lag.subscribers} subscribers; ` +
             `lag p50 ${Math.round(lag.p50)} p99 ${Math.round(lag.p99)} max ${Math.round(lag.max)} ms over ${lag.deliveries} deliveries (${lag.missing} missing, ${lag.ended} ended)`,
+        );
+      }
+      if (hooked) {
+        const onHooked = async (onAppended: (event: string, at: number) => void, seconds = T) =>
+          load(hooked.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds, onAppended);
+        round.webhooks = await webhookRound(hooked.url, onHooked, T, log);
+        const x = round.webhooks;
+        log(
+          `round ${r} webhooks: rescore ${Math.round(x.alone.rps)} req/s alone, ${Math.round(x.hooked.rps)} with 10 endpoints, ${Math.round(x.withDead.rps)} with 9 + a dead one; ` +
+            `lag p50 ${Math.round(x.lag.p50)} p99 ${Math.round(x.lag.p99)} ms (${x.lag.missing} missing, ${x.lag.duplicates} twice), beside the dead one p99 ${Math.round(x.deadLag.p99)} ms`,
         );
       }
       if (want('relay') && nats && typeof nats !== 'string') {
@@ -655,6 +678,9 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
   const relay = pick((r) => r.relay);
   http.push(...relayLoads(relay));
   if (want('relay')) f.push(...relayFigures(relay, relayUnavailable));
+  const webhooks = pick((r) => r.webhooks);
+  http.push(...webhookLoads(webhooks));
+  f.push(...webhookFigures(webhooks));
   if (embedded.length) {
     const ready = median(embedded.map((e) => e.readyMs));
     f.push({ name: 'embedded: start (existing data) to /readyz', value: fmt(ready, ' ms'), target: '<= 2000 ms', pass: ready <= 2000 });

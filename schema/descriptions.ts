@@ -21,7 +21,7 @@ import {
   replayOutput,
   updateWebhookInput,
   webhookOutput,
-} from '../server/application/webhooks/operations.js';
+} from '../server/application/webhooks/webhook.inputs.js';
 import { connectedAppListOutput } from '../server/application/oauth/connected-apps.js';
 import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
@@ -134,6 +134,7 @@ const ID_ARG: Record<string, string> = {
   userId: 'The user id (a UUID).',
   keyId: 'The API key id (a UUID).',
   appId: "The connected app's id (the OAuth grant's id, as listed).",
+  deliveryId: 'The delivery id (a UUID).',
   input: 'The fields of the change, as the REST body of the same operation takes them.',
 };
 

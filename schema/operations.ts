@@ -16,6 +16,7 @@ import { MeRef } from './auth/auth.type.js';
 import { MfaEnrolmentRef, MfaStatusRef, RecoveryCodesRef } from './auth/second-factor.js';
 import { ActorPageType, ActorType } from './actors/actor.type.js';
 import { ConnectedAppListRef } from './oauth/connected-apps.type.js';
+import { WebhookDeliveryPageRef, WebhookDeliveryRef, WebhookPageRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks/webhooks.type.js';
 
 /** The GraphQL answer types an entry may name (`graphql.type`); a new object type is one line here. */
 const OUTPUT_TYPES = {
@@ -33,6 +34,12 @@ const OUTPUT_TYPES = {
   Actor: ActorType,
   ActorPage: ActorPageType,
   ConnectedAppList: ConnectedAppListRef,
+  Webhook: WebhookRef,
+  WebhookPage: WebhookPageRef,
+  WebhookWithSecret: WebhookWithSecretRef,
+  WebhookDelivery: WebhookDeliveryRef,
+  WebhookDeliveryPage: WebhookDeliveryPageRef,
+  WebhookReplay: WebhookReplayRef,
   Boolean: 'Boolean',
   '[String]': ['String'],
 } as const;

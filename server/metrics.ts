@@ -25,6 +25,11 @@ export interface Metrics {
   relayPublishFailure(relay: string): void;
   /** one webhook attempt: its outcome and how long it took (SPEC §14) */
   webhookAttempt(outcome: 'succeeded' | 'failed' | 'gone' | 'not_sent', seconds: number): void;
+  /**
+   * one webhook delivery that reached its end: received (a 2xx), or failed with no retry left (410 included);
+   * `lagSeconds`, for a received event, from its commit to the receiver's answer
+   */
+  webhookDelivered(outcome: 'succeeded' | 'failed', lagSeconds: number | null): void;
 }
 
 /** What a running relay reports of itself to `/metrics`. */
@@ -42,7 +47,8 @@ interface KnexPool {
   numPendingAcquires(): number;
 }
 
-export function createMetrics(orm: MikroORM): Metrics {
+/** `clock`: the time the webhook backlog's ages are taken at (the app's clock, which tests control). */
+export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date()): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'market_' });
   const commands = new Counter({
@@ -164,10 +170,22 @@ export function createMetrics(orm: MikroORM): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
     registers: [registry],
   });
+  const webhookDeliveries = new Counter({
+    name: 'market_webhook_deliveries_total',
+    help: 'Webhook deliveries that reached their end, by outcome: succeeded (a 2xx, on any attempt), failed (no retry left, or the endpoint answered 410).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookLag = new Histogram({
+    name: 'market_webhook_delivery_lag_seconds',
+    help: 'From an event’s commit to the 2xx of the receiver that got it (retries included), for deliveries of events (not test messages).',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86_400],
+    registers: [registry],
+  });
   // Read from the deliveries at scrape time, so every instance reports it, wherever the attempts run.
   const webhookBacklog = async () => {
     try {
-      return await backlog(orm.em.fork(), new Date());
+      return await backlog(orm.em.fork(), clock());
     } catch {
       return []; // the schema predates webhooks (MIGRATE_ON_START=false), or the database is away
     }
@@ -197,6 +215,10 @@ export function createMetrics(orm: MikroORM): Metrics {
     webhookAttempt: (outcome, seconds) => {
       webhookAttempts.inc({ outcome });
       webhookLatency.observe({ outcome }, seconds);
+    },
+    webhookDelivered: (outcome, lagSeconds) => {
+      webhookDeliveries.inc({ outcome });
+      if (lagSeconds !== null) webhookLag.observe(Math.max(0, lagSeconds));
     },
     watchRelay: (relay) => {
       relays.add(relay);

@@ -19,6 +19,8 @@ import { RoleEditPage } from './pages/role-edit.js';
 import { AccountPage } from './pages/account.js';
 import { ActivityPage } from './pages/activity.js';
 import { ConsentPage } from './pages/consent.js';
+import { WebhooksPage } from './pages/webhooks-list.js';
+import { WebhookDetailPage } from './pages/webhook-detail.js';
 
 interface Route {
   pattern: string;
@@ -39,6 +41,8 @@ const ROUTES: Route[] = [
   { pattern: '/roles/:id', permission: 'roles:read', render: (p) => <RoleEditPage key={p.id} id={p.id} /> },
   { pattern: '/activity', permission: 'audit:read', render: () => <ActivityPage /> },
   { pattern: '/account', permission: null, render: () => <AccountPage /> },
+  { pattern: '/webhooks', permission: 'webhooks:read', render: () => <WebhooksPage /> },
+  { pattern: '/webhooks/:id', permission: 'webhooks:read', render: (p) => <WebhookDetailPage key={p.id} id={p.id} /> },
   { pattern: '/oauth/consent/:uid', permission: null, render: (p) => <ConsentPage key={p.uid} uid={p.uid} /> },
 ];
 
@@ -48,6 +52,7 @@ const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
   { to: '/users', label: 'nav.users', permission: 'users:read' },
   { to: '/roles', label: 'nav.roles', permission: 'roles:read' },
   { to: '/activity', label: 'nav.activity', permission: 'audit:read' },
+  { to: '/webhooks', label: 'nav.webhooks', permission: 'webhooks:read' },
   { to: '/account', label: 'nav.account', permission: null },
 ];
 

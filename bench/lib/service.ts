@@ -50,6 +50,8 @@ export function serviceEnv(env: ServiceEnv, port = 0): NodeJS.ProcessEnv {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     DB_POOL_MAX: String(env.poolMax ?? 10),
+    // No instance sends webhooks but the one bench/webhooks.ts starts (its endpoints would be shared by all).
+    WEBHOOKS: 'false',
     ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
     ...env.extraEnv,
   };

@@ -1,4 +1,2 @@
-// The webhooks area: imports its type, query and mutation files.
+// The webhooks area: its object types; the queries and mutations come from its registry (schema/operations.ts).
 import './webhooks.type.js';
-import './webhooks.queries.js';
-import './webhooks.mutations.js';

@@ -26,7 +26,7 @@ export interface RestFace {
   method: HttpMethod;
   /** Express-style, under /api/v1; its `:name`s are the entry's path parameters on every face */
   path: string;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   /** the OpenAPI tag */
   tag: string;
   summary: string;

@@ -6,6 +6,7 @@ import { USER_OPERATIONS } from './users/users.operations.js';
 import { ROLE_OPERATIONS } from './roles/roles.operations.js';
 import { CONNECTED_APP_OPERATIONS } from './oauth/connected-apps.operations.js';
 import { SECOND_FACTOR_OPERATIONS } from './auth/second-factor.operations.js';
+import { WEBHOOK_OPERATIONS } from './webhooks/webhooks.operations.js';
 
 export const OPERATIONS: readonly OperationEntry[] = [
   ...ME_OPERATIONS,
@@ -13,4 +14,5 @@ export const OPERATIONS: readonly OperationEntry[] = [
   ...ROLE_OPERATIONS,
   ...CONNECTED_APP_OPERATIONS,
   ...SECOND_FACTOR_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
 ];

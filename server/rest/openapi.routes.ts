@@ -11,7 +11,7 @@ import { SECOND_FACTOR_ROUTE_DOCS } from './second-factor.docs.js';
 import { EVENTS_ROUTE_DOCS } from './events.docs.js';
 import { AUDIT_ROUTE_DOCS } from './audit.docs.js';
 import { EXPORT_ROUTE_DOCS } from './export.docs.js';
-import { WEBHOOK_ROUTE_DOCS } from './webhooks.docs.js';
+import { operationDocs } from './operations.docs.js';
 import { renderDocsPage } from './openapi.html.js';
 import { docsPageRoutes } from './docs-page.js';
 
@@ -55,7 +55,7 @@ export const REST_ROUTE_DOCS: RouteDoc[] = [
   ...TENSION_ROUTE_DOCS,
   ...EVENTS_ROUTE_DOCS,
   ...AUDIT_ROUTE_DOCS,
-  ...WEBHOOK_ROUTE_DOCS,
+  ...operationDocs(['webhooks']),
   ...OPENAPI_ROUTE_DOCS,
   ...EXPORT_ROUTE_DOCS,
 ];

@@ -12,7 +12,6 @@ import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
 import { auditRoutes } from './audit.routes.js';
-import { webhooksRoutes } from './webhooks.routes.js';
 import { exportRoutes } from './export.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
@@ -75,7 +74,6 @@ export function restRouter(deps: Deps): Router {
     tensionsRoutes(deps),
     eventsRoutes(deps),
     auditRoutes(deps),
-    webhooksRoutes(deps),
     exportRoutes(deps),
   ];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);

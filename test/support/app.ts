@@ -43,7 +43,7 @@ export async function startTestApp(
     clock: () => new Date(),
     newId: randomUUID,
     sessionSecret: 'test-session-secret-that-is-long-enough-0123456789',
-    metrics: createMetrics(db.orm),
+    metrics: createMetrics(db.orm, deps.clock),
     ...deps,
   };
   // The hash global-setup.ts made of ADMIN.password (same argon2 parameters as production), not one per file.

@@ -84,8 +84,7 @@ const TENSION_COMMAND_SURFACES = Object.fromEntries(TENSION_COMMANDS.map((e) => 
   OperationSurface
 >;
 
-/** `:appId` (a connected app) takes the key's slot: the sweep seeds a grant under the target's key id. */
-const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID, appId: GHOST_KEY_ID };
+const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID, appId: GHOST_KEY_ID, deliveryId: GHOST_KEY_ID };
 
 /** The GraphQL type of a flat argument, as the registry's loop declares it (schema/operations.ts). */
 function flatArgType(entry: OperationEntry, field: string): string {
@@ -208,45 +207,6 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
   // REST and MCP clients read the same lists as the `action` and `targetType` enums of GET /audit's OpenAPI parameters.
   'audit.vocabulary': { rest: null, graphql: q('auditVocabulary', '', '{ actions targetTypes }'), mcp: null },
-  'webhooks.list': { rest: { method: 'GET', path: '/webhooks' }, graphql: q('webhooks', '', '{ data { id } nextCursor }'), mcp: null },
-  'webhooks.get': { rest: { method: 'GET', path: '/webhooks/:id' }, graphql: q('webhook', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }), mcp: null },
-  'webhooks.create': {
-    // an address that is never anyone's (TEST-NET-3): refused as not public, after the permission check
-    rest: { method: 'POST', path: '/webhooks', body: { url: 'https://203.0.113.7/hook' } },
-    graphql: m('createWebhook', 'input: $input', '{ secret }', '$input: CreateWebhookInput!', { input: { url: 'https://203.0.113.7/hook' } }),
-    mcp: null,
-  },
-  'webhooks.update': {
-    rest: { method: 'PATCH', path: '/webhooks/:id', body: { description: 'Sweep' } },
-    graphql: m('updateWebhook', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateWebhookInput!', { id: GHOST_ID, input: { description: 'Sweep' } }),
-    mcp: null,
-  },
-  'webhooks.delete': { rest: { method: 'DELETE', path: '/webhooks/:id' }, graphql: m('deleteWebhook', 'id: $id', '', '$id: ID!', { id: GHOST_ID }), mcp: null },
-  'webhooks.rotateSecret': {
-    rest: { method: 'POST', path: '/webhooks/:id/rotate-secret', body: { overlapSeconds: 60 } },
-    graphql: m('rotateWebhookSecret', 'id: $id, overlapSeconds: 60', '{ secret }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'webhooks.test': {
-    rest: { method: 'POST', path: '/webhooks/:id/test' },
-    graphql: m('testWebhook', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'webhooks.listDeliveries': {
-    rest: { method: 'GET', path: '/webhooks/:id/deliveries' },
-    graphql: q('webhookDeliveries', 'id: $id', '{ data { id } }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'webhooks.retryDelivery': {
-    rest: { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/retry' },
-    graphql: m('retryWebhookDelivery', 'id: $id, deliveryId: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
-  'webhooks.replay': {
-    rest: { method: 'POST', path: '/webhooks/:id/replay', body: { after: 'not-a-cursor' } },
-    graphql: m('replayWebhook', 'id: $id, after: "not-a-cursor"', '{ queued }', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
   // exports (issue 36): REST only, a download a script or the admin app's button takes
   'tensions.export': { rest: { method: 'GET', path: '/export/tensions' }, graphql: null, mcp: null },
   'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },

@@ -75,6 +75,15 @@ type Documents = {
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": typeof types.ResetUserMfaDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
+    "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": typeof types.WebhookDocument,
+    "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": typeof types.WebhookDeliveriesDocument,
+    "\n  mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) {\n    updateWebhook(id: $id, input: $input) { id url description types enabled disabledReason failingSince version }\n  }\n": typeof types.UpdateWebhookDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!, $overlapSeconds: Int) {\n    rotateWebhookSecret(id: $id, overlapSeconds: $overlapSeconds) { secret webhook { id previousSecretExpiresAt version } }\n  }\n": typeof types.RotateWebhookSecretDocument,
+    "\n  mutation TestWebhook($id: ID!) {\n    testWebhook(id: $id) { id }\n  }\n": typeof types.TestWebhookDocument,
+    "\n  mutation RetryWebhookDelivery($id: ID!, $deliveryId: ID!) {\n    retryWebhookDelivery(id: $id, deliveryId: $deliveryId) { id status nextAttemptAt }\n  }\n": typeof types.RetryWebhookDeliveryDocument,
+    "\n  mutation DeleteWebhook($id: ID!) {\n    deleteWebhook(id: $id)\n  }\n": typeof types.DeleteWebhookDocument,
+    "\n  query Webhooks($cursor: String) {\n    webhooks(limit: 50, cursor: $cursor) {\n      data { id url description types enabled disabledReason failingSince }\n      nextCursor\n    }\n  }\n": typeof types.WebhooksDocument,
+    "\n  mutation CreateWebhook($input: CreateWebhookInput!) {\n    createWebhook(input: $input) { secret webhook { id } }\n  }\n": typeof types.CreateWebhookDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
 };
 const documents: Documents = {
@@ -139,6 +148,15 @@ const documents: Documents = {
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": types.ResetUserMfaDocument,
     "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
+    "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": types.WebhookDocument,
+    "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": types.WebhookDeliveriesDocument,
+    "\n  mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) {\n    updateWebhook(id: $id, input: $input) { id url description types enabled disabledReason failingSince version }\n  }\n": types.UpdateWebhookDocument,
+    "\n  mutation RotateWebhookSecret($id: ID!, $overlapSeconds: Int) {\n    rotateWebhookSecret(id: $id, overlapSeconds: $overlapSeconds) { secret webhook { id previousSecretExpiresAt version } }\n  }\n": types.RotateWebhookSecretDocument,
+    "\n  mutation TestWebhook($id: ID!) {\n    testWebhook(id: $id) { id }\n  }\n": types.TestWebhookDocument,
+    "\n  mutation RetryWebhookDelivery($id: ID!, $deliveryId: ID!) {\n    retryWebhookDelivery(id: $id, deliveryId: $deliveryId) { id status nextAttemptAt }\n  }\n": types.RetryWebhookDeliveryDocument,
+    "\n  mutation DeleteWebhook($id: ID!) {\n    deleteWebhook(id: $id)\n  }\n": types.DeleteWebhookDocument,
+    "\n  query Webhooks($cursor: String) {\n    webhooks(limit: 50, cursor: $cursor) {\n      data { id url description types enabled disabledReason failingSince }\n      nextCursor\n    }\n  }\n": types.WebhooksDocument,
+    "\n  mutation CreateWebhook($input: CreateWebhookInput!) {\n    createWebhook(input: $input) { secret webhook { id } }\n  }\n": types.CreateWebhookDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
 };
 
@@ -400,6 +418,42 @@ export function graphql(source: "\n  query Users($type: UserType, $status: UserS
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n"): (typeof documents)["\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n"): (typeof documents)["\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) {\n    updateWebhook(id: $id, input: $input) { id url description types enabled disabledReason failingSince version }\n  }\n"): (typeof documents)["\n  mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) {\n    updateWebhook(id: $id, input: $input) { id url description types enabled disabledReason failingSince version }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RotateWebhookSecret($id: ID!, $overlapSeconds: Int) {\n    rotateWebhookSecret(id: $id, overlapSeconds: $overlapSeconds) { secret webhook { id previousSecretExpiresAt version } }\n  }\n"): (typeof documents)["\n  mutation RotateWebhookSecret($id: ID!, $overlapSeconds: Int) {\n    rotateWebhookSecret(id: $id, overlapSeconds: $overlapSeconds) { secret webhook { id previousSecretExpiresAt version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TestWebhook($id: ID!) {\n    testWebhook(id: $id) { id }\n  }\n"): (typeof documents)["\n  mutation TestWebhook($id: ID!) {\n    testWebhook(id: $id) { id }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RetryWebhookDelivery($id: ID!, $deliveryId: ID!) {\n    retryWebhookDelivery(id: $id, deliveryId: $deliveryId) { id status nextAttemptAt }\n  }\n"): (typeof documents)["\n  mutation RetryWebhookDelivery($id: ID!, $deliveryId: ID!) {\n    retryWebhookDelivery(id: $id, deliveryId: $deliveryId) { id status nextAttemptAt }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteWebhook($id: ID!) {\n    deleteWebhook(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteWebhook($id: ID!) {\n    deleteWebhook(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Webhooks($cursor: String) {\n    webhooks(limit: 50, cursor: $cursor) {\n      data { id url description types enabled disabledReason failingSince }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Webhooks($cursor: String) {\n    webhooks(limit: 50, cursor: $cursor) {\n      data { id url description types enabled disabledReason failingSince }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateWebhook($input: CreateWebhookInput!) {\n    createWebhook(input: $input) { secret webhook { id } }\n  }\n"): (typeof documents)["\n  mutation CreateWebhook($input: CreateWebhookInput!) {\n    createWebhook(input: $input) { secret webhook { id } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -29,7 +29,7 @@ import {
   replayWebhookInput,
   rotateWebhookSecretInput,
   updateWebhookInput,
-} from './operations.js';
+} from './webhook.inputs.js';
 
 export interface WebhookView {
   id: string;

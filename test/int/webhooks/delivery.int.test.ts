@@ -93,6 +93,10 @@ describe('delivery', () => {
       expect(metrics).toContain(`market_webhook_attempt_duration_seconds_count{outcome="succeeded"} ${events.length + rescores.length}`);
       expect(metrics).toContain(`market_webhook_backlog{endpoint="${everything.body.id}"} 0`);
       expect(metrics).toContain(`market_webhook_oldest_pending_seconds{endpoint="${filtered.body.id}"} 0`);
+      // deliveries by outcome, and the commit → receiver lag of each (this clock stands still: 0 s, the first bucket)
+      expect(metrics).toContain(`market_webhook_deliveries_total{outcome="succeeded"} ${events.length + rescores.length}`);
+      expect(metrics).toContain(`market_webhook_delivery_lag_seconds_count ${events.length + rescores.length}`);
+      expect(metrics).toContain(`market_webhook_delivery_lag_seconds_bucket{le="0.01"} ${events.length + rescores.length}`);
       const more = await api.get(`/webhooks/${everything.body.id}/deliveries?limit=100&cursor=${encodeURIComponent(log.body.nextCursor)}`);
       expect(more.status).toBe(200);
       expect(new Set([...log.body.data, ...more.body.data].map((d: { id: string }) => d.id)).size).toBe(log.body.data.length + more.body.data.length);

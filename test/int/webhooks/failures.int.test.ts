@@ -17,7 +17,7 @@ const time = testClock();
 beforeAll(async () => {
   app = await startTestApp({ webhookAllowPrivate: true }, { clock: time.clock });
   api = client(app, (await seedUserWithKey(app, { grants: ['*'] })).key);
-  run = dispatcher(app.db.orm, { clock: time.clock, timeoutMs: 500 });
+  run = dispatcher(app.db.orm, { clock: time.clock, timeoutMs: 500, metrics: app.deps.metrics });
 });
 afterAll(async () => {
   await run?.stop();
@@ -157,5 +157,34 @@ describe('a failing receiver', () => {
     const kept = await attempted(cid, cd, 1);
     expect(Buffer.byteLength(kept.lastResponseBody)).toBeLessThanOrEqual(1024);
     expect(kept.lastResponseBody.length).toBeGreaterThan(400);
+  });
+
+  it('/metrics: a delivery waiting for its retry is its endpoint backlog, aged by the clock; a delivery counts by outcome once it ends', async () => {
+    // the other tests' endpoints go, so that only this one's attempts move the counters
+    for (const e of (await api.get('/webhooks?limit=100')).body.data) expect((await api.del(`/webhooks/${e.id}`)).status).toBe(204);
+    await quiet();
+    const scrape = async (series: string) => {
+      const line = (await (await fetch(`${app.url}/metrics`)).text()).split('\n').find((l) => l.startsWith(`${series} `));
+      return line ? Number(line.slice(series.length + 1)) : 0;
+    };
+    const failed = 'market_webhook_deliveries_total{outcome="failed"}';
+    const before = { failed: await scrape(failed), attempts: await scrape('market_webhook_attempts_total{outcome="failed"}') };
+    let answer = 500;
+    const r = await receiver(() => ({ status: answer }));
+    const id = await endpoint(r.url);
+    const d = await sendTest(id);
+    await attempted(id, d, 1);
+    time.advance(4_000); // the retry is due at 5 s
+    expect(await scrape(`market_webhook_backlog{endpoint="${id}"}`)).toBe(1);
+    expect(await scrape(`market_webhook_oldest_pending_seconds{endpoint="${id}"}`)).toBe(4);
+    expect(await scrape('market_webhook_attempts_total{outcome="failed"}')).toBe(before.attempts + 1);
+    expect(await scrape(failed), 'a delivery still retrying has not ended').toBe(before.failed);
+
+    answer = 410;
+    time.advance(1_000);
+    expect(await attempted(id, d, 2)).toMatchObject({ status: 'failed' });
+    expect(await scrape(failed)).toBe(before.failed + 1);
+    expect(await scrape(`market_webhook_backlog{endpoint="${id}"}`)).toBe(0);
+    expect(await scrape(`market_webhook_oldest_pending_seconds{endpoint="${id}"}`)).toBe(0);
   });
 });

@@ -1,10 +1,7 @@
-// The webhook operations (SPEC §14), each declared once: its permission-table id, the permission it needs,
-// its zod input and the REST route that serves it. The use cases (webhooks.ts) and the faces read these;
-// the permission table takes its rows from here. Nothing here imports the application layer, so the
-// permission table can import it without a cycle.
+// The webhook operations' inputs and answers as zod schemas (SPEC §14): the use cases (webhooks.ts) parse
+// with them, and the registry (webhooks.operations.ts) hands them to every face with their descriptions.
 import { z } from 'zod';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
-import type { Permission } from '../../domain/permissions.js';
 import { cursorParam, cursorSchema, limitSchema } from '../paging.js';
 import { codePoints } from '../schemas.js';
 import { expectedVersion } from '../tensions/tension.inputs.js';
@@ -86,41 +83,6 @@ export const replayWebhookInput = z.strictObject({
     "Send again every matching event after this feed cursor (an event page's nextCursor, §10). At most 10,000 a call: continue from the answer's nextCursor.",
   ),
 });
-
-export const emptyInput = z.strictObject({});
-
-interface Declared {
-  permission: Permission;
-  input: z.ZodType;
-  rest: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; status: number };
-}
-
-export const WEBHOOK_OPERATIONS = {
-  'webhooks.list': { permission: 'webhooks:read', input: listWebhooksInput, rest: { method: 'get', path: '/webhooks', status: 200 } },
-  'webhooks.get': { permission: 'webhooks:read', input: emptyInput, rest: { method: 'get', path: '/webhooks/:id', status: 200 } },
-  'webhooks.create': { permission: 'webhooks:write', input: createWebhookInput, rest: { method: 'post', path: '/webhooks', status: 201 } },
-  'webhooks.update': { permission: 'webhooks:write', input: updateWebhookInput, rest: { method: 'patch', path: '/webhooks/:id', status: 200 } },
-  'webhooks.delete': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'delete', path: '/webhooks/:id', status: 204 } },
-  'webhooks.rotateSecret': {
-    permission: 'webhooks:write',
-    input: rotateWebhookSecretInput,
-    rest: { method: 'post', path: '/webhooks/:id/rotate-secret', status: 201 },
-  },
-  'webhooks.test': { permission: 'webhooks:write', input: emptyInput, rest: { method: 'post', path: '/webhooks/:id/test', status: 202 } },
-  'webhooks.listDeliveries': {
-    permission: 'webhooks:read',
-    input: listDeliveriesInput,
-    rest: { method: 'get', path: '/webhooks/:id/deliveries', status: 200 },
-  },
-  'webhooks.retryDelivery': {
-    permission: 'webhooks:write',
-    input: emptyInput,
-    rest: { method: 'post', path: '/webhooks/:id/deliveries/:deliveryId/retry', status: 202 },
-  },
-  'webhooks.replay': { permission: 'webhooks:write', input: replayWebhookInput, rest: { method: 'post', path: '/webhooks/:id/replay', status: 202 } },
-} as const satisfies Record<string, Declared>;
-
-export type WebhookOperation = keyof typeof WEBHOOK_OPERATIONS;
 
 // ---- answers, as schemas (the OpenAPI document) ----------------------------------------------------------
 
