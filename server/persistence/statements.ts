@@ -53,7 +53,7 @@ export async function prepared<T>(em: EntityManager, sql: string, params: readon
 }
 
 interface DriverConnection {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<RawResult<unknown>>;
+  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<RawResult<unknown>>;
 }
 interface PoolClient {
   acquireConnection(): Promise<DriverConnection>;
@@ -79,12 +79,24 @@ async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): P
     if (numberedTexts.size >= MAX_NAMES) numberedTexts.clear();
     numberedTexts.set(sql, text);
   }
-  const name = statementName(sql);
+  return onPoolConnection<T>(knex, sql, { name: statementName(sql), text, values: params });
+}
+
+async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: string; text: string; values: readonly unknown[] }): Promise<T[]> {
+  const client = knex.client as unknown as PoolClient;
   const conn = await client.acquireConnection();
   try {
-    const result = await sqlSpan(sql, () => conn.query({ name, text, values: params }));
+    const result = await sqlSpan(sql, () => conn.query(config));
     return result.rows as T[];
   } finally {
     await client.releaseConnection(conn);
   }
+}
+
+/**
+ * A statement without values (`select pg_notify(…)`, the feed's announcement after a command) on a pool
+ * connection, straight to the driver like `direct` and on every database (it names no statement).
+ */
+export function withoutValues<T>(em: EntityManager, sql: string): Promise<T[]> {
+  return onPoolConnection<T>(em.getConnection().getKnex(), sql, { text: sql, values: [] });
 }
