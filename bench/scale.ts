@@ -1,9 +1,11 @@
 // `npm run bench -- --only scale` (issue 37): a database of its own filled by SQL as the command path writes
 // (bench/lib/scale-data.ts), then each list query of the issue against `GET /tensions/:id` in the same round,
-// and the REST rescore with and without the indexes of migration 20261126010000.
+// and the REST rescore with and without the indexes of migrations 20261126010000 and 20261126120000.
 import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { Api } from './lib/api.js';
 import { createBenchDatabase } from './lib/pg.js';
@@ -39,9 +41,44 @@ export function scaleOptions(option: (name: string) => string | undefined, quick
   };
 }
 
-/** The indexes the migration added, by what they serve: dropped for the rescore's other side. */
-const TRIGRAM = ['tensions_name_trgm_idx', 'tensions_current_context_trgm_idx', 'tensions_potential_future_trgm_idx'];
+/**
+ * The indexes migrations 20261126010000 and 20261126120000 added, by what they serve: dropped for the
+ * rescore's other side. The trigram indexes are on `tension_search`, which a rescore does not write.
+ */
+const TRIGRAM = ['tension_search_name_trgm_idx', 'tension_search_current_context_trgm_idx', 'tension_search_potential_future_trgm_idx'];
+/** The trigram indexes as migration 20261126010000 first put them, on `tensions` itself: measured once, for comparison. */
+const ON_TENSIONS = ['name', 'current_context', 'potential_future'].map(
+  (c) => `create index bench_tensions_${c}_trgm on tensions using gin (${c} gin_trgm_ops)`,
+);
+/** The new btrees on `tensions`, which every rescore's (never HOT) update writes. */
+const TENSION_BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx'];
 const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx', 'domain_events_type_feed_idx', 'domain_events_stream_feed_idx'];
+
+/**
+ * The rescore's row write alone at the SQL level (pgbench, 8 clients, prepared, triggers on): `score` and
+ * `updated_at` change and every other column is set to itself, as the command path's update sets them all
+ * (so the search copy's trigger condition is evaluated, and finds no text changed). Against the machine's
+ * noise a shared host puts on the HTTP figures, this prices each index where it is paid.
+ */
+async function rowWriteTps(url: string, outDir: string, poolSize: number, seconds: number): Promise<number> {
+  const script = join(outDir, 'scale-row-write.pgbench.sql');
+  await writeFile(
+    script,
+    [
+      `\\set n random(1, ${poolSize})`,
+      `update tensions set name = name, current_context = current_context, potential_future = potential_future, score = score % 10 + 1, ` +
+        `state = state, actor_id = actor_id, lead_user_id = lead_user_id, version = version, created_at = created_at, updated_at = now() ` +
+        `where id = ('00000000-0000-4000-9000-' || lpad(:n::text, 12, '0'))::uuid;`,
+      '',
+    ].join('\n'),
+  );
+  const { stdout } = await promisify(execFile)(
+    process.env.PGBENCH ?? '/usr/bin/pgbench',
+    ['-n', '-M', 'prepared', '-f', script, '-c', '8', '-j', '2', '-T', String(seconds), url],
+    { timeout: (seconds + 60) * 1000 },
+  );
+  return Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1] ?? NaN);
+}
 
 async function timed(url: string, key: string, path: string, connections: number, seconds: number): Promise<HttpResult> {
   const result = await autocannon({ url: `${url}${path}`, connections, duration: seconds, timeout: 30, headers: { authorization: `Bearer ${key}` } });
@@ -156,10 +193,32 @@ export async function scaleBench(
       buildMs[d.indexname] = Math.round(performance.now() - t0);
     }
     const withAllAgain = await rescore();
+    // The old layout: the same trigram indexes on `tensions`, which every rescore then re-indexes.
+    for (const sql of ON_TENSIONS) await db.query(sql);
+    const trigramOnTensions = await rescore();
+    for (const sql of ON_TENSIONS) await db.query(`drop index ${sql.split(' ')[2]}`);
+    // The same layouts for the row write alone (pgbench), and each new btree of `tensions` dropped alone.
+    const sqlSeconds = Math.max(opts.seconds, 5);
+    const rowWrite: Record<string, number> = {};
+    const definitionOf = (name: string) => definitions.find((d) => d.indexname === name)!.indexdef;
+    rowWrite.all = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
+    for (const index of TENSION_BTREE) {
+      await db.query(`drop index ${index}`);
+      rowWrite[`without ${index}`] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
+      await db.query(definitionOf(index));
+    }
+    for (const index of BTREE) await db.query(`drop index ${index}`);
+    rowWrite['without the new ones'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
+    for (const index of BTREE) await db.query(definitionOf(index));
+    for (const sql of ON_TENSIONS) await db.query(sql);
+    rowWrite['trigram indexes on tensions (the old layout)'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
+    for (const sql of ON_TENSIONS) await db.query(`drop index ${sql.split(' ')[2]}`);
+    rowWrite['all again'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
+    log(`scale row write (pgbench, 8 clients): ${JSON.stringify(rowWrite)} tx/s`);
     const withRps = (withAll.rps + withAllAgain.rps) / 2;
     log(
       `scale rescore: all indexes ${Math.round(withAll.rps)}, without trigram ${Math.round(withoutTrigram.rps)}, without the new ones ${Math.round(withoutNew.rps)}, ` +
-        `all again ${Math.round(withAllAgain.rps)} req/s; index builds ${JSON.stringify(buildMs)} ms`,
+        `all again ${Math.round(withAllAgain.rps)}, trigram indexes on tensions (the old layout) ${Math.round(trigramOnTensions.rps)} req/s; index builds ${JSON.stringify(buildMs)} ms`,
     );
     const sizes = await db.query<{ name: string; bytes: string }>(
       'select c.relname as name, pg_relation_size(c.oid)::text as bytes from pg_class c where c.relname = any($1::text[]) order by 1',
@@ -200,10 +259,30 @@ export async function scaleBench(
       value: `${fmt(withAll.rps)} / ${fmt(withAllAgain.rps)}; ${fmt(withoutTrigram.rps, ' req/s')}`,
     });
     figures.push({
+      name: '    the trigram indexes on tensions instead (the layout before migration 20261126120000) vs without the new ones',
+      value: fmt(trigramOnTensions.rps, ' req/s'),
+      against: fmt(withoutNew.rps, ' req/s'),
+      ratio: trigramOnTensions.rps / withoutNew.rps,
+    });
+    const rowAll = (rowWrite.all + rowWrite['all again']) / 2;
+    figures.push({
+      name: '  the rescore row write alone (pgbench, 8 clients), all indexes (mean of before and after) vs without the new ones',
+      value: fmt(rowAll, ' tx/s'),
+      against: fmt(rowWrite['without the new ones'], ' tx/s'),
+      ratio: rowAll / rowWrite['without the new ones'],
+      target: 'reported',
+    });
+    figures.push({
+      name: '    the row write without each new btree alone; with the trigram indexes on tensions (old layout)',
+      value:
+        TENSION_BTREE.map((i) => `${i} ${fmt(rowWrite[`without ${i}`])}`).join('; ') +
+        `; old layout ${fmt(rowWrite['trigram indexes on tensions (the old layout)'], ' tx/s')}`,
+    });
+    figures.push({
       name: '    new indexes: size (MiB), build (ms)',
       value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name]}`).join('; '),
     });
-    const http = [...gets, ...Object.values(measured).flat(), withAll, withoutTrigram, withoutNew, withAllAgain];
+    const http = [...gets, ...Object.values(measured).flat(), withAll, withoutTrigram, withoutNew, withAllAgain, trigramOnTensions];
     const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
     figures.push({ name: '  non-2xx and errors (scale loads)', value: String(bad), target: '= 0', pass: bad === 0 });
     return {
@@ -216,7 +295,7 @@ export async function scaleBench(
         events: Number(events),
         gets,
         measured,
-        rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, buildMs, sizes },
+        rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, trigramOnTensions, buildMs, sizes, rowWrite },
       },
     };
   } finally {

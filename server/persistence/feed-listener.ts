@@ -6,6 +6,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { rawConnections, type RawConnection } from './database.js';
+import { withoutValues } from './statements.js';
 
 export const FEED_CHANNEL = 'market_events';
 
@@ -108,7 +109,8 @@ export function announceCommits(orm: MikroORM, logger?: Logger): void {
     s.pending = false;
     s.lastAt = Date.now();
     try {
-      await orm.em.fork().execute(`select pg_notify('${FEED_CHANNEL}', '')`);
+      // straight to the driver: below ~100 commands a second this is one statement per command
+      await withoutValues(orm.em, `select pg_notify('${FEED_CHANNEL}', '')`);
     } catch (err) {
       // the readers' fallback poll still finds the events
       logger?.debug({ err }, 'feed: could not announce a commit');

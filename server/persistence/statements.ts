@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { preparesStatements } from './database.js';
+import { sqlSpan } from '../tracing.js';
 
 const names = new Map<string, string>();
 const MAX_NAMES = 1_000;
@@ -43,9 +44,59 @@ interface RawResult<T> {
 export async function prepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
   if (!preparesStatements(em.config)) return em.execute<T[]>(sql, params as unknown[]);
   const knex = em.getConnection().getKnex();
-  let query = knex.raw(sql, params as Knex.RawBinding[]).options({ name: statementName(sql) });
   const trx = em.getTransactionContext<Knex.Transaction>();
+  if (!trx && !params.some(Array.isArray)) return direct<T>(knex, sql, params);
+  let query = knex.raw(sql, params as Knex.RawBinding[]).options({ name: statementName(sql) });
   if (trx) query = query.transacting(trx);
   const result = (await query) as RawResult<T>;
   return result.rows;
+}
+
+interface DriverConnection {
+  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<RawResult<unknown>>;
+}
+interface PoolClient {
+  acquireConnection(): Promise<DriverConnection>;
+  releaseConnection(conn: DriverConnection): Promise<unknown>;
+  positionBindings(sql: string): string;
+}
+
+/** Each statement's text with pg's `$n` placeholders, as knex numbers them. */
+const numberedTexts = new Map<string, string>();
+
+/**
+ * Outside a transaction, one statement on one pool connection, handed to the driver as it is: knex would
+ * build a query object, re-number the placeholders and fire its query events on every call (a REST rescore
+ * makes three such calls; about a tenth of its CPU went there). The same pool (its acquire timeout, its
+ * connections' limits), the same named statement, the same SQL span (`sqlSpan`). Array values go the knex
+ * way, which expands them.
+ */
+async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const client = knex.client as unknown as PoolClient;
+  let text = numberedTexts.get(sql);
+  if (text === undefined) {
+    text = client.positionBindings(sql);
+    if (numberedTexts.size >= MAX_NAMES) numberedTexts.clear();
+    numberedTexts.set(sql, text);
+  }
+  return onPoolConnection<T>(knex, sql, { name: statementName(sql), text, values: params });
+}
+
+async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: string; text: string; values: readonly unknown[] }): Promise<T[]> {
+  const client = knex.client as unknown as PoolClient;
+  const conn = await client.acquireConnection();
+  try {
+    const result = await sqlSpan(sql, () => conn.query(config));
+    return result.rows as T[];
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
+
+/**
+ * A statement without values (`select pg_notify(…)`, the feed's announcement after a command) on a pool
+ * connection, straight to the driver like `direct` and on every database (it names no statement).
+ */
+export function withoutValues<T>(em: EntityManager, sql: string): Promise<T[]> {
+  return onPoolConnection<T>(em.getConnection().getKnex(), sql, { text: sql, values: [] });
 }

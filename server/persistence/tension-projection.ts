@@ -95,10 +95,18 @@ function tensionFilterSql(q: TensionFilter): { where: string[]; params: unknown[
   if (q.minScore !== undefined) add('t.score >= ?', q.minScore);
   if (q.q) {
     const p = likePattern(q.q);
-    // The ILIKEs are what the trigram indexes serve; tension_text_matches is the same predicate priced as
-    // costly, so the planner reads those indexes rather than filter every row (migration 20261126010000).
-    add('(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)', p, p, p);
-    add('tension_text_matches(t.name, t.current_context, t.potential_future, ?)', p);
+    // The texts' copy in tension_search carries the trigram indexes (migration 20261126120000: a rescore
+    // writes no trigram). The ILIKEs are what those indexes serve; tension_text_matches is the same
+    // predicate priced as costly, so the planner reads the indexes rather than filter every row.
+    add(
+      `t.id in (select s.id from tension_search s
+         where (s.name ilike ? or s.current_context ilike ? or s.potential_future ilike ?)
+           and tension_text_matches(s.name, s.current_context, s.potential_future, ?))`,
+      p,
+      p,
+      p,
+      p,
+    );
   }
   return { where, params, add };
 }
@@ -117,8 +125,8 @@ export async function countTensionRows(em: EntityManager, q: TensionFilter, boun
  * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
  * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
  * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
- * deep it is. `q` stays a case-insensitive substring; the trigram indexes serve it (migration
- * 20261126010000). Exported so the plan-shape test explains exactly what the service runs.
+ * deep it is. `q` stays a case-insensitive substring; the trigram indexes of `tension_search` serve it
+ * (migrations 20261126010000 and 20261126120000). Exported so the plan-shape test explains exactly what the service runs.
  */
 export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
   const [column, cast] = SORT_COLUMN[q.sort];

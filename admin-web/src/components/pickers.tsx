@@ -1,5 +1,5 @@
-// Actor and user pickers: a labelled field that searches the server as the operator types (20 a page, more on
-// demand), fetches nothing until opened, and names the current value even when no result page holds it.
+// Actor and user pickers: a labelled field that searches the server as the operator types (after a pause, a
+// newer search cancelling an older one; 20 a page, more on demand), fetches nothing until opened, and names the current value even when no result page holds it.
 import { asActorType } from '../lib/enums';
 import { useEffect, useRef, useState } from 'react';
 import { useClient, useQuery } from 'urql';
@@ -42,8 +42,35 @@ interface Page<T> {
   nextCursor?: string | null;
 }
 
-/** Result pages of a search, accumulated; searching starts when the picker opens and follows the typed text. */
-function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T> | undefined>, open: boolean, q: string) {
+/** urql's answer to one query: unsubscribing tears the operation down, which aborts its request. */
+interface QuerySource<R> {
+  subscribe(onResult: (result: R) => void): { unsubscribe(): void };
+}
+
+/**
+ * The first answer of `source`, or undefined once `signal` aborts: a search the operator has typed past is
+ * cancelled on the wire, so the server stops working on it (at a million tensions a stale search is work).
+ */
+function firstAnswer<R>(source: QuerySource<R>, signal: AbortSignal): Promise<R | undefined> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (r: R | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(r);
+      queueMicrotask(() => sub.unsubscribe());
+    };
+    const sub = source.subscribe(finish);
+    if (signal.aborted) finish(undefined);
+    else signal.addEventListener('abort', () => finish(undefined), { once: true });
+  });
+}
+
+/**
+ * Result pages of a search, accumulated; searching starts when the picker opens and follows the typed text
+ * after a pause; a newer search cancels the request of an older one still under way.
+ */
+function useSearch<T>(load: (q: string, cursor: string | null, signal: AbortSignal) => Promise<Page<T> | undefined>, open: boolean, q: string) {
   // results belong to the search that found them: a new search shows none (Enter cannot pick a stale one)
   const [state, setState] = useState<{ q: string | null; items: T[]; next: string | null; fetching: boolean }>({
     q: null,
@@ -52,18 +79,25 @@ function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T
     fetching: false,
   });
   const seq = useRef(0);
+  // the search under way (its first page and any "more"), aborted when the text changes or the picker closes
+  const running = useRef<AbortController | null>(null);
   useEffect(() => {
     if (!open) return;
     const mine = ++seq.current;
+    const abort = new AbortController();
+    running.current = abort;
     // typing: wait for a pause, so a word costs one request, not one per letter
     const timer = setTimeout(
       async () => {
-        const page = await load(q, null);
-        if (seq.current === mine) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
+        const page = await load(q, null, abort.signal);
+        if (seq.current === mine && !abort.signal.aborted) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
       },
       q ? 200 : 0,
     );
-    return () => clearTimeout(timer);
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, q]);
   const current = state.q === q;
@@ -71,8 +105,10 @@ function useSearch<T>(load: (q: string, cursor: string | null) => Promise<Page<T
     if (!state.next || state.fetching) return;
     const mine = seq.current;
     setState((s) => ({ ...s, fetching: true }));
-    const page = await load(q, state.next);
-    if (seq.current === mine) setState((s) => ({ q: s.q, items: [...s.items, ...(page?.data ?? [])], next: page?.nextCursor ?? null, fetching: false }));
+    const signal = running.current?.signal ?? new AbortController().signal;
+    const page = await load(q, state.next, signal);
+    if (seq.current === mine && !signal.aborted)
+      setState((s) => ({ q: s.q, items: [...s.items, ...(page?.data ?? [])], next: page?.nextCursor ?? null, fetching: false }));
   };
   return { items: current ? state.items : [], next: current ? state.next : null, fetching: !current || state.fetching, more };
 }
@@ -102,9 +138,9 @@ export function ActorField({ type, ...props }: FieldProps & { type?: string }) {
   const known = props.valueLabel ?? (chosen?.id === props.value ? chosen.label : null);
   const [current] = useQuery({ query: PickActorDocument, variables: { id: props.value }, pause: !props.value || known !== null || !can('actors:read') });
   const search = useSearch(
-    async (text, cursor) =>
-      (await client.query(PickActorsDocument, { q: text || null, type: asActorType(type), cursor }, { requestPolicy: 'network-only' }).toPromise()).data
-        ?.actors,
+    async (text, cursor, signal) =>
+      (await firstAnswer(client.query(PickActorsDocument, { q: text || null, type: asActorType(type), cursor }, { requestPolicy: 'network-only' }), signal))
+        ?.data?.actors,
     open,
     q,
   );
@@ -159,8 +195,9 @@ export function UserField({ status, ...props }: FieldProps & { status?: 'active'
   const picked = chosen?.id === props.value ? chosen : null;
   const [current] = useQuery({ query: PickUserDocument, variables: { id: props.value }, pause: !props.value || picked !== null || !can('users:read') });
   const search = useSearch(
-    async (text, cursor) =>
-      (await client.query(PickUsersDocument, { q: text || null, status: status ?? null, cursor }, { requestPolicy: 'network-only' }).toPromise()).data?.users,
+    async (text, cursor, signal) =>
+      (await firstAnswer(client.query(PickUsersDocument, { q: text || null, status: status ?? null, cursor }, { requestPolicy: 'network-only' }), signal))?.data
+        ?.users,
     open,
     q,
   );

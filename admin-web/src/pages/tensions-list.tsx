@@ -1,6 +1,6 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
 import { asTensionSort, asTensionState } from '../lib/enums';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
@@ -46,6 +46,10 @@ const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
   updated: { field: 'updatedAt', first: '-' },
 };
 const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort', 'limit'] as const;
+/** how long typing must pause before the list searches */
+const SEARCH_PAUSE_MS = 300;
+/** at most one reload of the list per this many ms from live changes */
+const LIVE_RELOAD_MS = 1_000;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 export function TensionsPage() {
@@ -107,8 +111,18 @@ function TensionFilters({
   const [searched, setSearched] = useState(filters.q);
   if (searched !== filters.q) {
     setSearched(filters.q);
-    setQ(filters.q);
+    // the search this field started keeps what is being typed (a trailing space included)
+    if (q.trim() !== filters.q) setQ(filters.q);
   }
+  // Searches as the operator types, once typing pauses: a word costs one list request, not one per letter,
+  // and the list of the text typed past is torn down (urql aborts its request) when the next one starts.
+  const typed = q.trim();
+  useEffect(() => {
+    if (typed === filters.q) return;
+    const timer = setTimeout(() => setFilter({ q: typed }), SEARCH_PAUSE_MS);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [typed, filters.q]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setFilter({ q: q.trim() });
@@ -202,7 +216,24 @@ function TensionTable({
     context,
   });
   const sort = filters.sort || '-score';
-  const live = useLiveEvents({ onEvent: () => refetch({ requestPolicy: 'network-only' }) });
+  // Under a busy feed (hundreds of changes a second at scale) the page reloads at most once a second: the
+  // first change at once, the rest of that second's changes in one reload at its end.
+  const reload = useRef<{ last: number; timer: ReturnType<typeof setTimeout> | null }>({ last: 0, timer: null });
+  useEffect(() => () => clearTimeout(reload.current.timer ?? undefined), []);
+  const live = useLiveEvents({
+    onEvent: () => {
+      const r = reload.current;
+      if (r.timer) return;
+      const run = () => {
+        r.timer = null;
+        r.last = Date.now();
+        refetch({ requestPolicy: 'network-only' });
+      };
+      const wait = r.last + LIVE_RELOAD_MS - Date.now();
+      if (wait <= 0) run();
+      else r.timer = setTimeout(run, wait);
+    },
+  });
   if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return fetching ? <Loading /> : null;
   const rows = data.tensions.data;

@@ -11,7 +11,7 @@ import { feedPageSql, FEED_START, type FeedFilter } from '../../../server/persis
 
 /** Big enough that a scan of either table costs far more than any index path (the planner then avoids it). */
 const TENSIONS = 20_000;
-const WATCHED = new Set(['tensions', 'domain_events']);
+const WATCHED = new Set(['tensions', 'tension_search', 'domain_events']);
 
 let db: TestDatabase;
 let em: EntityManager;
