@@ -4,5 +4,15 @@ import type { OperationEntry } from './operations.js';
 import { ME_OPERATIONS } from './users/me.operations.js';
 import { USER_OPERATIONS } from './users/users.operations.js';
 import { ROLE_OPERATIONS } from './roles/roles.operations.js';
+import { ACTOR_OPERATIONS } from './actors/actors.operations.js';
+import { EVENT_OPERATIONS } from './events/events.operations.js';
+import { AUDIT_OPERATIONS } from './audit/audit.operations.js';
 
-export const OPERATIONS: readonly OperationEntry[] = [...ME_OPERATIONS, ...USER_OPERATIONS, ...ROLE_OPERATIONS];
+export const OPERATIONS: readonly OperationEntry[] = [
+  ...ME_OPERATIONS,
+  ...USER_OPERATIONS,
+  ...ROLE_OPERATIONS,
+  ...ACTOR_OPERATIONS,
+  ...EVENT_OPERATIONS,
+  ...AUDIT_OPERATIONS,
+];

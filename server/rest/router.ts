@@ -8,11 +8,9 @@ import { authRoutes } from './auth.routes.js';
 import { operationRoutes } from './operations.routes.js';
 import { secondFactorRoutes } from './second-factor.routes.js';
 import { connectedAppsRoutes } from './connected-apps.routes.js';
-import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
-import { auditRoutes } from './audit.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
@@ -69,16 +67,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller)];
-  const guarded = [
-    operationRoutes(deps),
-    secondFactorRoutes(deps),
-    connectedAppsRoutes(deps),
-    actorsRoutes(deps),
-    tensionsRoutes(deps),
-    eventsRoutes(deps),
-    auditRoutes(deps),
-    webhooksRoutes(deps),
-  ];
+  const guarded = [operationRoutes(deps), secondFactorRoutes(deps), connectedAppsRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), webhooksRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));
