@@ -17,6 +17,8 @@ import { MfaEnrolmentRef, MfaStatusRef, RecoveryCodesRef } from './auth/second-f
 import { ActorPageType, ActorType } from './actors/actor.type.js';
 import { ConnectedAppListRef } from './oauth/connected-apps.type.js';
 import { WebhookDeliveryPageRef, WebhookDeliveryRef, WebhookPageRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks/webhooks.type.js';
+import { AuditEntryPageType, AuditVocabularyType } from './audit/audit.type.js';
+import { FeedPageType } from './events/events.type.js';
 
 /** The GraphQL answer types an entry may name (`graphql.type`); a new object type is one line here. */
 const OUTPUT_TYPES = {
@@ -40,6 +42,9 @@ const OUTPUT_TYPES = {
   WebhookDelivery: WebhookDeliveryRef,
   WebhookDeliveryPage: WebhookDeliveryPageRef,
   WebhookReplay: WebhookReplayRef,
+  AuditEntryPage: AuditEntryPageType,
+  AuditVocabulary: AuditVocabularyType,
+  FeedPage: FeedPageType,
   Boolean: 'Boolean',
   '[String]': ['String'],
 } as const;
@@ -65,9 +70,11 @@ function nullsAsAbsent(value: Record<string, unknown>, json: JsonSchema): Record
 function serve(entry: OperationEntry): void {
   const gql = entry.graphql!;
   const params = (entry.rest ? pathParamsOf(entry.rest.path) : []).map((name) => ({ rest: name, arg: gql.params?.[name] ?? name }));
-  const json = entry.input ? inputJsonOf(entry.input) : { properties: {} };
+  // the arguments as GraphQL states them (its own, when the REST query's form does not fit)
+  const shown = gql.input ?? entry.input;
+  const json = shown ? inputJsonOf(shown) : { properties: {} };
   const required = new Set(json.required ?? []);
-  const inputType = gql.args === 'input' ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, entry.input!) : null;
+  const inputType = gql.args === 'input' ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, shown!) : null;
   const mutation = gql.kind === 'mutation';
   type Loose = {
     arg: ((o: object) => unknown) & { id(o: object): unknown };

@@ -1,3 +1,3 @@
-// The audit trail area: imports its types and query.
+// The audit trail area: imports its types; its queries come from the operation registry
+// (server/application/audit/audit.operations.ts, served by schema/operations.ts).
 import './audit.type.js';
-import './audit.queries.js';

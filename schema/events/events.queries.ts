@@ -1,22 +1,13 @@
-// The event feed: `events` (pages) and `subscription { tensionEvents }` (GraphQL over SSE). Parse → call → map.
+// The event feed's `subscription { tensionEvents }` (GraphQL over SSE): a stream, so written by hand. Its pages,
+// the `events` query, come from the operation registry (server/application/events/events.operations.ts).
 import { builder } from '../builder.js';
 import { TensionEventTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
 import { withoutNulls } from '../args.js';
-import { followEvents, listEvents } from '../../server/application/events/events.js';
-import { FeedPageType, FollowedEventType } from './events.type.js';
-
-builder.queryFields((t) => ({
-  events: t.field({
-    type: FeedPageType,
-    authScopes: { operation: 'events.list' },
-    description: 'Events after the cursor in feed order (SPEC §10); `after: "now"` starts at the end.',
-    args: { after: t.arg.string(), limit: t.arg.int(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
-    resolve: async (_root, args, context) => unwrap(await listEvents(context.deps, gqlCtx(context), withoutNulls(args))),
-  }),
-}));
+import { followEvents } from '../../server/application/events/events.js';
+import { FollowedEventType } from './events.type.js';
 
 builder.subscriptionType({});
 builder.subscriptionFields((t) => ({

@@ -9,7 +9,16 @@
 // use case; everything else about them (REST, GraphQL, MCP, sweep) is generated the same way.
 //
 // Adding an identity operation: its use case (and zod input), its row in permission-table.ts, one entry in
-// its area's `*.operations.ts`, its audit action with the i18n strings. No route, doc, Pothos or MCP file.
+// its area's `*.operations.ts`, its audit action with the i18n strings. No route, doc, Pothos or MCP file
+// (docs/contributing.md has the recipe, with the files counted).
+//
+// On the registry: users, me (and keys), roles, actors, the audit trail and the event feed's pages
+// (`GET /events`, `events`, `list_events`). Hand-written beside it, because they are not one request and
+// one answer: the feed's Server-Sent Events stream (`GET /events/stream`, server/rest/events.routes.ts), the
+// GraphQL subscription `tensionEvents` (schema/events/events.queries.ts) and the long poll's waiting itself
+// (`listEvents` in application/events: the REST loop only hands it the request's abort signal); login,
+// logout and the second sign-in step (public, no permission row); webhooks, connected apps and the second
+// factor until their areas move.
 import type { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode, Result } from '../domain/errors.js';
@@ -65,6 +74,11 @@ export interface GraphqlFace {
   args: 'input' | 'flat' | 'none';
   /** the input object type's name, for `args: 'input'` */
   inputType?: string;
+  /**
+   * The arguments as GraphQL states them, when the REST query's form does not fit (a limit REST takes as
+   * text or number, the long poll's `wait`); the use case still parses them with the entry's `input`.
+   */
+  input?: z.ZodObject;
 }
 
 /**
@@ -73,15 +87,32 @@ export interface GraphqlFace {
  */
 export type McpFace =
   | { exposed: false; why: string }
-  | { exposed: true; why: string; name: string; title: string; description: string; annotations: ToolAnnotations }
+  | {
+      exposed: true;
+      why: string;
+      name: string;
+      title: string;
+      description: string;
+      annotations: ToolAnnotations;
+      /** descriptions of the path ids, by name, when the default (`The target id (a UUID).`) does not fit */
+      params?: Record<string, string>;
+      /**
+       * The tool's own arguments, when they differ from the entry's `input` (`list_events`: no `wait`, typed
+       * limit); the server parses them with it, then the use case with its own.
+       */
+      input?: z.ZodObject;
+    }
   /** served by a hand-written tool that answers less than the other faces (`list_users`: id, name, type, status) */
   | { exposed: 'narrowed'; why: string; name: string };
 
 export interface OperationEntry {
   /** the permission-table row; also the metric/span name and (derived) the OpenAPI operationId */
   operation: Operation;
-  /** the use case: path parameters as given (it reads ids itself: not a UUID is not_found) and the raw input */
-  run(deps: Deps, ctx: Ctx, params: PathParams, input: unknown): Promise<Result<unknown>>;
+  /**
+   * The use case: path parameters as given (it reads ids itself: not a UUID is not_found) and the raw input.
+   * `signal` aborts when a REST client goes before its answer (a long poll stops waiting); other faces pass none.
+   */
+  run(deps: Deps, ctx: Ctx, params: PathParams, input: unknown, signal?: AbortSignal): Promise<Result<unknown>>;
   /** the strict input the use case parses (REST body or query, GraphQL input or arguments, MCP arguments besides ids) */
   input?: z.ZodObject;
   /** the answer's shape, with descriptions (OpenAPI response, MCP outputSchema) */

@@ -7,6 +7,9 @@ import { ROLE_OPERATIONS } from './roles/roles.operations.js';
 import { CONNECTED_APP_OPERATIONS } from './oauth/connected-apps.operations.js';
 import { SECOND_FACTOR_OPERATIONS } from './auth/second-factor.operations.js';
 import { WEBHOOK_OPERATIONS } from './webhooks/webhooks.operations.js';
+import { ACTOR_OPERATIONS } from './actors/actors.operations.js';
+import { EVENT_OPERATIONS } from './events/events.operations.js';
+import { AUDIT_OPERATIONS } from './audit/audit.operations.js';
 
 export const OPERATIONS: readonly OperationEntry[] = [
   ...ME_OPERATIONS,
@@ -15,4 +18,7 @@ export const OPERATIONS: readonly OperationEntry[] = [
   ...CONNECTED_APP_OPERATIONS,
   ...SECOND_FACTOR_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...ACTOR_OPERATIONS,
+  ...EVENT_OPERATIONS,
+  ...AUDIT_OPERATIONS,
 ];

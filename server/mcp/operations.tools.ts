@@ -6,37 +6,42 @@ import { z } from 'zod';
 import { pathParamsOf, type OperationEntry } from '../application/operations.js';
 import { OPERATIONS } from '../application/registry.js';
 import { permissionOf } from '../application/permission-table.js';
+import { ok } from '../domain/errors.js';
 import { defineTool, type ToolDef } from './tool.js';
 
-const idArg = (name: string) =>
+const idArg = (name: string, description?: string) =>
   z
     .string()
     .min(1)
     .max(100)
-    .describe(`The ${name === 'keyId' ? 'API key' : 'target'} id (a UUID).`);
+    .describe(description ?? `The ${name === 'keyId' ? 'API key' : 'target'} id (a UUID).`);
 
 export function operationTool(entry: OperationEntry): ToolDef {
   const mcp = entry.mcp;
   if (mcp.exposed !== true) throw new Error(`MCP: ${entry.operation} is not exposed`);
   const params = entry.rest ? pathParamsOf(entry.rest.path) : [];
   const write = entry.graphql?.kind === 'mutation';
+  // the tool's own arguments (parsed by the server), or the use case's input (parsed by the use case)
+  const shape = mcp.input?.shape ?? entry.input?.shape ?? {};
   return defineTool({
     name: mcp.name,
     title: mcp.title,
     description: mcp.description,
     // ToolDef's null: any caller (a row without a permission, whoami's)
     operation: permissionOf(entry.operation) === null ? null : entry.operation,
-    input: z.strictObject({ ...Object.fromEntries(params.map((p) => [p, idArg(p)])), ...(entry.input?.shape ?? {}) }),
+    input: z.strictObject({ ...Object.fromEntries(params.map((p) => [p, idArg(p, mcp.params?.[p])])), ...shape }),
     // the use case parses its own input; without one, the server's strict parse refuses any argument
-    ...(entry.input ? { rawArguments: true } : {}),
+    ...(entry.input && !mcp.input ? { rawArguments: true } : {}),
     ...(write ? { idempotent: true } : {}),
     output: entry.output ?? z.object({}),
     annotations: { ...mcp.annotations, openWorldHint: mcp.annotations.openWorldHint ?? false },
-    run: (deps, ctx, args) => {
+    run: async (deps, ctx, args) => {
       const all = args;
       const ids = Object.fromEntries(params.map((p) => [p, String(all[p])]));
       const input = Object.fromEntries(Object.entries(all).filter(([k]) => !params.includes(k)));
-      return entry.run(deps, ctx, ids, entry.input ? input : undefined);
+      const result = await entry.run(deps, ctx, ids, entry.input ? input : undefined);
+      // `output` is the REST answer's shape, so a tool answers as REST does (a list as `{ data: [...] }`)
+      return result.ok && entry.rest?.answer ? ok(entry.rest.answer(result.value)) : result;
     },
   });
 }

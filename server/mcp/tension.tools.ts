@@ -1,5 +1,5 @@
-// MCP tools over the tension and actor use cases: the same functions REST and GraphQL call. The command
-// tools are generated from the command registry.
+// MCP tools over the tension use cases: the same functions REST and GraphQL call. The command tools are
+// generated from the command registry; the actor tools from the operation registry (operations.tools.ts).
 import { z } from 'zod';
 import {
   asOfQuery,
@@ -22,8 +22,6 @@ import {
   TENSION_COMMANDS,
   type TensionCommandEntry,
 } from '../application/tensions/index.js';
-import { actorOutput, actorPageOutput, createActorInput, listActorsQuery } from '../application/actors/actor.inputs.js';
-import { createActor, getActor, listActors } from '../application/actors/index.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 /**
@@ -128,40 +126,4 @@ export const TENSION_TOOLS: ToolDef[] = [
     },
   }),
   ...TENSION_COMMANDS.map(commandTool),
-  defineTool({
-    name: 'list_actors',
-    title: 'List actors',
-    description:
-      'Lists market actors (organizations, individuals, virtual actors, agents) that tensions belong to. Filters: type, q; pages with limit and cursor.',
-    operation: 'actors.list',
-    input: listActorsQuery,
-    rawArguments: true,
-    output: actorPageOutput,
-    annotations: READ,
-    run: (deps, ctx, args) => listActors(deps, ctx, args),
-  }),
-  defineTool({
-    name: 'get_actor',
-    title: 'Get an actor',
-    description: 'Returns one actor (id, name, type, tensionCount) by id. Error actor_not_found: no such actor.',
-    operation: 'actors.get',
-    input: z.strictObject({ id: z.string().min(1).max(100).describe('The actor id (a UUID). An id that is not a UUID is actor_not_found.') }),
-    output: actorOutput,
-    annotations: READ,
-    run: (deps, ctx, args) => getActor(deps, ctx, args.id),
-  }),
-  defineTool({
-    name: 'create_actor',
-    title: 'Create an actor',
-    description:
-      'Creates a market actor (name 1-200 characters; type organization, individual, virtual or agent), so tensions can be sensed for it. ' +
-      'Returns the actor as GET /actors/{id} does. Not idempotent: calling it twice creates two actors; pass idempotencyKey to retry safely.',
-    operation: 'actors.create',
-    input: createActorInput,
-    rawArguments: true,
-    output: actorOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    idempotent: true,
-    run: (deps, ctx, args) => createActor(deps, ctx, args),
-  }),
 ];

@@ -1,20 +1,9 @@
-// OpenAPI descriptions of the event feed's routes (SPEC §10), from the use case's schemas.
-import { feedEventOutput, feedFollowQuery, feedPageOutput, listEventsQuery } from '../application/events/events.js';
+// OpenAPI description of the event feed's stream (SPEC §10), from the use case's schemas; its pages
+// (GET /events) are generated from the operation registry (application/events/events.operations.ts).
+import { feedEventOutput, feedFollowQuery } from '../application/events/events.js';
 import type { RouteDoc } from './openapi.js';
 
 export const EVENTS_ROUTE_DOCS: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/events',
-    summary: 'Read the event feed',
-    tag: 'events',
-    operation: 'events.list',
-    description:
-      "Every committed event in feed order, a page at a time: pass `nextCursor` as `after`. With `wait`, an empty answer waits up to 30 s for the next commit (a long poll): it counts against the user's 20 open streams and long polls (429 `rate_limited` past that), and answers 401 or 403 as soon as the caller loses the right to read the feed.",
-    query: listEventsQuery,
-    response: feedPageOutput,
-    status: 200,
-  },
   {
     method: 'get',
     path: '/events/stream',

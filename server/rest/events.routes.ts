@@ -1,11 +1,12 @@
-// REST: the event feed (SPEC §10): GET /events (pages, long poll) and GET /events/stream (Server-Sent Events).
+// REST: the event feed's stream (SPEC §10), GET /events/stream (Server-Sent Events): no request and answer,
+// so written by hand. Its pages, GET /events (long poll included), come from the operation registry.
 import { Router, type Request, type Response } from 'express';
 import type { Deps } from '../application/context.js';
-import { followedEvent, listEvents, MAX_STREAM_BUFFERED_BYTES, prepareFollow } from '../application/events/events.js';
+import { followedEvent, MAX_STREAM_BUFFERED_BYTES, prepareFollow } from '../application/events/events.js';
 import { feedHub, type FeedEvent, type Following } from '../application/events/feed-hub.js';
 import { openStreamGuard } from '../application/events/stream-guard.js';
 import { OPERATION_PERMISSIONS } from '../application/permission-table.js';
-import { handle, restCtx } from './handle.js';
+import { restCtx } from './handle.js';
 import { sendProblem } from './problem.js';
 
 /** An event's SSE frame, written once per event and sent to every subscriber it matches. */
@@ -36,22 +37,6 @@ function sseChunk(deps: Deps, events: readonly FeedEvent[]): Buffer {
 
 export function eventsRoutes(deps: Deps): Router {
   const router = Router();
-  router.get(
-    '/events',
-    handle(deps, async (d, ctx, req) => {
-      // The response's close, not the socket's: a keep-alive socket outlives its requests, and a listener
-      // per request on it piled up (issue 29, 30). `close` fires when the client goes, or when answered.
-      const res = req.res!;
-      const aborted = new AbortController();
-      const abort = () => aborted.abort();
-      res.once('close', abort);
-      try {
-        return await listEvents(d, ctx, req.query, aborted.signal);
-      } finally {
-        res.removeListener('close', abort);
-      }
-    }),
-  );
   router.get('/events/stream', (req, res, next) => void stream(deps, req, res).catch(next));
   return router;
 }

@@ -19,13 +19,13 @@ import { roleOutput } from '../application/roles/role.read.js';
 import { apiKeyOutput, createdApiKeyOutput } from '../application/users/api-keys.js';
 import { meOutput } from '../application/auth/auth.js';
 import { feedEventOutput, feedPageOutput } from '../application/events/events.js';
-import { pageOutput } from '../application/paging.js';
 import { apiKeyPageOutput, userPageOutput } from '../application/users/users.operations.js';
 
 import { permissionListOutput, rolePageOutput } from '../application/roles/roles.operations.js';
 
 export { apiKeyPageOutput, permissionListOutput, rolePageOutput, userPageOutput };
 import { auditEntryOutput } from '../application/audit/audit.js';
+import { auditPageOutput } from '../application/audit/audit.operations.js';
 
 const fieldError = z.object({
   path: z.string().describe('Where in the input, dot-separated (`name`, `roleIds.2`); `(root)` for the input as a whole.'),
@@ -64,8 +64,6 @@ const problem = z
       .describe('rate_limited (the login throttle and the per-key or per-client request limit): seconds to wait; also in the `Retry-After` header.'),
   })
   .describe('A refusal: an RFC 9457 problem document with a stable `code`.');
-
-export const auditPageOutput = pageOutput(auditEntryOutput, 'the audit trail, newest first');
 
 /** The named schemas, by component name. Their order is the document's. */
 const NAMED = {

@@ -9,7 +9,6 @@ import { TENSION_ROUTE_DOCS } from './tensions.docs.js';
 import { IDENTITY_ROUTE_DOCS } from './identity.docs.js';
 import { SECOND_FACTOR_ROUTE_DOCS } from './second-factor.docs.js';
 import { EVENTS_ROUTE_DOCS } from './events.docs.js';
-import { AUDIT_ROUTE_DOCS } from './audit.docs.js';
 import { EXPORT_ROUTE_DOCS } from './export.docs.js';
 import { operationDocs } from './operations.docs.js';
 import { renderDocsPage } from './openapi.html.js';
@@ -53,8 +52,9 @@ export const REST_ROUTE_DOCS: RouteDoc[] = [
   ...IDENTITY_ROUTE_DOCS,
   ...SECOND_FACTOR_ROUTE_DOCS,
   ...TENSION_ROUTE_DOCS,
+  ...operationDocs(['actors', 'events']),
   ...EVENTS_ROUTE_DOCS,
-  ...AUDIT_ROUTE_DOCS,
+  ...operationDocs(['audit']),
   ...operationDocs(['webhooks']),
   ...OPENAPI_ROUTE_DOCS,
   ...EXPORT_ROUTE_DOCS,

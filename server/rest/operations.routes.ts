@@ -1,6 +1,7 @@
 // REST from the operation registry (server/application/operations.ts): one route per entry with a `rest`
 // face. Parse → call → map as every route: the path parameters and the body or query string go to the
-// use case as given (it validates and authorizes); `handle` answers, and makes a POST idempotent (SPEC §12).
+// use case as given (it validates and authorizes), with a signal that aborts when the client goes (a long
+// poll stops waiting); `handle` answers, and makes a POST idempotent (SPEC §12).
 import { Router, type Request } from 'express';
 import type { Deps } from '../application/context.js';
 import { pathParamsOf, type OperationEntry } from '../application/operations.js';
@@ -22,8 +23,18 @@ export function operationHandler(deps: Deps, entry: OperationEntry) {
     deps,
     async (d, ctx, req) => {
       const params = Object.fromEntries(names.map((name) => [name, String(req.params[name])]));
-      const result = await entry.run(d, ctx, params, inputOf(entry, req));
-      return result.ok && rest.answer ? ok(rest.answer(result.value)) : result;
+      // The response's close, not the socket's: a keep-alive socket outlives its requests, and a listener
+      // per request on it piled up (issue 29, 30). `close` fires when the client goes, or when answered.
+      const res = req.res!;
+      const gone = new AbortController();
+      const abort = () => gone.abort();
+      res.once('close', abort);
+      try {
+        const result = await entry.run(d, ctx, params, inputOf(entry, req), gone.signal);
+        return result.ok && rest.answer ? ok(rest.answer(result.value)) : result;
+      } finally {
+        res.removeListener('close', abort);
+      }
     },
     { status: rest.status },
   );

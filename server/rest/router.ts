@@ -7,11 +7,9 @@ import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
 import { oidcRoutes } from './oidc.routes.js';
 import { operationRoutes } from './operations.routes.js';
-import { actorsRoutes } from './actors.routes.js';
 import { tensionsRoutes } from './tensions.routes.js';
 import { openapiRoutes } from './openapi.routes.js';
 import { eventsRoutes } from './events.routes.js';
-import { auditRoutes } from './audit.routes.js';
 import { exportRoutes } from './export.routes.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
@@ -68,14 +66,7 @@ export function restRouter(deps: Deps): Router {
   // (the probe is made from the routers, which take requireCaller: it is looked up at request time)
   const requireCaller = callerRequired(() => probe);
   const publicRoutes = [openapiRoutes(deps), authRoutes(deps, requireCaller), oidcRoutes(deps)];
-  const guarded = [
-    operationRoutes(deps),
-    actorsRoutes(deps),
-    tensionsRoutes(deps),
-    eventsRoutes(deps),
-    auditRoutes(deps),
-    exportRoutes(deps),
-  ];
+  const guarded = [operationRoutes(deps), tensionsRoutes(deps), eventsRoutes(deps), exportRoutes(deps)];
   const probe = methodNotAllowed([...publicRoutes, ...guarded]);
   router.use(requireJsonBody);
   router.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] }));

@@ -1,5 +1,5 @@
-// OpenAPI descriptions of the tension and actor routes, built from the use cases' own schemas; the
-// tension commands' operations are generated from the command registry.
+// OpenAPI descriptions of the tension routes, built from the use cases' own schemas; the tension
+// commands' operations are generated from the command registry (the actors' from the operation registry).
 import {
   asOfQuery,
   changesQuery,
@@ -13,7 +13,6 @@ import {
   tensionReadOutput,
 } from '../application/tensions/tension.inputs.js';
 import { TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/registry.js';
-import { actorOutput, actorPageOutput, createActorInput, listActorsQuery, updateActorInput } from '../application/actors/actor.inputs.js';
 import type { RouteDoc } from './openapi.js';
 
 const TENSION_ID = { id: 'The tension id (a UUID); an id that is not a UUID, or of a discarded tension, is 404 not_found.' };
@@ -95,60 +94,4 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
     description: 'Every change of the tension, newest first, with who made it and through which face; also after it was discarded.',
   },
   ...TENSION_COMMANDS.map(commandDoc),
-  {
-    method: 'get',
-    path: '/actors',
-    summary: 'List actors',
-    tag: 'actors',
-    operation: 'actors.list',
-    query: listActorsQuery,
-    response: actorPageOutput,
-    status: 200,
-    description: 'Actors by name, a page at a time, each with its number of tensions.',
-  },
-  {
-    method: 'post',
-    path: '/actors',
-    summary: 'Create an actor',
-    tag: 'actors',
-    operation: 'actors.create',
-    body: createActorInput,
-    response: actorOutput,
-    status: 201,
-    description: 'Creates an actor, which tensions can then be sensed for. An actor of type agent can be linked to an agent user.',
-  },
-  {
-    method: 'get',
-    path: '/actors/:id',
-    summary: 'Get an actor',
-    tag: 'actors',
-    operation: 'actors.get',
-    response: actorOutput,
-    status: 200,
-    errors: ['actor_not_found'],
-    description: 'One actor, with its number of tensions.',
-  },
-  {
-    method: 'patch',
-    path: '/actors/:id',
-    summary: 'Rename an actor',
-    tag: 'actors',
-    operation: 'actors.update',
-    body: updateActorInput,
-    response: actorOutput,
-    status: 200,
-    errors: ['actor_not_found', 'version_conflict'],
-    description:
-      'Sets the name; the type cannot change. The same name changes nothing. With `expectedVersion`, writes only if the actor is still at that version (409 version_conflict otherwise).',
-  },
-  {
-    method: 'delete',
-    path: '/actors/:id',
-    summary: 'Delete an actor',
-    tag: 'actors',
-    operation: 'actors.delete',
-    status: 204,
-    errors: ['actor_not_found'],
-    description: 'Deletes the actor and discards all its tensions, in one transaction; their histories stay readable.',
-  },
 ];

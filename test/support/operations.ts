@@ -88,7 +88,7 @@ const GHOST_IDS: Record<string, string> = { id: GHOST_ID, keyId: GHOST_KEY_ID, a
 
 /** The GraphQL type of a flat argument, as the registry's loop declares it (schema/operations.ts). */
 function flatArgType(entry: OperationEntry, field: string): string {
-  const json = inputJsonOf(entry.input!);
+  const json = inputJsonOf((entry.graphql?.input ?? entry.input)!);
   const shape = graphqlShapeOf(json.properties![field]);
   const name = typeof shape.named === 'string' ? shape.named : (shape.named as { name: string }).name;
   const required = (json.required ?? []).includes(field) && !shape.nullable ? '!' : '';
@@ -168,45 +168,12 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     mcp: { tool: 'get_tension_changes', args: { id: GHOST_ID, from: 1 } },
   },
   ...TENSION_COMMAND_SURFACES,
-  'actors.list': {
-    rest: { method: 'GET', path: '/actors' },
-    graphql: q('actors', '', '{ data { id } }'),
-    mcp: { tool: 'list_actors', args: {} },
-  },
-  'actors.get': {
-    rest: { method: 'GET', path: '/actors/:id' },
-    graphql: q('actor', 'id: $id', '{ id }', '$id: ID!', { id: GHOST_ID }),
-    mcp: { tool: 'get_actor', args: { id: GHOST_ID } },
-  },
-  'actors.create': {
-    rest: { method: 'POST', path: '/actors', body: { name: 'Org', type: 'organization' } },
-    graphql: m('createActor', 'input: $input', '{ id }', '$input: CreateActorInput!', { input: { name: 'Org', type: 'organization' } }),
-    mcp: { tool: 'create_actor', args: { name: 'Org', type: 'organization' } },
-  },
-  'actors.update': {
-    rest: { method: 'PATCH', path: '/actors/:id', body: { name: 'Org 2' } },
-    graphql: m('updateActor', 'id: $id, input: $input', '{ id }', '$id: ID!, $input: UpdateActorInput!', { id: GHOST_ID, input: { name: 'Org 2' } }),
-    mcp: null,
-  },
-  'actors.delete': {
-    rest: { method: 'DELETE', path: '/actors/:id' },
-    graphql: m('deleteActor', 'id: $id', '', '$id: ID!', { id: GHOST_ID }),
-    mcp: null,
-  },
   'projections.rebuild': {
     // SPEC §3: the CLI and GraphQL only.
     rest: null,
     graphql: m('rebuildTensionProjection', 'dryRun: true', '{ streams }', '', {}),
     mcp: null,
   },
-  'events.list': {
-    rest: { method: 'GET', path: '/events' },
-    graphql: q('events', '', '{ data { id } nextCursor }'),
-    mcp: { tool: 'list_events', args: {} },
-  },
-  'audit.list': { rest: { method: 'GET', path: '/audit' }, graphql: q('auditLog', '', '{ data { id } nextCursor }'), mcp: null },
-  // REST and MCP clients read the same lists as the `action` and `targetType` enums of GET /audit's OpenAPI parameters.
-  'audit.vocabulary': { rest: null, graphql: q('auditVocabulary', '', '{ actions targetTypes }'), mcp: null },
   // exports (issue 36): REST only, a download a script or the admin app's button takes
   'tensions.export': { rest: { method: 'GET', path: '/export/tensions' }, graphql: null, mcp: null },
   'actors.export': { rest: { method: 'GET', path: '/export/actors' }, graphql: null, mcp: null },
