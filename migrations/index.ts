@@ -15,6 +15,7 @@ import { Migration20261126010000_list_indexes } from './Migration20261126010000_
 import { Migration20261126030000_oauth_store } from './Migration20261126030000_oauth_store.js';
 import { Migration20261126040000_webhooks } from './Migration20261126040000_webhooks.js';
 import { Migration20261126050000_second_factor } from './Migration20261126050000_second_factor.js';
+import { Migration20261126130000_dashboard_rollups } from './Migration20261126130000_dashboard_rollups.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: 'Migration20261126030000_oauth_store', class: Migration20261126030000_oauth_store },
   { name: 'Migration20261126040000_webhooks', class: Migration20261126040000_webhooks },
   { name: 'Migration20261126050000_second_factor', class: Migration20261126050000_second_factor },
+  { name: 'Migration20261126130000_dashboard_rollups', class: Migration20261126130000_dashboard_rollups },
 ];

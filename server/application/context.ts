@@ -50,6 +50,8 @@ export interface Deps {
   metrics: Metrics;
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
+  /** requests per API key since this instance last wrote its `last_used_at` (the dashboard's key usage); absent: each write counts one */
+  keyUses?: Map<string, number>;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

@@ -253,6 +253,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
     graphql: m('replayWebhook', 'id: $id, after: "not-a-cursor"', '{ queued }', '$id: ID!', { id: GHOST_ID }),
     mcp: null,
   },
+  'dashboard.tensions': { rest: null, graphql: q('dashboardTensions', 'weeks: 4', '{ byState { state count } }'), mcp: null },
+  'dashboard.keyUsage': { rest: null, graphql: q('dashboardKeyUsage', 'days: 7', '{ days }'), mcp: null },
+  'dashboard.signInFailures': { rest: null, graphql: q('dashboardSignInFailures', 'days: 7', '{ days { day } }'), mcp: null },
+  'dashboard.feedHealth': { rest: null, graphql: q('dashboardFeedHealth', '', '{ headPosition }'), mcp: null },
+  'dashboard.webhookHealth': { rest: null, graphql: q('dashboardWebhookHealth', '', '{ endpoints }'), mcp: null },
   'me.getMfa': { rest: { method: 'GET', path: '/me/mfa' }, graphql: q('myMfa', '', '{ enrolled }'), mcp: null },
   'me.startMfaEnrolment': { rest: { method: 'POST', path: '/me/mfa/totp' }, graphql: m('startMfaEnrolment', '', '{ otpauthUri }', '', {}), mcp: null },
   'me.confirmMfaEnrolment': {
