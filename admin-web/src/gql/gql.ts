@@ -50,6 +50,11 @@ type Documents = {
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
+    "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n": typeof types.DashboardTensionsDocument,
+    "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n": typeof types.DashboardKeyUsageDocument,
+    "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n": typeof types.DashboardSignInFailuresDocument,
+    "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n": typeof types.DashboardFeedHealthDocument,
+    "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n": typeof types.DashboardWebhookHealthDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.RoleDocument,
@@ -114,6 +119,11 @@ const documents: Documents = {
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
+    "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n": types.DashboardTensionsDocument,
+    "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n": types.DashboardKeyUsageDocument,
+    "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n": types.DashboardSignInFailuresDocument,
+    "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n": types.DashboardFeedHealthDocument,
+    "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n": types.DashboardWebhookHealthDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.RoleDocument,
@@ -300,6 +310,26 @@ export function graphql(source: "\n  query ActorVersion($id: ID!) {\n    actor(i
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n"): (typeof documents)["\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n"): (typeof documents)["\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n"): (typeof documents)["\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n"): (typeof documents)["\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n"): (typeof documents)["\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
