@@ -23,6 +23,11 @@ type Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateMyApiKeyDocument,
+    "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkResolveTensionDocument,
+    "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkDropTensionDocument,
+    "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": typeof types.BulkReassignTensionDocument,
+    "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": typeof types.BulkSetTensionLeadDocument,
+    "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": typeof types.BulkMatchingTensionsDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
@@ -92,6 +97,11 @@ const documents: Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateMyApiKeyDocument,
+    "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": types.BulkResolveTensionDocument,
+    "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": types.BulkDropTensionDocument,
+    "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": types.BulkReassignTensionDocument,
+    "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": types.BulkSetTensionLeadDocument,
+    "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": types.BulkMatchingTensionsDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
@@ -202,6 +212,26 @@ export function graphql(source: "\n  mutation RotateUserApiKey($userId: ID!, $ke
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"): (typeof documents)["\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n"): (typeof documents)["\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n"): (typeof documents)["\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n"): (typeof documents)["\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
