@@ -18,6 +18,7 @@ import { Migration20261126050000_second_factor } from './Migration20261126050000
 import { Migration20261126100000_tension_snapshots } from './Migration20261126100000_tension_snapshots.js';
 import { Migration20261126110000_oidc_sign_in } from './Migration20261126110000_oidc_sign_in.js';
 import { Migration20261126120000_tension_search } from './Migration20261126120000_tension_search.js';
+import { Migration20261126130000_dashboard_rollups } from './Migration20261126130000_dashboard_rollups.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -39,4 +40,5 @@ export const migrationsList = [
   { name: 'Migration20261126100000_tension_snapshots', class: Migration20261126100000_tension_snapshots },
   { name: 'Migration20261126110000_oidc_sign_in', class: Migration20261126110000_oidc_sign_in },
   { name: 'Migration20261126120000_tension_search', class: Migration20261126120000_tension_search },
+  { name: 'Migration20261126130000_dashboard_rollups', class: Migration20261126130000_dashboard_rollups },
 ];

@@ -10,6 +10,7 @@ import './tensions/index.js';
 import './events/index.js';
 import './audit/index.js';
 import './webhooks/index.js';
+import './dashboard/index.js';
 import './operations.js';
 
 export const schema = describeFromZod(builder.toSchema({ sortSchema: true }));

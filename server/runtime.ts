@@ -80,5 +80,5 @@ export async function openServiceDatabase(
 }
 
 export function makeDeps(config: Config, logger: Logger, db: Database, sessionSecret: string): Deps {
-  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret, metrics: createMetrics(db.orm) };
+  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret, metrics: createMetrics(db.orm), keyUses: new Map() };
 }

@@ -1,11 +1,11 @@
 // The signed-in layout: header with permission-aware navigation, and the routed page.
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useI18n } from './i18n/index.js';
 import type { MessageKey } from './i18n/en.js';
 import { Link, matchPath, useRouter } from './lib/router.js';
 import { useSession } from './lib/session.js';
 import { useTitle } from './lib/use-title.js';
-import { Alert, Button, EmptyState, PageHeader } from './components/ui.js';
+import { Alert, Button, EmptyState, Loading, PageHeader } from './components/ui.js';
 import { LanguageSwitch } from './components/language-switch.js';
 import { TensionsPage } from './pages/tensions-list.js';
 import { TensionCreatePage } from './pages/tension-create.js';
@@ -21,6 +21,9 @@ import { ActivityPage } from './pages/activity.js';
 import { ConsentPage } from './pages/consent.js';
 import { WebhooksPage } from './pages/webhooks-list.js';
 import { WebhookDetailPage } from './pages/webhook-detail.js';
+
+// The dashboard and its charting library load when it is opened, not with the first page.
+const DashboardPage = lazy(() => import('./pages/dashboard.js').then((m) => ({ default: m.DashboardPage })));
 
 interface Route {
   pattern: string;
@@ -44,6 +47,15 @@ const ROUTES: Route[] = [
   { pattern: '/webhooks', permission: 'webhooks:read', render: () => <WebhooksPage /> },
   { pattern: '/webhooks/:id', permission: 'webhooks:read', render: (p) => <WebhookDetailPage key={p.id} id={p.id} /> },
   { pattern: '/oauth/consent/:uid', permission: null, render: (p) => <ConsentPage key={p.uid} uid={p.uid} /> },
+  {
+    pattern: '/dashboard',
+    permission: null,
+    render: () => (
+      <Suspense fallback={<Loading />}>
+        <DashboardPage />
+      </Suspense>
+    ),
+  },
 ];
 
 const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
@@ -53,6 +65,7 @@ const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
   { to: '/roles', label: 'nav.roles', permission: 'roles:read' },
   { to: '/activity', label: 'nav.activity', permission: 'audit:read' },
   { to: '/webhooks', label: 'nav.webhooks', permission: 'webhooks:read' },
+  { to: '/dashboard', label: 'nav.dashboard', permission: 'tensions:read' },
   { to: '/account', label: 'nav.account', permission: null },
 ];
 

@@ -54,6 +54,8 @@ export interface Deps {
   pastSnapshotEvery?: number;
   /** the most rows one export serves (default EXPORT_MAX_ROWS; issue 36). Tests make it small. */
   exportMaxRows?: number;
+  /** requests per API key since this instance last wrote its `last_used_at` (the dashboard's key usage); absent: each write counts one */
+  keyUses?: Map<string, number>;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

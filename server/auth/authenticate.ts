@@ -23,10 +23,19 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Resul
   const row = await keyHolder(em, hashApiKey(key), now);
   if (!row) return UNAUTHENTICATED('The API key is unknown, expired or revoked.');
   const lastUsed = row.last_used_at ? new Date(row.last_used_at) : null;
+  // Requests are counted in memory and added to the key's day where `last_used_at` is written, so a request
+  // costs no write of its own; a count whose write did not happen (another instance wrote) waits for the next.
+  const tally = deps.keyUses;
+  const requests = (tally?.get(row.id) ?? 0) + 1;
   if (!lastUsed || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS) {
+    tally?.delete(row.id);
     // Off the critical path; the guard in SQL keeps it to one write a minute across instances.
-    void recordKeyUse(em, row.id, now, LAST_USED_RESOLUTION_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not record api key use'));
-  }
+    void recordKeyUse(em, row.id, now, LAST_USED_RESOLUTION_MS, requests)
+      .then((written) => {
+        if (!written) tally?.set(row.id, (tally.get(row.id) ?? 0) + requests);
+      })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not record api key use'));
+  } else tally?.set(row.id, requests);
   return ok({
     kind: row.type,
     userId: row.user_id,

@@ -146,11 +146,19 @@ export async function keyHolder(em: EntityManager, keyHash: string, now: Date): 
   return row ?? null;
 }
 
-/** Records the key's use at `now` unless one was recorded within `resolutionMs` (one write a minute across instances). */
-export async function recordKeyUse(em: EntityManager, keyId: string, now: Date, resolutionMs: number): Promise<void> {
-  await prepared(em, `update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)`, [
-    now,
-    keyId,
-    new Date(now.getTime() - resolutionMs),
-  ]);
+/**
+ * Records the key's use at `now` unless one was recorded within `resolutionMs` (one write a minute across
+ * instances), and in the same statement adds `requests` (those counted since this instance's last write) to
+ * the key's count of the UTC day (the operator dashboard). Answers whether it wrote; when not, the caller
+ * keeps its count for the next write.
+ */
+export async function recordKeyUse(em: EntityManager, keyId: string, now: Date, resolutionMs: number, requests = 1): Promise<boolean> {
+  const rows = await prepared(
+    em,
+    `with k as (update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?) returning id)
+     insert into api_key_use_days (key_id, day, requests) select id, (?::timestamptz at time zone 'UTC')::date, ? from k
+     on conflict (key_id, day) do update set requests = api_key_use_days.requests + excluded.requests returning key_id`,
+    [now, keyId, new Date(now.getTime() - resolutionMs), now, requests],
+  );
+  return rows.length > 0;
 }

@@ -28,6 +28,7 @@ const screens = () => [
   { name: 'role-new', path: '/roles/new', h1: /New role|Neue Rolle/ },
   { name: 'activity', path: '/activity', h1: /Activity|Aktivität/ },
   { name: 'account', path: '/account', h1: /My account|Mein Konto/ },
+  { name: 'dashboard', path: '/dashboard', h1: /Dashboard|Übersicht/ },
   { name: 'not-found', path: '/nowhere', h1: /Page not found|Seite nicht gefunden/ },
 ];
 

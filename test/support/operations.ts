@@ -180,6 +180,11 @@ export const OPERATION_SURFACES: Record<Operation, OperationSurface> = {
   'users.export': { rest: { method: 'GET', path: '/export/users' }, graphql: null, mcp: null },
   'audit.export': { rest: { method: 'GET', path: '/export/audit' }, graphql: null, mcp: null },
   'tensions.count': { rest: null, graphql: q('tensionsTotal', '', '{ count exact }'), mcp: null },
+  'dashboard.tensions': { rest: null, graphql: q('dashboardTensions', 'weeks: 4', '{ byState { state count } }'), mcp: null },
+  'dashboard.keyUsage': { rest: null, graphql: q('dashboardKeyUsage', 'days: 7', '{ days }'), mcp: null },
+  'dashboard.signInFailures': { rest: null, graphql: q('dashboardSignInFailures', 'days: 7', '{ days { day } }'), mcp: null },
+  'dashboard.feedHealth': { rest: null, graphql: q('dashboardFeedHealth', '', '{ headPosition }'), mcp: null },
+  'dashboard.webhookHealth': { rest: null, graphql: q('dashboardWebhookHealth', '', '{ endpoints }'), mcp: null },
 };
 
 /**

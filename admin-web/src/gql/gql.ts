@@ -23,6 +23,11 @@ type Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateMyApiKeyDocument,
+    "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkResolveTensionDocument,
+    "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkDropTensionDocument,
+    "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": typeof types.BulkReassignTensionDocument,
+    "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": typeof types.BulkSetTensionLeadDocument,
+    "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": typeof types.BulkMatchingTensionsDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
@@ -50,6 +55,11 @@ type Documents = {
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": typeof types.DeleteActorDocument,
+    "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n": typeof types.DashboardTensionsDocument,
+    "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n": typeof types.DashboardKeyUsageDocument,
+    "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n": typeof types.DashboardSignInFailuresDocument,
+    "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n": typeof types.DashboardFeedHealthDocument,
+    "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n": typeof types.DashboardWebhookHealthDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": typeof types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": typeof types.RoleDocument,
@@ -96,6 +106,11 @@ const documents: Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateMyApiKeyDocument,
+    "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": types.BulkResolveTensionDocument,
+    "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": types.BulkDropTensionDocument,
+    "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": types.BulkReassignTensionDocument,
+    "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": types.BulkSetTensionLeadDocument,
+    "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": types.BulkMatchingTensionsDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
@@ -123,6 +138,11 @@ const documents: Documents = {
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
     "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n": types.DeleteActorDocument,
+    "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n": types.DashboardTensionsDocument,
+    "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n": types.DashboardKeyUsageDocument,
+    "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n": types.DashboardSignInFailuresDocument,
+    "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n": types.DashboardFeedHealthDocument,
+    "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n": types.DashboardWebhookHealthDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginDocument,
     "\n  mutation LoginMfa($input: LoginMfaInput!) {\n    loginMfa(input: $input) {\n      user { id name }\n    }\n  }\n": types.LoginMfaDocument,
     "\n  query Role($id: ID!) {\n    role(id: $id) { id code name permissions inherits system effectivePermissions version }\n  }\n": types.RoleDocument,
@@ -210,6 +230,26 @@ export function graphql(source: "\n  mutation RotateUserApiKey($userId: ID!, $ke
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"): (typeof documents)["\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n"): (typeof documents)["\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n"): (typeof documents)["\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n"): (typeof documents)["\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -318,6 +358,26 @@ export function graphql(source: "\n  query ActorVersion($id: ID!) {\n    actor(i
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteActor($id: ID!) {\n    deleteActor(id: $id)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n"): (typeof documents)["\n  query DashboardTensions($weeks: Int) {\n    dashboardTensions(weeks: $weeks) {\n      from\n      to\n      byState { state count }\n      aliveByScore { score count }\n      weeks { weekStart sensed resolved dropped reopened discarded revived averageSensedScore }\n      oldestAlive { id name score actorName createdAt }\n      actorLoad { actorId actorName alive total }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n"): (typeof documents)["\n  query DashboardKeyUsage($days: Int) {\n    dashboardKeyUsage(days: $days) { from to days keys { keyId keyName prefix userId userName total requests } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n"): (typeof documents)["\n  query DashboardSignInFailures($days: Int) {\n    dashboardSignInFailures(days: $days) { from to days { day failed throttled } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n"): (typeof documents)["\n  query DashboardFeedHealth {\n    dashboardFeedHealth { headPosition relays { name behind published leaseActive updatedAt } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n"): (typeof documents)["\n  query DashboardWebhookHealth {\n    dashboardWebhookHealth { endpoints enabled failing disabled retrying }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

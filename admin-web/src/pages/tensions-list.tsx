@@ -16,6 +16,8 @@ import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Page
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
 import { ExportLinks } from '../components/export-links.js';
+import { TensionBulkBar, useMatchingTensions } from '../components/bulk-tensions.js';
+import type { BulkItem } from '../components/bulk-actions.js';
 
 const TensionsDocument = graphql(`
   query Tensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $limit: Int, $cursor: String) {
@@ -199,22 +201,46 @@ function TensionTable({
 }) {
   const { t, formatDate, lang } = useI18n();
   const limit = pageSize(filters.limit);
+  const { can } = useSession();
   const pager = usePager();
   const context = useMemo(() => ({ additionalTypenames: ['Tension'] }), []);
+  const filterVariables = {
+    state: asTensionState(filters.state),
+    actorId: filters.actorId || null,
+    leadUserId: filters.leadUserId || null,
+    q: filters.q || null,
+    minScore: filters.minScore ? Number(filters.minScore) : null,
+    sort: asTensionSort(filters.sort),
+  };
   const [{ data, error, fetching }, refetch] = useQuery({
     query: TensionsDocument,
-    variables: {
-      state: asTensionState(filters.state),
-      actorId: filters.actorId || null,
-      leadUserId: filters.leadUserId || null,
-      q: filters.q || null,
-      minScore: filters.minScore ? Number(filters.minScore) : null,
-      sort: asTensionSort(filters.sort),
-      limit,
-      cursor: pager.cursor,
-    },
+    variables: { ...filterVariables, limit, cursor: pager.cursor },
     context,
   });
+  // bulk selection (issue 36): rows of this page, or every tension matching the filter
+  const bulk = can('tensions:write');
+  const [selected, setSelected] = useState<Map<string, BulkItem>>(new Map());
+  const [matching, setMatching] = useState<{ loading: boolean; capped: boolean }>({ loading: false, capped: false });
+  const matchingTensions = useMatchingTensions();
+  const toggle = (items: BulkItem[], on: boolean) =>
+    setSelected((prev) => {
+      const next = new Map(prev);
+      for (const i of items) {
+        if (on) next.set(i.id, i);
+        else next.delete(i.id);
+      }
+      return next;
+    });
+  const selectMatching = async () => {
+    setMatching({ loading: true, capped: false });
+    try {
+      const { items, capped } = await matchingTensions(filterVariables);
+      setSelected(new Map(items.map((i) => [i.id, i])));
+      setMatching({ loading: false, capped });
+    } catch {
+      setMatching({ loading: false, capped: false });
+    }
+  };
   const sort = filters.sort || '-score';
   // Under a busy feed (hundreds of changes a second at scale) the page reloads at most once a second: the
   // first change at once, the rest of that second's changes in one reload at its end.
@@ -238,14 +264,42 @@ function TensionTable({
   if (!data) return fetching ? <Loading /> : null;
   const rows = data.tensions.data;
   if (rows.length === 0 && pager.page === 1) return <EmptyState>{filtered ? t('tensions.empty') : t('tensions.emptyAll')}</EmptyState>;
+  const pageItems: BulkItem[] = rows.map((r) => ({ id: r.id, name: r.name, href: `/tensions/${r.id}` }));
+  const pageSelected = pageItems.length > 0 && pageItems.every((i) => selected.has(i.id));
+  const morePages = Boolean(data.tensions.nextCursor) || pager.page > 1;
   return (
     <>
       <LiveIndicator state={live} />
+      {bulk ? (
+        <>
+          {pageSelected && morePages ? (
+            <div className="bulk-matching">
+              <Button variant="ghost" disabled={matching.loading} onClick={() => void selectMatching()}>
+                {matching.loading ? t('bulk.selectingMatching') : t('bulk.selectMatching')}
+              </Button>
+              {matching.capped ? <span className="muted">{t('bulk.capped', { max: 5000 })}</span> : null}
+            </div>
+          ) : null}
+          <TensionBulkBar
+            selected={[...selected.values()]}
+            onClear={() => setSelected(new Map())}
+            onDone={() => {
+              setSelected(new Map());
+              refetch({ requestPolicy: 'network-only' });
+            }}
+          />
+        </>
+      ) : null}
       <div className="table-wrap card">
         <table className="table">
           <caption className="visually-hidden">{t('tensions.title')}</caption>
           <thead>
             <tr>
+              {bulk ? (
+                <th scope="col" className="select-cell">
+                  <input type="checkbox" aria-label={t('bulk.selectPage')} checked={pageSelected} onChange={(e) => toggle(pageItems, e.target.checked)} />
+                </th>
+              ) : null}
               <SortHeader column="name" label={t('tensions.col.name')} sort={sort} onSort={onSort} />
               <SortHeader column="score" label={t('tensions.col.score')} sort={sort} onSort={onSort} className="num" />
               <th scope="col">{t('tensions.col.state')}</th>
@@ -257,6 +311,16 @@ function TensionTable({
           <tbody>
             {rows.map((r) => (
               <tr key={r.id}>
+                {bulk ? (
+                  <td className="select-cell">
+                    <input
+                      type="checkbox"
+                      aria-label={t('bulk.selectRow', { name: r.name })}
+                      checked={selected.has(r.id)}
+                      onChange={(e) => toggle([{ id: r.id, name: r.name, href: `/tensions/${r.id}` }], e.target.checked)}
+                    />
+                  </td>
+                ) : null}
                 <td>
                   <Link to={`/tensions/${r.id}`} className="row-link">
                     {r.name}
