@@ -98,7 +98,7 @@ describe('as-of reads through snapshots', () => {
     app.deps.pastSnapshotEvery = EVERY;
     expect(changesWhole.status).toBe(200);
     expect((await c.get(`/tensions/${t.id}/changes?from=3`)).body).toEqual(changesWhole.body);
-  });
+  }, 120_000); // ~120 requests: 28 s on the embedded database under a load average of 30
 
   it('a snapshot another fold wrote (another digest) is never read', async () => {
     tick();

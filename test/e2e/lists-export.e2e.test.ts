@@ -1,0 +1,82 @@
+// The tensions list's totals, page size and export as an operator uses them (issue 36), in English and German:
+// "1–20 of 30", a page size of 50, and the CSV the Export button downloads holding the rows the API lists for
+// the same filter.
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+let api: ReturnType<typeof client>;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp({ rateLimitPerMinute: 0 });
+  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const actorId = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
+  for (let i = 0; i < 45; i++) {
+    const res = await api.post('/tensions', { name: `${i < 30 ? 'Quay' : 'Dock'} ${String(i).padStart(2, '0')}`, actorId, score: 1 + (i % 10) });
+    expect(res.status).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await app?.close();
+});
+
+async function signedIn(locale: string): Promise<Page> {
+  const context = await browser.newContext({ locale, viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${app.url}/`);
+  await page.locator('input[type=email]').fill(ADMIN.email);
+  await page.locator('input[type=password]').fill(ADMIN.password);
+  await page.locator('button[type=submit]').click();
+  // signed in: the first page is the tensions list
+  await page.getByRole('heading', { name: locale.startsWith('de') ? 'Spannungen' : 'Tensions', level: 1 }).waitFor();
+  return page;
+}
+
+/** RFC 4180 rows (the names here hold no quotes or line breaks, so a split is enough). */
+const csvRows = (text: string) =>
+  text
+    .split('\r\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split(','));
+
+describe('tensions list: totals, page size, export', () => {
+  it('English: "1–20 of 30", page size 50, and the CSV download holds the API rows for the filter', async () => {
+    const page = await signedIn('en-US');
+    await page.goto(`${app.url}/tensions?q=Quay&sort=name`);
+    const range = page.getByTestId('list-range');
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–20 of 30');
+    await page.getByLabel('Per page').selectOption('50');
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–30 of 30');
+    expect(page.url()).toContain('limit=50');
+    await screenshot(page, 'lists-01-range-en');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('tensions.csv');
+    const [header, ...rows] = csvRows(await readFile(await download.path(), 'utf8'));
+    const listed = (await api.get('/tensions?q=Quay&sort=name&limit=100')).body.data as { id: string; name: string }[];
+    expect(rows.length).toBe(30);
+    expect(rows.map((r) => [r[header.indexOf('id')], r[header.indexOf('name')]])).toEqual(listed.map((t) => [t.id, t.name]));
+  }, 90_000);
+
+  it('German: "1–20 von 45" and the export buttons in German', async () => {
+    const page = await signedIn('de-DE');
+    await page.goto(`${app.url}/tensions`);
+    await expect.poll(() => page.getByTestId('list-range').textContent(), { timeout: 15_000 }).toBe('1–20 von 45');
+    expect(await page.getByRole('link', { name: 'CSV exportieren' }).getAttribute('href')).toBe('/api/v1/export/tensions?format=csv');
+    await page.getByLabel('Pro Seite').waitFor();
+    await screenshot(page, 'lists-02-range-de');
+  }, 90_000);
+});
