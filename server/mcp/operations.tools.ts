@@ -7,6 +7,7 @@ import { pathParamsOf, type OperationEntry } from '../application/operations.js'
 import { OPERATIONS } from '../application/registry.js';
 import { permissionOf } from '../application/permission-table.js';
 import { ok } from '../domain/errors.js';
+import type { Ctx, Deps } from '../application/context.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 const idArg = (name: string, description?: string) =>
@@ -35,14 +36,19 @@ export function operationTool(entry: OperationEntry): ToolDef {
     ...(write ? { idempotent: true } : {}),
     output: entry.output ?? z.object({}),
     annotations: { ...mcp.annotations, openWorldHint: mcp.annotations.openWorldHint ?? false },
-    run: async (deps, ctx, args) => {
-      const all = args;
-      const ids = Object.fromEntries(params.map((p) => [p, String(all[p])]));
-      const input = Object.fromEntries(Object.entries(all).filter(([k]) => !params.includes(k)));
-      const result = await entry.run(deps, ctx, ids, entry.input ? input : undefined);
-      // `output` is the REST answer's shape, so a tool answers as REST does (a list as `{ data: [...] }`)
-      return result.ok && entry.rest?.answer ? ok(entry.rest.answer(result.value)) : result;
-    },
+    // named by its operation (a closure made in a loop), so a stack trace and a profile say which tool ran
+    run: Object.defineProperty(
+      async function run(deps: Deps, ctx: Ctx, args: Record<string, unknown>) {
+        const all = args;
+        const ids = Object.fromEntries(params.map((p) => [p, String(all[p])]));
+        const input = Object.fromEntries(Object.entries(all).filter(([k]) => !params.includes(k)));
+        const result = await entry.run(deps, ctx, ids, entry.input ? input : undefined);
+        // `output` is the REST answer's shape, so a tool answers as REST does (a list as `{ data: [...] }`)
+        return result.ok && entry.rest?.answer ? ok(entry.rest.answer(result.value)) : result;
+      },
+      'name',
+      { value: `mcp ${entry.operation}` },
+    ),
   });
 }
 

@@ -45,12 +45,15 @@ export function tensionsRoutes(deps: Deps): Router {
   );
   for (const entry of TENSION_COMMANDS) {
     // Idempotency-Key (SPEC §12) is `handle`'s, like every POST's.
-    router[entry.rest.method](
-      entry.rest.path,
-      handle(deps, (d, ctx, req) => runCommand(d, ctx, entry, req.params.id === undefined ? null : String(req.params.id), commandInput(entry, req)), {
+    const handler = handle(
+      deps,
+      (d, ctx, req) => runCommand(d, ctx, entry, req.params.id === undefined ? null : String(req.params.id), commandInput(entry, req)),
+      {
         status: entry.rest.status,
-      }),
+      },
     );
+    // named by its operation, as the operation registry's routes are, so a stack trace and a profile say which command ran
+    router[entry.rest.method](entry.rest.path, Object.defineProperty(handler, 'name', { value: `rest ${entry.operation}` }));
   }
   return router;
 }
