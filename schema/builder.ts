@@ -71,5 +71,10 @@ builder.scalarType('JSON', {
   parseValue: (value) => value,
 });
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description:
+    'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
+});
+builder.mutationType({
+  description: 'Writes, each one application command in one transaction. Refusals are errors with the REST code upper-cased in `extensions.code`.',
+});

@@ -2,7 +2,8 @@
 // face: the OpenAPI document and the MCP tools read them directly; here the built GraphQL schema takes
 // them for every field and argument that has no GraphQL-specific description of its own.
 import { getNamedType, isInputObjectType, isObjectType, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLSchema } from 'graphql';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { describedAs, shapeOf } from './described.js';
 import { historyEntryOutput, historyQuery, listTensionsQuery, rebuildReportOutput, tensionOutput } from '../server/application/tensions/tension.inputs.js';
 import { actorOutput, createActorInput, listActorsQuery, updateActorInput } from '../server/application/actors/actor.inputs.js';
 import { userOutput } from '../server/application/users/user.read.js';
@@ -26,23 +27,6 @@ import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A GraphQL object or input type, or a `Type.field` whose arguments, and the zod object that describes its members. */
 const DESCRIBED_BY: Record<string, z.ZodType> = {
-  Tension: tensionOutput,
-  TensionParty: tensionOutput.shape.actor,
-  TensionLead: tensionOutput.shape.lead,
-  HistoryEntry: historyEntryOutput,
-  HistoryAuthor: historyEntryOutput.shape.by,
-  RebuildReport: rebuildReportOutput,
-  Actor: actorOutput,
-  User: userOutput,
-  LinkedActor: userOutput.shape.linkedActor,
-  ApiKey: apiKeyOutput,
-  CreatedApiKey: createdApiKeyOutput,
-  Role: roleOutput,
-  Me: meOutput,
-  FeedEvent: feedEventOutput,
-  AuditEntry: auditEntryOutput,
-  AuditActor: auditEntryOutput.shape.by,
-  AuditTarget: auditEntryOutput.shape.target,
   'Query.auditLog': listAuditQuery,
   CreateActorInput: createActorInput,
   UpdateActorInput: updateActorInput,
@@ -60,9 +44,6 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   'Query.myApiKeys': listApiKeysInput,
   'Query.events': listEventsQuery,
   'Subscription.tensionEvents': listEventsQuery,
-  Webhook: webhookOutput,
-  WebhookDelivery: deliveryOutput,
-  WebhookReplay: replayOutput,
   CreateWebhookInput: createWebhookInput,
   UpdateWebhookInput: updateWebhookInput,
   'Query.webhooks': listWebhooksInput,
@@ -70,27 +51,6 @@ const DESCRIBED_BY: Record<string, z.ZodType> = {
   LoginInput: loginInput,
   ChangePasswordInput: changePasswordInput,
 };
-
-type Wrapped = { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; schema?: z.ZodType } } };
-
-/** The schema an optional/nullable/default/pipe wrapper wraps, if any. */
-const unwrapOnce = (s: z.ZodType): z.ZodType | undefined => {
-  const def = (s as unknown as Wrapped)._zod.def;
-  return def.innerType ?? def.in ?? def.schema;
-};
-
-/** The description of a member, looking through its wrappers. */
-function describedAs(schema: z.ZodType | undefined): string | undefined {
-  for (let s = schema, depth = 0; s && depth < 8; depth++, s = unwrapOnce(s)) if (s.description) return s.description;
-  return undefined;
-}
-
-function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
-  for (let s: z.ZodType | undefined = schema, depth = 0; s && depth < 8; depth++, s = unwrapOnce(s)) {
-    if (s instanceof z.ZodObject) return s.shape;
-  }
-  return {};
-}
 
 /**
  * The zod schema of one argument of a field (`Query.events`, `limit`), as the use case parses it: the
@@ -118,13 +78,6 @@ function operationDescription(field: GraphQLField<unknown, unknown>): string | u
   return doc ? ((doc as { description?: string }).description ?? doc.summary) : undefined;
 }
 
-const ROOT: Record<string, string> = {
-  Query:
-    'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
-  Mutation: 'Writes, each one application command in one transaction. Refusals are errors with the REST code upper-cased in `extensions.code`.',
-  Subscription: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.',
-};
-
 const ID_ARG: Record<string, string> = {
   id: 'The id (a UUID) of the object the field acts on; an id that is not a UUID is not found.',
   userId: 'The user id (a UUID).',
@@ -136,14 +89,6 @@ const ID_ARG: Record<string, string> = {
 function fillConventions(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
-    type.description ??= ROOT[type.name];
-    if (isObjectType(type) && type.name.endsWith('Page')) {
-      const item = type.name.slice(0, -'Page'.length);
-      type.description ??= `One page of ${item} items, and the cursor of the next page.`;
-      const { data, nextCursor } = type.getFields();
-      if (data) data.description ??= 'The items of this page, in list order.';
-      if (nextCursor) nextCursor.description ??= 'Pass it back as `cursor` to get the next page; null on the last page.';
-    }
     if (isObjectType(type)) {
       for (const field of Object.values(type.getFields())) {
         for (const arg of field.args) arg.description ??= ID_ARG[arg.name];

@@ -18,7 +18,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.subscriptionType({});
+builder.subscriptionType({ description: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.' });
 builder.subscriptionFields((t) => ({
   tensionEvents: t.field({
     type: FollowedEventType,
