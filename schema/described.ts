@@ -4,6 +4,7 @@
 // without a GraphQL-specific description takes the zod member's. Through Pothos's refs (`updateConfig`,
 // run when the schema is built) and zod's public API: nothing patches the built schema.
 import { z } from 'zod';
+import { REST_ROUTE_DOCS } from '../server/rest/openapi.routes.js';
 
 /** A Pothos field, input field or argument ref: what `t.exposeString`, `t.field`, `t.arg` return. */
 interface DescribableRef {
@@ -28,7 +29,7 @@ export function describedAs(schema: z.ZodType | undefined): string | undefined {
 /** The members of an object schema, looking through its wrappers (an optional input, a refined object). */
 export function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
   for (let s: z.ZodType | undefined = schema, depth = 0; s && depth < 8; depth++, s = unwrapOnce(s)) {
-    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodType>;
+    if (s instanceof z.ZodObject) return s.shape;
   }
   return {};
 }
@@ -63,4 +64,52 @@ export function pageFields<M extends { data: unknown; nextCursor: unknown }>(mem
       config.description ? config : { ...config, description: text }) as never);
   }
   return members;
+}
+
+/**
+ * A root field's description: the REST operation's of the same permission-table operation, so both faces
+ * say the same (the operation's own REST write when it has one, else its read).
+ */
+export function operationDescription(operation: string): string | undefined {
+  const doc = REST_ROUTE_DOCS.find((r) => r.operation === operation && r.method !== 'get') ?? REST_ROUTE_DOCS.find((r) => r.operation === operation);
+  return doc ? ((doc as { description?: string }).description ?? doc.summary) : undefined;
+}
+
+/** The conventional arguments every area shares: the ids a field acts on and its `input`. */
+export const ARG_DESCRIPTIONS = {
+  id: 'The id (a UUID) of the object the field acts on; an id that is not a UUID is not found.',
+  userId: 'The user id (a UUID).',
+  keyId: 'The API key id (a UUID).',
+  input: 'The fields of the change, as the REST body of the same operation takes them.',
+} as const;
+
+/** An input object type's description when it has none of its own: the field it is the input of. */
+export const inputDescription = (field: string): string => `The input of \`${field}\`.`;
+
+/**
+ * What a list field declares about its `limit` (server/graphql/list-budget.ts reads it from the field's
+ * extensions): the zod schema the use case parses it with, so the budget applies its default and maximum.
+ */
+export function listLimit(by: z.ZodType): { extensions: { limit: z.ZodType } } {
+  const limit = shapeOf(by).limit;
+  if (!limit) throw new Error('listLimit: the schema has no limit');
+  return { extensions: { limit } };
+}
+
+/** The conventional description of an id or input argument named `name`, if it is one. */
+export const argDescription = (name: string): string | undefined => (ARG_DESCRIPTIONS as Record<string, string>)[name];
+
+/**
+ * A field's arguments, as declared: each without a description of its own takes its `by` member's (the
+ * use case's input schema), else the conventional one for its name (`id`, `userId`, `keyId`, `input`).
+ */
+export function describedArgs<M extends Record<string, unknown>>(args: M, by?: z.ZodType): M {
+  const shape = by ? shapeOf(by) : {};
+  for (const [name, ref] of Object.entries(args)) {
+    const text = describedAs(shape[name]) ?? argDescription(name);
+    if (!text) continue;
+    (ref as DescribableRef).updateConfig(((config: { description?: string | null }) =>
+      config.description ? config : { ...config, description: text }) as never);
+  }
+  return args;
 }

@@ -1,6 +1,8 @@
 // The audit trail: `auditLog`, newest first, the filters of GET /api/v1/audit, and `auditVocabulary`, the values
 // those filters take. Parse → call → map.
 import { builder } from '../builder.js';
+import { listAuditQuery } from '../../server/application/audit/audit.js';
+import { describedArgs, listLimit } from '../described.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { withoutNulls } from '../args.js';
@@ -12,16 +14,20 @@ builder.queryFields((t) => ({
     type: AuditEntryPageType,
     authScopes: { operation: 'audit.list' },
     description: 'Identity and administration actions, newest first (SPEC §11); `from` inclusive, `to` exclusive.',
-    args: {
-      action: t.arg.string(),
-      targetType: t.arg.string(),
-      targetId: t.arg.id(),
-      byUserId: t.arg.id(),
-      from: t.arg({ type: 'DateTime' }),
-      to: t.arg({ type: 'DateTime' }),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
-    },
+    ...listLimit(listAuditQuery),
+    args: describedArgs(
+      {
+        action: t.arg.string(),
+        targetType: t.arg.string(),
+        targetId: t.arg.id(),
+        byUserId: t.arg.id(),
+        from: t.arg({ type: 'DateTime' }),
+        to: t.arg({ type: 'DateTime' }),
+        limit: t.arg.int(),
+        cursor: t.arg.string(),
+      },
+      listAuditQuery,
+    ),
     resolve: async (_root, args, context) => unwrap(await listAudit(context.deps, gqlCtx(context), withoutNulls(args))),
   }),
   auditVocabulary: t.field({

@@ -2,6 +2,7 @@
 // /auth/login/mfa. `login` answers MFA_REQUIRED with `mfaRequired` and `mfaToken` in its extensions for a
 // user with a second factor; `loginMfa` completes the sign-in.
 import { builder } from '../builder.js';
+import { describedArgs, inputDescription } from '../described.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
@@ -53,6 +54,7 @@ const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes').imple
 });
 
 const LoginMfaInput = builder.inputType('LoginMfaInput', {
+  description: inputDescription('loginMfa'),
   fields: (t) => ({
     mfaToken: t.string({ required: true, description: 'The mfaToken of the password step (MFA_REQUIRED extensions).' }),
     code: t.string({ required: true, description: 'A 6-digit code from the authenticator app, or a recovery code.' }),
@@ -74,7 +76,7 @@ builder.mutationFields((t) => ({
     type: MeRef,
     description:
       'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
-    args: { input: t.arg({ type: LoginMfaInput, required: true }) },
+    args: describedArgs({ input: t.arg({ type: LoginMfaInput, required: true }) }),
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
       const session = unwrap(await loginMfa(context.deps, actx, args.input));
@@ -86,14 +88,17 @@ builder.mutationFields((t) => ({
     type: MfaEnrolmentRef,
     authScopes: { operation: 'me.startMfaEnrolment' },
     description: 'Starts (or restarts) my TOTP enrolment; confirm it with confirmMfaEnrolment. Password session only; INVALID_TRANSITION when one is enrolled.',
-    args: { idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: describedArgs({ idempotencyKey: idempotencyKeyArg(t.arg) }),
     resolve: (_r, args, context) => idempotentMutation(context, 'startMfaEnrolment', args, () => startMfaEnrolment(context.deps, gqlCtx(context))),
   }),
   confirmMfaEnrolment: t.field({
     type: RecoveryCodesRef,
     authScopes: { operation: 'me.confirmMfaEnrolment' },
     description: 'Confirms my pending enrolment with a code from the app; answers ten recovery codes, once. A wrong code counts as a failed sign-in.',
-    args: { code: t.arg.string({ required: true, description: 'The 6-digit code the app shows now.' }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: describedArgs({
+      code: t.arg.string({ required: true, description: 'The 6-digit code the app shows now.' }),
+      idempotencyKey: idempotencyKeyArg(t.arg),
+    }),
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'confirmMfaEnrolment', args, () =>
         confirmMfaEnrolment(context.deps, gqlCtx(context), { code: args.code }, clientAddress(context.req)),
@@ -112,7 +117,7 @@ builder.mutationFields((t) => ({
     authScopes: { operation: 'users.resetMfa' },
     description:
       "An administrator removes a human user's second factor (a lost device); they enrol again. Under the escalation rule (ESCALATION_DENIED). Answers true.",
-    args: { id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) },
+    args: describedArgs({ id: t.arg.id({ required: true }), idempotencyKey: idempotencyKeyArg(t.arg) }),
     resolve: (_r, args, context) =>
       idempotentMutation(context, 'resetUserMfa', args, async () => done(await resetUserMfa(context.deps, gqlCtx(context), String(args.id)))),
   }),

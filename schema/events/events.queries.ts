@@ -1,5 +1,7 @@
 // The event feed: `events` (pages) and `subscription { tensionEvents }` (GraphQL over SSE). Parse → call → map.
 import { builder } from '../builder.js';
+import { listEventsQuery } from '../../server/application/events/events.js';
+import { describedArgs, listLimit } from '../described.js';
 import { TensionEventTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
@@ -13,7 +15,8 @@ builder.queryFields((t) => ({
     type: FeedPageType,
     authScopes: { operation: 'events.list' },
     description: 'Events after the cursor in feed order (SPEC §10); `after: "now"` starts at the end.',
-    args: { after: t.arg.string(), limit: t.arg.int(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
+    ...listLimit(listEventsQuery),
+    args: describedArgs({ after: t.arg.string(), limit: t.arg.int(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() }, listEventsQuery),
     resolve: async (_root, args, context) => unwrap(await listEvents(context.deps, gqlCtx(context), withoutNulls(args))),
   }),
 }));
@@ -25,7 +28,7 @@ builder.subscriptionFields((t) => ({
     authScopes: { operation: 'events.list' },
     description:
       'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE. Needs events:read and tensions:read; ends when the caller loses either, or its credential (SPEC §10).',
-    args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
+    args: describedArgs({ after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() }, listEventsQuery),
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
       if (!context.caller)
