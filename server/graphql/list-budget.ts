@@ -22,6 +22,7 @@ import {
 } from 'graphql';
 import { itemsAsked, LIST_ITEMS_PER_REQUEST, limitBounds, type LimitBounds } from '../application/budgets.js';
 import type { z } from 'zod';
+import { graphqlError } from '../../schema/errors.js';
 
 /**
  * Every field that takes a `limit`, by coordinate (`Query.events`), with the bounds its use case applies.
@@ -147,9 +148,10 @@ export function useListBudget(schema: GraphQLSchema) {
     if (items === null || items <= LIST_ITEMS_PER_REQUEST) return;
     setResultAndStopExecution({
       errors: [
-        new GraphQLError(
+        graphqlError(
+          'TOO_COSTLY',
           `This operation asks for more than ${LIST_ITEMS_PER_REQUEST} list items in all (each list's limit, times the lists around it). Ask for smaller pages or fewer lists, and follow nextCursor.`,
-          { extensions: { code: 'TOO_COSTLY', maxItems: LIST_ITEMS_PER_REQUEST, http: { status: 400 } } },
+          { maxItems: LIST_ITEMS_PER_REQUEST, http: { status: 400 } },
         ),
       ],
     });
