@@ -1,11 +1,10 @@
 // The Pothos builder: plugins and scalars only; types live in one file each under their area.
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { GraphQLError } from 'graphql';
 import { hasPermission, type Permission } from '../server/domain/permissions.js';
 import { OPERATION_PERMISSIONS, type Operation } from '../server/application/permission-table.js';
 import { callerGrants, mayPerform, MFA_ENROLMENT_REQUIRED } from '../server/application/authorize.js';
-import { toGraphQLError } from './errors.js';
+import { graphqlError, toGraphQLError } from './errors.js';
 import type { GraphQLContext } from './context.js';
 
 type Failure = { scope?: string; parameter?: unknown; failures?: Failure[] };
@@ -41,15 +40,14 @@ export const builder = new SchemaBuilder<{
     }),
     unauthorizedError: (_parent, context, info, result) => {
       if (!context.caller) {
-        return new GraphQLError('Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.', {
-          extensions: { code: 'UNAUTHENTICATED' },
-        });
+        return graphqlError('UNAUTHENTICATED', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.');
       }
       if (context.caller.mfaEnrolmentRequired) return toGraphQLError(MFA_ENROLMENT_REQUIRED());
       // Same members as REST's problem document (docs/graphql.md): name the missing permission.
       const missingPermission = neededPermission(result.failure as Failure);
-      return new GraphQLError(`Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {
-        extensions: { code: 'FORBIDDEN', status: 403, ...(missingPermission ? { missingPermission } : {}) },
+      return graphqlError('FORBIDDEN', `Not allowed to use ${info.parentType.name}.${info.fieldName}.`, {
+        status: 403,
+        ...(missingPermission ? { missingPermission } : {}),
       });
     },
   },
@@ -60,7 +58,7 @@ builder.scalarType('DateTime', {
   serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
   parseValue: (value) => {
     const d = typeof value === 'string' ? new Date(value) : new Date(NaN);
-    if (Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string', { extensions: { code: 'VALIDATION_FAILED' } });
+    if (Number.isNaN(d.getTime())) throw graphqlError('VALIDATION_FAILED', 'DateTime must be an ISO-8601 string');
     return d;
   },
 });
@@ -71,5 +69,10 @@ builder.scalarType('JSON', {
   parseValue: (value) => value,
 });
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description:
+    'Reads. Each field needs the permission its description names; a single-object lookup answers null (with a NOT_FOUND error for that field only) when the id is unknown.',
+});
+builder.mutationType({
+  description: 'Writes, each one application command in one transaction. Refusals are errors with the REST code upper-cased in `extensions.code`.',
+});

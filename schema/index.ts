@@ -1,6 +1,5 @@
 // The GraphQL schema: every area registers its types on the builder, then it is built once.
 import { builder } from './builder.js';
-import { describeFromZod } from './descriptions.js';
 import './system/system.queries.js';
 import './auth/index.js';
 import './users/index.js';
@@ -13,4 +12,4 @@ import './webhooks/index.js';
 import './dashboard/index.js';
 import './operations.js';
 
-export const schema = describeFromZod(builder.toSchema({ sortSchema: true }));
+export const schema = builder.toSchema({ sortSchema: true });

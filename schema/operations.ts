@@ -6,6 +6,7 @@ import { builder } from './builder.js';
 import { gqlCtx, type GraphQLContext } from './context.js';
 import { unwrap } from './errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from './idempotency.js';
+import { ARG_DESCRIPTIONS, argDescription, inputDescription, listLimit, operationDescription, shapeOf } from './described.js';
 import { graphqlField, inputJsonOf, zodInputType, type JsonSchema } from './zod-input.js';
 import { inputOptional, pathParamsOf, type OperationEntry } from '../server/application/operations.js';
 import { OPERATIONS } from '../server/application/registry.js';
@@ -77,7 +78,10 @@ function serve(entry: OperationEntry): void {
   const shown = gql.input ?? entry.input;
   const json = shown ? inputJsonOf(shown) : { properties: {} };
   const required = new Set(json.required ?? []);
-  const inputType = gql.args === 'input' ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, shown!) : null;
+  const inputType =
+    gql.args === 'input'
+      ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, shown!, inputDescription(gql.field))
+      : null;
   const mutation = gql.kind === 'mutation';
   type Loose = {
     arg: ((o: object) => unknown) & { id(o: object): unknown };
@@ -93,11 +97,14 @@ function serve(entry: OperationEntry): void {
     return t.field({
       type: outputType(entry) as never,
       ...(gql.nullable ? { nullable: true } : {}),
-      ...(gql.description ? { description: gql.description } : {}),
+      description: gql.description ?? operationDescription(entry.operation),
+      ...(entry.input && shapeOf(entry.input).limit ? listLimit(entry.input) : {}),
       authScopes: { operation: entry.operation },
       args: {
-        ...Object.fromEntries(params.map((p) => [p.arg, arg.id({ required: true })])),
-        ...(inputType ? { input: arg({ type: inputType, required: entry.rest?.bodyRequired ?? !inputOptional(entry) }) } : {}),
+        ...Object.fromEntries(params.map((p) => [p.arg, arg.id({ required: true, description: argDescription(p.arg) })])),
+        ...(inputType
+          ? { input: arg({ type: inputType, required: entry.rest?.bodyRequired ?? !inputOptional(entry), description: ARG_DESCRIPTIONS.input }) }
+          : {}),
         ...(gql.args === 'flat'
           ? Object.fromEntries(
               Object.entries(json.properties ?? {}).map(([name, prop]) => [

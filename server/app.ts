@@ -8,6 +8,7 @@ import type { Deps } from './application/context.js';
 import { authenticateRequest, requestContext } from './http/request-context.js';
 import { rateLimit } from './http/rate-limit.js';
 import { restErrors, restRouter } from './rest/router.js';
+import { sendCode } from './rest/problem.js';
 import { onlyMethods } from './rest/method-not-allowed.js';
 import { cors } from './http/cors.js';
 import { allowedHosts } from './http/allowed-hosts.js';
@@ -49,19 +50,7 @@ export interface AppOptions {
 }
 
 function notFound(req: Request, res: Response, hint = ''): void {
-  res
-    .status(404)
-    .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: 'urn:market-service:problem:not_found',
-        title: 'Not found',
-        status: 404,
-        code: 'not_found',
-        detail: `No route ${req.method} ${req.originalUrl.split('?')[0]}.${hint}`,
-        requestId: req.requestId,
-      }),
-    );
+  sendCode(res, 'not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}.${hint}`, req.requestId);
 }
 
 export function buildApp(deps: Deps, opts: AppOptions = {}): Express {

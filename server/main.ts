@@ -13,7 +13,6 @@ import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
 import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
-import { closeFeedHub } from './application/events/feed-hub.js';
 import { serveClientErrors } from './http/client-error.js';
 
 export interface RunningService {
@@ -146,7 +145,7 @@ export async function startService(config: Config, logger: Logger, appOptions: A
         // Attempts in flight finish (at most their timeout); what is queued waits in the database for any instance.
         await webhooks?.stop().catch((err: unknown) => logger.warn({ err }, 'stopping the webhook dispatcher failed'));
         // Open event streams and long polls end now (clients resume with Last-Event-ID elsewhere).
-        await closeFeedHub(db.orm);
+        await deps.feed.close();
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);

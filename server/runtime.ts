@@ -8,6 +8,8 @@ import type { Deps } from './application/context.js';
 import { applyTimeouts, migrate, openDatabase, type Database } from './persistence/database.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 import { createMetrics } from './metrics.js';
+import { createFeed } from './application/events/feed-hub.js';
+import { RightsWatch } from './application/events/stream-guard.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
 export async function resolveSessionSecret(config: Config): Promise<string> {
@@ -80,5 +82,22 @@ export async function openServiceDatabase(
 }
 
 export function makeDeps(config: Config, logger: Logger, db: Database, sessionSecret: string): Deps {
-  return { orm: db.orm, config, logger, clock: () => new Date(), newId: randomUUID, sessionSecret, metrics: createMetrics(db.orm), keyUses: new Map() };
+  return withInstanceParts(db, {
+    orm: db.orm,
+    config,
+    logger,
+    clock: () => new Date(),
+    newId: randomUUID,
+    sessionSecret,
+    metrics: createMetrics(db.orm),
+    keyUses: new Map(),
+  });
+}
+
+/**
+ * Adds the parts one instance holds for one database (its feed, its open streams' guards, the database's
+ * traits) to the plain dependencies: made here, once, and shared by every request through `Deps`.
+ */
+export function withInstanceParts(db: Pick<Database, 'traits'>, base: Omit<Deps, 'database' | 'feed' | 'streamGuards'>): Deps {
+  return { ...base, database: db.traits, feed: createFeed(base), streamGuards: new RightsWatch(base) };
 }

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { describedArgs, inputDescription } from '../described.js';
 import { gqlCtx } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
@@ -7,7 +8,7 @@ import { zodInputType } from '../zod-input.js';
 import { clearSessionCookie, clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
-const LoginInput = zodInputType('LoginInput', loginInput);
+const LoginInput = zodInputType('LoginInput', loginInput, inputDescription('login'));
 
 builder.mutationFields((t) => ({
   // Public: the one field an anonymous caller may use (no authScopes on purpose).
@@ -15,7 +16,7 @@ builder.mutationFields((t) => ({
     type: MeRef,
     description:
       'Signs in a human with email and password and sets the `session` cookie (HttpOnly, SameSite=Strict). Wrong password, unknown email, agent or deactivated user: INVALID_CREDENTIALS, one answer for all; throttled (RATE_LIMITED). A user with a second factor: MFA_REQUIRED with `mfaRequired` and `mfaToken` in the extensions, and no cookie; finish with loginMfa.',
-    args: { input: t.arg({ type: LoginInput, required: true }) },
+    args: describedArgs({ input: t.arg({ type: LoginInput, required: true }) }),
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
       const session = unwrap(await login(context.deps, actx, args.input));

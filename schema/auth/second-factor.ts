@@ -3,6 +3,7 @@
 // `loginMfa`: `login` answers MFA_REQUIRED with `mfaRequired` and `mfaToken` in its extensions for a user
 // with a second factor, and `loginMfa` completes the sign-in.
 import { builder } from '../builder.js';
+import { describedArgs, inputDescription } from '../described.js';
 import { unwrap } from '../errors.js';
 import { loginMfa, meOfNewSession } from '../../server/application/auth/auth.js';
 import type { MfaEnrolment, MfaStatus, RecoveryCodes } from '../../server/application/auth/second-factor.js';
@@ -43,6 +44,7 @@ export const RecoveryCodesRef = builder.objectRef<RecoveryCodes>('RecoveryCodes'
 });
 
 const LoginMfaInput = builder.inputType('LoginMfaInput', {
+  description: inputDescription('loginMfa'),
   fields: (t) => ({
     mfaToken: t.string({ required: true, description: 'The mfaToken of the password step (MFA_REQUIRED extensions).' }),
     code: t.string({ required: true, description: 'A 6-digit code from the authenticator app, or a recovery code.' }),
@@ -55,7 +57,7 @@ builder.mutationFields((t) => ({
     type: MeRef,
     description:
       'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
-    args: { input: t.arg({ type: LoginMfaInput, required: true }) },
+    args: describedArgs({ input: t.arg({ type: LoginMfaInput, required: true }) }),
     resolve: async (_r, args, context) => {
       const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
       const session = unwrap(await loginMfa(context.deps, actx, args.input));

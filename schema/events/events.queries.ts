@@ -1,6 +1,8 @@
 // The event feed's `subscription { tensionEvents }` (GraphQL over SSE): a stream, so written by hand. Its pages,
 // the `events` query, come from the operation registry (server/application/events/events.operations.ts).
 import { builder } from '../builder.js';
+import { listEventsQuery } from '../../server/application/events/events.js';
+import { describedArgs } from '../described.js';
 import { TensionEventTypeEnum } from '../enums.js';
 import { gqlCtx } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
@@ -9,14 +11,14 @@ import { withoutNulls } from '../args.js';
 import { followEvents } from '../../server/application/events/events.js';
 import { FollowedEventType } from './events.type.js';
 
-builder.subscriptionType({});
+builder.subscriptionType({ description: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.' });
 builder.subscriptionFields((t) => ({
   tensionEvents: t.field({
     type: FollowedEventType,
     authScopes: { operation: 'events.list' },
     description:
       'Every event after `after` (absent: the start; "now": only new ones) as it commits, in feed order. Served over SSE. Needs events:read and tensions:read; ends when the caller loses either, or its credential (SPEC §10).',
-    args: { after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() },
+    args: describedArgs({ after: t.arg.string(), types: t.arg({ type: [TensionEventTypeEnum] }), streamId: t.arg.id() }, listEventsQuery),
     // scope auth guards `resolve`; the stream opens in `subscribe`, so it checks the caller itself (the use case the permission)
     subscribe: async (_root, args, context) => {
       if (!context.caller)

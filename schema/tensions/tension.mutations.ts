@@ -4,12 +4,13 @@ import { builder } from '../builder.js';
 import { gqlCtx } from '../context.js';
 import { unwrap } from '../errors.js';
 import { zodInputType } from '../zod-input.js';
+import { ARG_DESCRIPTIONS, inputDescription } from '../described.js';
 import { idempotencyKeyArg, idempotentMutation } from '../idempotency.js';
 import * as tensions from '../../server/application/tensions/index.js';
 import { RebuildReportType, TensionCommandPayloadType } from './tension.type.js';
 
 for (const entry of tensions.TENSION_COMMANDS) {
-  const input = zodInputType(entry.graphql.inputType, entry.input);
+  const input = zodInputType(entry.graphql.inputType, entry.input, inputDescription(entry.graphql.field));
   // Required when some field is (sense, rename, …); lifecycle commands may leave it out.
   const inputRequired = !entry.input.safeParse({}).success;
   builder.mutationField(entry.graphql.field, (t) =>
@@ -19,7 +20,7 @@ for (const entry of tensions.TENSION_COMMANDS) {
       authScopes: { operation: entry.operation },
       args: {
         ...(entry.creates ? {} : { id: t.arg.id({ required: true, description: 'The tension id.' }) }),
-        input: t.arg({ type: input, required: inputRequired }),
+        input: t.arg({ type: input, required: inputRequired, description: ARG_DESCRIPTIONS.input }),
         idempotencyKey: idempotencyKeyArg(t.arg),
       },
       resolve: async (_root, args, context) => {

@@ -2,6 +2,8 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import { builder } from '../builder.js';
+import { historyEntryOutput, rebuildReportOutput, tensionOutput } from '../../server/application/tensions/tension.inputs.js';
+import { describedBy, pageDescription, pageFields } from '../described.js';
 import { gqlCtx, type GraphQLContext } from '../context.js';
 import { CallerKindEnum, TensionCommandEnum, TensionEventTypeEnum, TensionStateEnum, UserStatusEnum, ViaEnum } from '../enums.js';
 import { userStatuses, type UserView } from '../../server/application/users/user.read.js';
@@ -16,7 +18,7 @@ interface Party {
 
 export const TensionPartyType = builder.objectRef<Party>('TensionParty').implement({
   description: 'The actor a tension belongs to: id, name and type.',
-  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
+  fields: (t) => describedBy(tensionOutput.shape.actor, { id: t.exposeID('id'), name: t.exposeString('name'), type: t.exposeString('type') }),
 });
 
 /** Per request: the statuses of every lead a response names, read in one statement (no query per row). */
@@ -30,17 +32,18 @@ const leadStatuses = createContextCache(
 
 const TensionLeadType = builder.objectRef<Party>('TensionLead').implement({
   description: "A tension's lead user: id, name and type, and whether they are still active.",
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    type: t.exposeString('type'),
-    status: t.field({
-      type: UserStatusEnum,
-      nullable: true,
-      description: 'active, or deactivated (cannot sign in, and cannot be chosen as a new lead); null for a caller without users:read.',
-      resolve: (lead, _args, context) => leadStatuses(context).load(lead.id),
+  fields: (t) =>
+    describedBy(tensionOutput.shape.lead, {
+      id: t.exposeID('id'),
+      name: t.exposeString('name'),
+      type: t.exposeString('type'),
+      status: t.field({
+        type: UserStatusEnum,
+        nullable: true,
+        description: 'active, or deactivated (cannot sign in, and cannot be chosen as a new lead); null for a caller without users:read.',
+        resolve: (lead, _args, context) => leadStatuses(context).load(lead.id),
+      }),
     }),
-  }),
 });
 
 const TensionAsOfType = builder.objectRef<{ version: number; occurredAt: string }>('TensionAsOf').implement({
@@ -53,66 +56,71 @@ const TensionAsOfType = builder.objectRef<{ version: number; occurredAt: string 
 
 export const TensionType = builder.objectRef<TensionView & { asOf?: PastTensionView['asOf'] }>('Tension').implement({
   description: 'A gap between the current state and a desired future, experienced by an actor (the projection of its stream).',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    currentContext: t.exposeString('currentContext', { nullable: true }),
-    potentialFuture: t.exposeString('potentialFuture', { nullable: true }),
-    score: t.exposeInt('score'),
-    state: t.expose('state', { type: TensionStateEnum }),
-    actorId: t.exposeID('actorId'),
-    actor: t.field({ type: TensionPartyType, resolve: (x) => x.actor }),
-    leadUserId: t.exposeID('leadUserId', { nullable: true }),
-    lead: t.field({ type: TensionLeadType, nullable: true, resolve: (x) => x.lead }),
-    version: t.exposeInt('version'),
-    createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
-    allowedCommands: t.field({
-      type: [TensionCommandEnum],
-      description:
-        'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules. Empty on a read of the past, which no command changes.',
-      resolve: (x) => (x.asOf ? [] : allowedCommandsOf(x)),
+  fields: (t) =>
+    describedBy(tensionOutput, {
+      id: t.exposeID('id'),
+      name: t.exposeString('name'),
+      currentContext: t.exposeString('currentContext', { nullable: true }),
+      potentialFuture: t.exposeString('potentialFuture', { nullable: true }),
+      score: t.exposeInt('score'),
+      state: t.expose('state', { type: TensionStateEnum }),
+      actorId: t.exposeID('actorId'),
+      actor: t.field({ type: TensionPartyType, resolve: (x) => x.actor }),
+      leadUserId: t.exposeID('leadUserId', { nullable: true }),
+      lead: t.field({ type: TensionLeadType, nullable: true, resolve: (x) => x.lead }),
+      version: t.exposeInt('version'),
+      createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
+      updatedAt: t.field({ type: 'DateTime', resolve: (x) => x.updatedAt }),
+      allowedCommands: t.field({
+        type: [TensionCommandEnum],
+        description:
+          'The commands that would change this tension now, by verb (rename, rescore, revise, lead, reassign, resolve, drop, reopen, revive, discard), as the server decides them; a client shows these instead of keeping its own copy of the lifecycle rules. Empty on a read of the past, which no command changes.',
+        resolve: (x) => (x.asOf ? [] : allowedCommandsOf(x)),
+      }),
+      asOf: t.field({
+        type: TensionAsOfType,
+        nullable: true,
+        description:
+          'On a read of the past (asOfVersion / asOf): the version shown and when it was recorded; actor and lead names are those its events recorded then. Null on a read of now.',
+        resolve: (x) => x.asOf ?? null,
+      }),
     }),
-    asOf: t.field({
-      type: TensionAsOfType,
-      nullable: true,
-      description:
-        'On a read of the past (asOfVersion / asOf): the version shown and when it was recorded; actor and lead names are those its events recorded then. Null on a read of now.',
-      resolve: (x) => x.asOf ?? null,
-    }),
-  }),
 });
 
 export const HistoryAuthorType = builder.objectRef<HistoryEntry['by']>('HistoryAuthor').implement({
   description: 'Who made a change, through which face, and with which API key.',
-  fields: (t) => ({
-    kind: t.expose('kind', { type: CallerKindEnum }),
-    userId: t.exposeID('userId', { nullable: true }),
-    userName: t.exposeString('userName', { nullable: true }),
-    apiKeyName: t.exposeString('apiKeyName', { nullable: true }),
-    via: t.expose('via', { type: ViaEnum }),
-  }),
+  fields: (t) =>
+    describedBy(historyEntryOutput.shape.by, {
+      kind: t.expose('kind', { type: CallerKindEnum }),
+      userId: t.exposeID('userId', { nullable: true }),
+      userName: t.exposeString('userName', { nullable: true }),
+      apiKeyName: t.exposeString('apiKeyName', { nullable: true }),
+      via: t.expose('via', { type: ViaEnum }),
+    }),
 });
 
 export const HistoryEntryType = builder.objectRef<HistoryEntry>('HistoryEntry').implement({
   description: 'One event of a tension stream, rendered for people (SPEC §4).',
-  fields: (t) => ({
-    version: t.exposeInt('version'),
-    type: t.field({ type: TensionEventTypeEnum, resolve: (x) => x.type }),
-    occurredAt: t.field({ type: 'DateTime', resolve: (x) => x.occurredAt }),
-    by: t.field({ type: HistoryAuthorType, resolve: (x) => x.by }),
-    summary: t.exposeString('summary'),
-    summaryKey: t.exposeString('summaryKey'),
-    summaryParams: t.field({ type: 'JSON', resolve: (x) => x.summaryParams }),
-    data: t.field({ type: 'JSON', resolve: (x) => x.data }),
-  }),
+  fields: (t) =>
+    describedBy(historyEntryOutput, {
+      version: t.exposeInt('version'),
+      type: t.field({ type: TensionEventTypeEnum, resolve: (x) => x.type }),
+      occurredAt: t.field({ type: 'DateTime', resolve: (x) => x.occurredAt }),
+      by: t.field({ type: HistoryAuthorType, resolve: (x) => x.by }),
+      summary: t.exposeString('summary'),
+      summaryKey: t.exposeString('summaryKey'),
+      summaryParams: t.field({ type: 'JSON', resolve: (x) => x.summaryParams }),
+      data: t.field({ type: 'JSON', resolve: (x) => x.data }),
+    }),
 });
 
 export const TensionPageType = builder.objectRef<{ data: TensionView[]; nextCursor: string | null }>('TensionPage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [TensionType], resolve: (x) => x.data }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-  }),
+  description: pageDescription('Tension'),
+  fields: (t) =>
+    pageFields({
+      data: t.field({ type: [TensionType], resolve: (x) => x.data }),
+      nextCursor: t.exposeString('nextCursor', { nullable: true }),
+    }),
 });
 
 export const ListTotalType = builder.objectRef<{ count: number; exact: boolean }>('ListTotal').implement({
@@ -124,10 +132,12 @@ export const ListTotalType = builder.objectRef<{ count: number; exact: boolean }
 });
 
 export const HistoryPageType = builder.objectRef<{ data: HistoryEntry[]; nextCursor: string | null }>('HistoryPage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [HistoryEntryType], resolve: (x) => x.data }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-  }),
+  description: pageDescription('History'),
+  fields: (t) =>
+    pageFields({
+      data: t.field({ type: [HistoryEntryType], resolve: (x) => x.data }),
+      nextCursor: t.exposeString('nextCursor', { nullable: true }),
+    }),
 });
 
 export const TensionCommandPayloadType = builder.objectRef<CommandResult>('TensionCommandPayload').implement({
@@ -145,16 +155,17 @@ export const TensionCommandPayloadType = builder.objectRef<CommandResult>('Tensi
 
 export const RebuildReportType = builder.objectRef<RebuildReport>('RebuildReport').implement({
   description: 'What a projection rebuild did (or, in a dry run, would do).',
-  fields: (t) => ({
-    streams: t.exposeInt('streams'),
-    events: t.exposeInt('events'),
-    inserted: t.exposeInt('inserted'),
-    updated: t.exposeInt('updated'),
-    deleted: t.exposeInt('deleted'),
-    unchanged: t.exposeInt('unchanged'),
-    durationMs: t.exposeInt('durationMs'),
-    dryRun: t.exposeBoolean('dryRun'),
-  }),
+  fields: (t) =>
+    describedBy(rebuildReportOutput, {
+      streams: t.exposeInt('streams'),
+      events: t.exposeInt('events'),
+      inserted: t.exposeInt('inserted'),
+      updated: t.exposeInt('updated'),
+      deleted: t.exposeInt('deleted'),
+      unchanged: t.exposeInt('unchanged'),
+      durationMs: t.exposeInt('durationMs'),
+      dryRun: t.exposeBoolean('dryRun'),
+    }),
 });
 
 const TensionFieldChangeType = builder.objectRef<TensionChanges['changes'][number]>('TensionFieldChange').implement({

@@ -1,4 +1,7 @@
 import { builder } from '../builder.js';
+import { userOutput } from '../../server/application/users/user.read.js';
+import { apiKeyOutput, createdApiKeyOutput } from '../../server/application/users/api-keys.js';
+import { describedBy, pageDescription, pageFields } from '../described.js';
 import { ActorTypeEnum, UserStatusEnum, UserTypeEnum } from '../enums.js';
 import type { UserView } from '../../server/application/users/user.read.js';
 import type { ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
@@ -7,31 +10,39 @@ import { RoleRef } from '../roles/roles.type.js';
 
 const LinkedActorRef = builder.objectRef<NonNullable<UserView['linkedActor']>>('LinkedActor').implement({
   description: 'The actor an agent user is linked to (informational).',
-  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), type: t.field({ type: ActorTypeEnum, resolve: (a) => a.type }) }),
+  fields: (t) =>
+    describedBy(userOutput.shape.linkedActor, {
+      id: t.exposeID('id'),
+      name: t.exposeString('name'),
+      type: t.field({ type: ActorTypeEnum, resolve: (a) => a.type }),
+    }),
 });
 
 export const UserRef = builder.objectRef<UserView>('User').implement({
   description: 'An identity that operates the software: a human (password) or an agent (API keys).',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    type: t.expose('type', { type: UserTypeEnum }),
-    email: t.exposeString('email'),
-    name: t.exposeString('name'),
-    status: t.expose('status', { type: UserStatusEnum }),
-    linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
-    linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
-    roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
-    version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
-    createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
-  }),
+  fields: (t) =>
+    describedBy(userOutput, {
+      id: t.exposeID('id'),
+      type: t.expose('type', { type: UserTypeEnum }),
+      email: t.exposeString('email'),
+      name: t.exposeString('name'),
+      status: t.expose('status', { type: UserStatusEnum }),
+      linkedActorId: t.exposeID('linkedActorId', { nullable: true }),
+      linkedActor: t.field({ type: LinkedActorRef, nullable: true, resolve: (u) => u.linkedActor }),
+      roles: t.field({ type: [RoleRef], resolve: (u) => u.roles }),
+      version: t.exposeInt('version', { description: '1 on creation, +1 on every change; send it back as expectedVersion' }),
+      createdAt: t.field({ type: 'DateTime', resolve: (u) => u.createdAt }),
+      updatedAt: t.field({ type: 'DateTime', resolve: (u) => u.updatedAt }),
+    }),
 });
 
 export const UserPageRef = builder.objectRef<Page<UserView>>('UserPage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [UserRef], resolve: (p) => p.data }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-  }),
+  description: pageDescription('User'),
+  fields: (t) =>
+    pageFields({
+      data: t.field({ type: [UserRef], resolve: (p) => p.data }),
+      nextCursor: t.exposeString('nextCursor', { nullable: true }),
+    }),
 });
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -57,24 +68,27 @@ function apiKeyFields<K extends ApiKeyMetadata>(t: PothosSchemaTypes.ObjectField
 
 export const ApiKeyRef = builder.objectRef<ApiKeyMetadata>('ApiKey').implement({
   description: 'API key metadata: never the key or its hash.',
-  fields: (t) => apiKeyFields(t),
+  fields: (t) => describedBy(apiKeyOutput, apiKeyFields(t)),
 });
 
 export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
   description: 'A new key: the metadata plus the plaintext `key`, shown exactly once.',
-  fields: (t) => ({
-    ...apiKeyFields(t),
-    // null only on an idempotent replay (SPEC §12): the secret is never kept for one
-    key: t.exposeString('key', {
-      nullable: true,
-      description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.',
+  fields: (t) =>
+    describedBy(createdApiKeyOutput, {
+      ...apiKeyFields(t),
+      // null only on an idempotent replay (SPEC §12): the secret is never kept for one
+      key: t.exposeString('key', {
+        nullable: true,
+        description: 'The plaintext key, shown exactly once; null on an idempotent replay, which never returns the secret.',
+      }),
     }),
-  }),
 });
 
 export const ApiKeyPageRef = builder.objectRef<Page<ApiKeyMetadata>>('ApiKeyPage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [ApiKeyRef], resolve: (p) => p.data }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-  }),
+  description: pageDescription('ApiKey'),
+  fields: (t) =>
+    pageFields({
+      data: t.field({ type: [ApiKeyRef], resolve: (p) => p.data }),
+      nextCursor: t.exposeString('nextCursor', { nullable: true }),
+    }),
 });

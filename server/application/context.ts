@@ -4,6 +4,9 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { HostResolver } from './webhooks/destination.js';
+import type { DatabaseTraits } from '../persistence/database.js';
+import type { Feed } from './events/feed-hub.js';
+import type { RightsWatch } from './events/stream-guard.js';
 
 export type Via = 'graphql' | 'rest' | 'mcp' | 'cli';
 
@@ -48,6 +51,12 @@ export interface Deps {
   newId: () => string;
   sessionSecret: string;
   metrics: Metrics;
+  /** what kind of database `orm` reaches and what it allows (persistence/database.ts) */
+  database: DatabaseTraits;
+  /** this instance's feed of that database: the hub its streams follow and the announcer of its commits (`createDeps`) */
+  feed: Feed;
+  /** this instance's open streams: their count per user and their credentials' checks (events/stream-guard.ts) */
+  streamGuards: RightsWatch;
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
   /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */

@@ -1,11 +1,26 @@
-// `expectedVersion` on identity edits (SPEC §2): the same rule and the same 409 as tension commands.
-import type { Refusal } from '../domain/errors.js';
-import { versionConflict } from './tensions/command-path.js';
-import { expectedVersion } from './tensions/tension.inputs.js';
+// `expectedVersion` (SPEC §2, §7): one input field and one 409 for every versioned thing (tensions, users,
+// roles, actors, webhook endpoints).
+import { z } from 'zod';
+import { refuse, type Refusal } from '../domain/errors.js';
 
-/** The optional `expectedVersion` input field of an edit of a `what` (user, role, actor). */
+/** The optional `expectedVersion` input field of an edit of a `what` (tension, user, role, actor). */
 export const expectedVersionOf = (what: string) =>
-  expectedVersion.describe(`Refuse with version_conflict, writing nothing, unless the ${what} is at this version (the version you last read).`);
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .describe(`Refuse with version_conflict, writing nothing, unless the ${what} is at this version (the version you last read).`);
+
+/** 409 `version_conflict` (SPEC §7): the row is at `currentVersion`, not the one the client expected. */
+export function versionConflict(currentVersion: number, expectedVersion: number | undefined, what = 'tension') {
+  return refuse('version_conflict', `The ${what} is at version ${currentVersion}; reload it and try again.`, {
+    currentVersion,
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+  });
+}
 
 /** null when the client expected nothing or the row's current version; otherwise 409 `version_conflict`. */
 export function staleVersion(what: string, currentVersion: number, expected: number | undefined): Refusal | null {

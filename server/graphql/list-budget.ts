@@ -21,7 +21,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { itemsAsked, LIST_ITEMS_PER_REQUEST, limitBounds, type LimitBounds } from '../application/budgets.js';
-import { argumentSchema } from '../../schema/descriptions.js';
+import type { z } from 'zod';
+import { graphqlError } from '../../schema/errors.js';
 
 /**
  * Every field that takes a `limit`, by coordinate (`Query.events`), with the bounds its use case applies.
@@ -33,8 +34,9 @@ export function listBounds(schema: GraphQLSchema): Map<string, LimitBounds> {
     if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
     for (const field of Object.values(type.getFields())) {
       if (!field.args.some((a) => a.name === 'limit')) continue;
-      const limit = argumentSchema(`${type.name}.${field.name}`, 'limit');
-      if (!limit) throw new Error(`${type.name}.${field.name} takes a limit, but no zod schema declares its default and maximum`);
+      // declared with the field (schema/described.ts, listLimit)
+      const limit = (field.extensions as { limit?: z.ZodType }).limit;
+      if (!limit) throw new Error(`${type.name}.${field.name} takes a limit, but its declaration names no zod schema with its default and maximum (listLimit)`);
       bounds.set(`${type.name}.${field.name}`, limitBounds(limit));
     }
   }
@@ -146,9 +148,10 @@ export function useListBudget(schema: GraphQLSchema) {
     if (items === null || items <= LIST_ITEMS_PER_REQUEST) return;
     setResultAndStopExecution({
       errors: [
-        new GraphQLError(
+        graphqlError(
+          'TOO_COSTLY',
           `This operation asks for more than ${LIST_ITEMS_PER_REQUEST} list items in all (each list's limit, times the lists around it). Ask for smaller pages or fewer lists, and follow nextCursor.`,
-          { extensions: { code: 'TOO_COSTLY', maxItems: LIST_ITEMS_PER_REQUEST, http: { status: 400 } } },
+          { maxItems: LIST_ITEMS_PER_REQUEST, http: { status: 400 } },
         ),
       ],
     });

@@ -13,7 +13,7 @@ import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
-import { toGraphQLError } from '../../schema/errors.js';
+import { graphqlError, graphqlErrorBody, toGraphQLError } from '../../schema/errors.js';
 import { useListBudget } from './list-budget.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
@@ -23,7 +23,7 @@ function isGraphQLError(e: unknown): e is GraphQLError {
 
 function graphqlRefusal(res: Response, status: number, code: string, message: string) {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-  res.status(status).json({ errors: [{ message, extensions: { code } }] });
+  res.status(status).json(graphqlErrorBody(code, message));
 }
 
 /**
@@ -92,7 +92,7 @@ export function graphqlHandler(deps: Deps) {
         if (original && !isGraphQLError(original)) {
           // A bug, not a refusal: log it whole, answer with nothing internal.
           (requestLog.getStore() ?? deps.logger).error({ err: original }, 'graphql resolver failed');
-          return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
+          return graphqlError('INTERNAL', 'Internal error');
         }
         // A refusal (or a parse/validation error): already safe to show, whichever build created it.
         if (isGraphQLError(error)) return error;
@@ -145,9 +145,7 @@ export function graphqlHandler(deps: Deps) {
       req.log.warn({ err }, 'graphql request: database unavailable');
       const down = unavailable();
       res.setHeader('Retry-After', String(down.extensions!.retryAfterSeconds));
-      return void res
-        .status(503)
-        .json({ errors: [{ message: down.detail, extensions: { code: 'UNAVAILABLE', ...down.extensions, requestId: req.requestId } }] });
+      return void res.status(503).json(graphqlErrorBody('UNAVAILABLE', down.detail, { ...down.extensions, requestId: req.requestId }));
     }
     req.log.error({ err }, 'graphql request failed');
     res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });

@@ -7,7 +7,28 @@ import type { Logger } from '../logger.js';
 export interface Database {
   orm: MikroORM;
   kind: 'postgres' | 'embedded';
+  /** what the rest of the service may rely on about this database (held by `Deps.database`) */
+  traits: DatabaseTraits;
   close(): Promise<void>;
+}
+
+export interface DatabaseTraits {
+  kind: 'postgres' | 'embedded';
+  /**
+   * Whether the hot path's statements are kept prepared (statements.ts): on PostgreSQL unless
+   * DB_PREPARED_STATEMENTS=false; never on the embedded database, whose socket connections share one session.
+   */
+  preparedStatements: boolean;
+}
+
+declare module '@mikro-orm/core' {
+  interface MikroORMOptions {
+    /**
+     * The service's own option: `prepared` (statements.ts) holds only an EntityManager, so the choice travels
+     * in the ORM's configuration, set once by `openDatabase`; undefined (an ORM opened elsewhere) = not prepared.
+     */
+    preparedStatements?: boolean;
+  }
 }
 
 export interface DatabaseOptions {
@@ -109,39 +130,36 @@ export async function applyTimeouts(db: Database, poolMax: number, timeouts: Dat
   await db.orm.connect();
 }
 
-/** What `openDatabase` knew of each database it opened, for code that holds only its ORM or an EntityManager (keyed by their shared configuration). */
-const traits = new WeakMap<object, { kind: Database['kind']; preparedStatements: boolean }>();
-
 /**
  * Whether statements on separate connections run at the same time: on a PostgreSQL server, yes; on the
  * embedded database, which runs one statement at a time, no (overlapping work there only queues).
  */
-export function runsConnectionsInParallel(orm: MikroORM): boolean {
-  return traits.get(orm.config)?.kind === 'postgres';
+export function runsConnectionsInParallel(traits: DatabaseTraits): boolean {
+  return traits.kind === 'postgres';
 }
 
-/**
- * Whether the hot path's statements are kept prepared (statements.ts): on PostgreSQL unless
- * DB_PREPARED_STATEMENTS=false; never on the embedded database, whose socket connections share one session.
- */
-export function preparesStatements(config: object): boolean {
-  return traits.get(config)?.preparedStatements ?? false;
+/** Whether `prepared` (statements.ts) keeps statements prepared on the connections of this EntityManager's ORM. */
+export function preparesStatements(em: { config: { get(key: 'preparedStatements'): boolean | undefined } }): boolean {
+  return em.config.get('preparedStatements') ?? false;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const pool = poolWithTimeouts(basePool(opts.poolMax, opts.acquireTimeoutMs), opts.timeouts);
   if (opts.databaseUrl) {
-    const orm = await MikroORM.init(ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true }, opts.logger));
-    traits.set(orm.config, { kind: 'postgres', preparedStatements: opts.preparedStatements ?? true });
-    return { orm, kind: 'postgres', close: () => orm.close(true) };
+    const traits: DatabaseTraits = { kind: 'postgres', preparedStatements: opts.preparedStatements ?? true };
+    const orm = await MikroORM.init(
+      ormOptions({ clientUrl: opts.databaseUrl, pool, ensureDatabase: opts.create ?? true, preparedStatements: traits.preparedStatements }, opts.logger),
+    );
+    return { orm, kind: 'postgres', traits, close: () => orm.close(true) };
   }
   const embedded = await (opts.embedded ?? startEmbedded({ dataDir: opts.dataDir, maxConnections: opts.poolMax + 2 }));
   try {
-    const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool }, opts.logger));
-    traits.set(orm.config, { kind: 'embedded', preparedStatements: false });
+    const traits: DatabaseTraits = { kind: 'embedded', preparedStatements: false };
+    const orm = await MikroORM.init(ormOptions({ ...embedded.connection, pool, preparedStatements: false }, opts.logger));
     return {
       orm,
       kind: 'embedded',
+      traits,
       async close() {
         await orm.close(true);
         await embedded.close();

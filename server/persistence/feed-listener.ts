@@ -1,5 +1,5 @@
 // Wake-ups for feed readers: one dedicated LISTEN connection per instance on channel `market_events`,
-// notified by `announceCommits` after a command that appended events has committed (never inside the
+// notified by `CommitAnnouncer.announce` after a command that appended events has committed (never inside the
 // appending transaction: PostgreSQL serialises the commits of notifying transactions cluster-wide). The connection
 // proves it hears notifications (it notifies itself through the pool) before the caller stops polling:
 // the embedded database's socket accepts LISTEN but delivers nothing between connections.
@@ -85,40 +85,46 @@ export function listenForCommits(orm: MikroORM, onWake: () => void, logger?: Log
 
 /** The shortest gap between two announcements of one instance: bounds notifications at ~100/s whatever the write rate. */
 const ANNOUNCE_GAP_MS = 10;
-const announcing = new WeakMap<MikroORM, { sending: boolean; pending: boolean; lastAt: number }>();
 
 /**
- * Tells every listener (other instances' feed readers, relays) that events were committed. Call it after
- * the commit. Coalesced: while one notification is on its way, or within ANNOUNCE_GAP_MS of the last,
- * further calls make one more notification, not one each. Never waits, never throws.
+ * Tells every listener (other instances' feed readers, relays) that events were committed. One per
+ * instance and database, held by its feed (`Deps.feed`). Call `announce` after the commit. Coalesced:
+ * while one notification is on its way, or within ANNOUNCE_GAP_MS of the last, further calls make one
+ * more notification, not one each. Never waits, never throws.
  */
-export function announceCommits(orm: MikroORM, logger?: Logger): void {
-  let state = announcing.get(orm);
-  if (!state) {
-    state = { sending: false, pending: false, lastAt: 0 };
-    announcing.set(orm, state);
+export class CommitAnnouncer {
+  private sending = false;
+  private pending = false;
+  private lastAt = 0;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly logger?: Logger,
+  ) {}
+
+  announce(): void {
+    if (this.sending) {
+      this.pending = true;
+      return;
+    }
+    this.sending = true;
+    const wait = Math.max(0, this.lastAt + ANNOUNCE_GAP_MS - Date.now());
+    if (wait === 0) void this.send();
+    else setTimeout(() => void this.send(), wait).unref();
   }
-  const s = state;
-  if (s.sending) {
-    s.pending = true;
-    return;
-  }
-  s.sending = true;
-  const wait = Math.max(0, s.lastAt + ANNOUNCE_GAP_MS - Date.now());
-  const send = async () => {
-    s.pending = false;
-    s.lastAt = Date.now();
+
+  private async send(): Promise<void> {
+    this.pending = false;
+    this.lastAt = Date.now();
     try {
       // straight to the driver: below ~100 commands a second this is one statement per command
-      await withoutValues(orm.em, `select pg_notify('${FEED_CHANNEL}', '')`);
+      await withoutValues(this.orm.em, `select pg_notify('${FEED_CHANNEL}', '')`);
     } catch (err) {
       // the readers' fallback poll still finds the events
-      logger?.debug({ err }, 'feed: could not announce a commit');
+      this.logger?.debug({ err }, 'feed: could not announce a commit');
     } finally {
-      s.sending = false;
-      if (s.pending) announceCommits(orm, logger);
+      this.sending = false;
+      if (this.pending) this.announce();
     }
-  };
-  if (wait === 0) void send();
-  else setTimeout(() => void send(), wait).unref();
+  }
 }

@@ -42,7 +42,7 @@ interface RawResult<T> {
  * statement, so its query events (SQL spans) still fire. When preparing is off, it is `em.execute`.
  */
 export async function prepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
-  if (!preparesStatements(em.config)) return em.execute<T[]>(sql, params as unknown[]);
+  if (!preparesStatements(em)) return em.execute<T[]>(sql, params as unknown[]);
   const knex = em.getConnection().getKnex();
   const trx = em.getTransactionContext<Knex.Transaction>();
   if (!trx && !params.some(Array.isArray)) return direct<T>(knex, sql, params);

@@ -27,6 +27,12 @@ export function sendProblem(res: Response, refusal: Refusal, requestId: string):
     .send(JSON.stringify(problemBody(refusal, requestId)));
 }
 
+/** A 500: the request id and nothing internal (no detail). */
+export function sendInternalProblem(res: Response, requestId: string): void {
+  const { detail: _none, ...body } = problemBody(refuse('internal', ''), requestId);
+  res.status(500).type('application/problem+json').send(JSON.stringify(body));
+}
+
 export function sendCode(res: Response, code: ErrorCode, detail: string, requestId: string): void {
   sendProblem(res, refuse(code, detail), requestId);
 }

@@ -2,7 +2,7 @@
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader } from '../http/request-context.js';
-import { sendCode, sendProblem } from './problem.js';
+import { sendCode, sendInternalProblem, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
 import { authRoutes } from './auth.routes.js';
 import { oidcRoutes } from './oidc.routes.js';
@@ -100,9 +100,6 @@ export function restErrors(_deps: Deps) {
       return sendProblem(res, unavailable(), req.requestId);
     }
     req.log.error({ err }, 'unhandled error');
-    res
-      .status(500)
-      .type('application/problem+json')
-      .send(JSON.stringify({ type: 'urn:market-service:problem:internal', title: 'Internal error', status: 500, code: 'internal', requestId: req.requestId }));
+    sendInternalProblem(res, req.requestId);
   };
 }

@@ -7,7 +7,6 @@ import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
 import { newActor, newTension } from '../support/tensions.js';
-import { closeFeedHub } from '../../server/application/events/feed-hub.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -59,7 +58,7 @@ describe('admin web live updates', () => {
     await page.goto(`${app.url}/tensions/${t.id}`);
     await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();
     // the server ends every open stream (as a restart or a dropped connection would), then a change lands
-    await closeFeedHub(app.db.orm);
+    await app.deps.feed.close();
     expect((await c.post(`/tensions/${t.id}/rename`, { name: 'Changed while offline' })).status).toBe(200);
     await page.getByRole('heading', { name: 'Changed while offline' }).waitFor({ timeout: 40_000 });
     await page.locator('[data-testid="live-indicator"][data-state="live"]').waitFor();

@@ -8,7 +8,7 @@ import { createLogger } from '../../server/logger.js';
 import type { Deps } from '../../server/application/context.js';
 import { bootstrap } from '../../server/persistence/bootstrap.js';
 import { createMetrics } from '../../server/metrics.js';
-import { closeFeedHub } from '../../server/application/events/feed-hub.js';
+import { withInstanceParts } from '../../server/runtime.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { serveClientErrors } from '../../server/http/client-error.js';
 import { inject } from 'vitest';
@@ -36,7 +36,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
   const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
-  const fullDeps: Deps = {
+  const fullDeps: Deps = withInstanceParts(db, {
     orm: db.orm,
     config,
     logger: createLogger(config.logLevel),
@@ -45,7 +45,7 @@ export async function startTestApp(
     sessionSecret: 'test-session-secret-that-is-long-enough-0123456789',
     metrics: createMetrics(db.orm, deps.clock),
     ...deps,
-  };
+  });
   // The hash global-setup.ts made of ADMIN.password (same argon2 parameters as production), not one per file.
   await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPasswordHash: inject('adminPasswordHash'), newId: randomUUID, clock: fullDeps.clock });
   const app = buildApp(fullDeps, appOptions);
@@ -62,7 +62,7 @@ export async function startTestApp(
     server,
     em: () => db.orm.em.fork(),
     async close() {
-      await closeFeedHub(db.orm);
+      await fullDeps.feed.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

@@ -1,6 +1,7 @@
 // Test clients: seed a user holding given grants with an API key, and call REST/GraphQL as it.
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../../server/persistence/database.js';
+import { withInstanceParts } from '../../server/runtime.js';
 import { systemCaller, type Ctx, type Deps } from '../../server/application/context.js';
 import { createRole } from '../../server/application/roles/roles.js';
 import { createUser } from '../../server/application/users/users.js';
@@ -33,9 +34,10 @@ export function unwrap<T>(result: Result<T>, what: string): T {
 }
 
 /** Dependencies for seeding a database no app serves yet (the embedded one belongs to one process at a time). */
-export function seedDeps(orm: MikroORM): Deps {
+export function seedDeps(db: Pick<Database, 'orm' | 'traits'>): Deps {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-  return {
+  const { orm } = db;
+  return withInstanceParts(db, {
     orm,
     config,
     logger: createLogger('silent'),
@@ -43,7 +45,7 @@ export function seedDeps(orm: MikroORM): Deps {
     clock: () => new Date(),
     newId: randomUUID,
     sessionSecret: 'seed-session-secret-that-is-long-enough-0123456789',
-  };
+  });
 }
 
 /** The password seeded humans get, so they can also sign in. */

@@ -8,7 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.js';
 import type { Deps } from '../context.js';
 import { compareFeedCursors, readFeed, type FeedCursor, type FeedFilter, type StoredEvent } from '../../persistence/event-store.js';
-import { announceCommits, listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
+import { CommitAnnouncer, listenForCommits, type FeedListener } from '../../persistence/feed-listener.js';
 import { afterCommit } from '../../persistence/transaction.js';
 
 export type FeedEvent = StoredEvent & { transactionId: string };
@@ -279,34 +279,60 @@ export class FeedHub {
   }
 }
 
-const hubs = new WeakMap<MikroORM, FeedHub>();
-
-/** The instance's hub for this database, made on first use. */
-export function feedHub(deps: Pick<Deps, 'orm' | 'logger' | 'metrics'>): FeedHub {
-  let hub = hubs.get(deps.orm);
-  if (!hub) {
-    hub = new FeedHub(deps.orm, deps.logger, { onRead: (r) => deps.metrics.feedRead(r) });
-    hubs.set(deps.orm, hub);
-  }
-  return hub;
-}
-
 /**
- * After a commit that appended events: wakes this instance's followers at once, and announces the
- * commit to other instances and relays (coalesced, after the commit, never inside it).
+ * The instance's feed for one database: its hub (made on first follow, so a process that only writes, such
+ * as the CLI, never opens the LISTEN connection) and its commit announcer. Built once with the other
+ * dependencies (`makeDeps`) and held by `Deps.feed`; every request of the app shares it.
  */
-export function feedCommitted(deps: Pick<Deps, 'orm' | 'logger'>): void {
-  // Inside a request-wide transaction (an idempotent retry's), the events are not committed yet.
-  afterCommit(deps.orm, () => {
-    hubs.get(deps.orm)?.notified();
-    announceCommits(deps.orm, deps.logger);
-  });
+export class Feed {
+  private made: FeedHub | undefined;
+  private readonly announcer: CommitAnnouncer;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly logger: Logger | undefined,
+    private readonly opts: HubOptions = {},
+  ) {
+    this.announcer = new CommitAnnouncer(orm, logger);
+  }
+
+  /** The hub, made on first use, and again after `close` (a follower that comes back after the streams were ended). */
+  hub(): FeedHub {
+    this.made ??= new FeedHub(this.orm, this.logger, this.opts);
+    return this.made;
+  }
+
+  /**
+   * After a commit that appended events: wakes this instance's followers at once, and announces the
+   * commit to other instances and relays (coalesced, after the commit, never inside it).
+   */
+  committed(): void {
+    // Inside a request-wide transaction (an idempotent retry's), the events are not committed yet.
+    afterCommit(this.orm, () => {
+      this.made?.notified();
+      this.announcer.announce();
+    });
+  }
+
+  /** Shutdown: ends open streams and the LISTEN connection (before the database closes). */
+  async close(): Promise<void> {
+    const hub = this.made;
+    this.made = undefined;
+    await hub?.close();
+  }
 }
 
-/** Shutdown: ends open streams and the LISTEN connection (before the database closes). */
-export async function closeFeedHub(orm: MikroORM): Promise<void> {
-  const hub = hubs.get(orm);
-  if (!hub) return;
-  hubs.delete(orm);
-  await hub.close();
+/** The feed dependencies are built from: one per database and instance. */
+export function createFeed(deps: Pick<Deps, 'orm' | 'logger' | 'metrics'>): Feed {
+  return new Feed(deps.orm, deps.logger, { onRead: (r) => deps.metrics.feedRead(r) });
+}
+
+/** The instance's hub for this database (`deps.feed`'s). */
+export function feedHub(deps: Pick<Deps, 'feed'>): FeedHub {
+  return deps.feed.hub();
+}
+
+/** After a commit that appended events (see `Feed.committed`). */
+export function feedCommitted(deps: Pick<Deps, 'feed'>): void {
+  deps.feed.committed();
 }

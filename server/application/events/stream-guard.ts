@@ -9,7 +9,6 @@
 // ends the stream within about RIGHTS_CHECK_MS plus one query.
 //
 // The limit of open streams per user is counted here, per instance (docs/security.md says so).
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { refuse, type Refusal, type Result, ok } from '../../domain/errors.js';
 import { hasPermission, narrowGrants, type Permission } from '../../domain/permissions.js';
 import { liveCredentials, type LiveCredential } from '../../persistence/stream-rights.js';
@@ -123,7 +122,7 @@ class Guard implements StreamGuard {
 }
 
 /** The instance's credential checks and stream counts for one database. */
-class RightsWatch {
+export class RightsWatch {
   private readonly guards = new Set<Guard>();
   private readonly perUser = new Map<string, number>();
   private waiters = new Map<Guard, Waiter[]>();
@@ -241,17 +240,10 @@ class RightsWatch {
   }
 }
 
-const watches = new WeakMap<MikroORM, RightsWatch>();
-
 /**
  * Opens a stream's guard for `caller`: 429 `rate_limited` when the user already holds MAX_STREAMS_PER_USER.
  * The guard must be closed when the stream ends, however it ends.
  */
-export function openStreamGuard(deps: GuardDeps, caller: Caller, opts: GuardOptions): Result<StreamGuard> {
-  let watch = watches.get(deps.orm);
-  if (!watch) {
-    watch = new RightsWatch(deps);
-    watches.set(deps.orm, watch);
-  }
-  return watch.open(caller, opts);
+export function openStreamGuard(deps: Pick<Deps, 'streamGuards'>, caller: Caller, opts: GuardOptions): Result<StreamGuard> {
+  return deps.streamGuards.open(caller, opts);
 }

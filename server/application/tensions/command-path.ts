@@ -15,6 +15,7 @@ import { inSpan } from '../../tracing.js';
 import { feedCommitted } from '../events/feed-hub.js';
 import { toHistoryEntry } from './history-entry.js';
 import type { CommandResult } from './tension.inputs.js';
+import { versionConflict } from '../versions.js';
 
 export const TENSION_STREAM = 'tension';
 
@@ -36,14 +37,6 @@ export function eventMetadata(ctx: Ctx): EventMetadata {
 
 export function notFound(id: string) {
   return refuse('not_found', `No tension ${id}.`);
-}
-
-/** 409 `version_conflict` (SPEC §7); users, roles and actors refuse a stale `expectedVersion` the same way. */
-export function versionConflict(currentVersion: number, expectedVersion: number | undefined, what = 'tension') {
-  return refuse('version_conflict', `The ${what} is at version ${currentVersion}; reload it and try again.`, {
-    currentVersion,
-    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-  });
 }
 
 /** Builds the command from the loaded row, looking up what it references with `tx`. */

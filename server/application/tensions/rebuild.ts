@@ -203,7 +203,7 @@ export async function rebuildTensionProjection(deps: Deps, ctx: Ctx, input: unkn
       { isolationLevel: IsolationLevel.REPEATABLE_READ },
     );
   } else {
-    await foldStreams(em, runsConnectionsInParallel(deps.orm), async (folded, events) => {
+    await foldStreams(em, runsConnectionsInParallel(deps.database), async (folded, events) => {
       if (folded.size) add(t, await settleWithRetry(em, folded));
       t.events += events;
       progress();

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
 import { codePoints, nameSchema } from '../schemas.js';
+import { expectedVersionOf } from '../versions.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
 // the OpenAPI document, the GraphQL inputs and the MCP tool schemas are generated from these.
@@ -17,14 +18,7 @@ export const tensionText = z
 
 export const tensionScore = z.number().int().min(1).max(10);
 export const uuid = z.uuid({ message: 'must be a UUID' });
-export const expectedVersion = z
-  .number()
-  .int()
-  .min(0)
-  .max(2_147_483_647)
-  .nullish()
-  .transform((v) => v ?? undefined)
-  .describe('Refuse with version_conflict, writing nothing, unless the tension is at this version (the version you last read).');
+export const expectedVersion = expectedVersionOf('tension');
 
 /** A pattern for the decimal text of an integer in [min, max] (0 ≤ min ≤ max), leading zeros allowed. */
 export function digitsInRange(min: number, max: number): string {

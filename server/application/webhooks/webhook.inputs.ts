@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
 import { cursorParam, cursorSchema, limitSchema } from '../paging.js';
 import { codePoints } from '../schemas.js';
-import { expectedVersion } from '../tensions/tension.inputs.js';
+import { expectedVersionOf } from '../versions.js';
 
 export const WEBHOOK_TYPES: readonly string[] = [...TENSION_EVENT_TYPES];
 export const OVERLAP_MAX_SECONDS = 604_800;
@@ -55,7 +55,7 @@ export const updateWebhookInput = z.strictObject({
   description: description.optional(),
   types: types.optional(),
   enabled: enabled.optional(),
-  expectedVersion: expectedVersion.describe('Refuse with version_conflict, writing nothing, unless the endpoint is at this version.'),
+  expectedVersion: expectedVersionOf('endpoint').describe('Refuse with version_conflict, writing nothing, unless the endpoint is at this version.'),
 });
 
 export const rotateWebhookSecretInput = z.strictObject({

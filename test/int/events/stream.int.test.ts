@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
 import { eventsOf, expectEachStreamInOrder, feedPage, openSse, type FeedEventJson, type SseConnection } from '../../support/feed.js';
-import { closeFeedHub, FeedHub, type FeedEvent } from '../../../server/application/events/feed-hub.js';
+import { FeedHub, type FeedEvent } from '../../../server/application/events/feed-hub.js';
 import { readFeed } from '../../../server/persistence/event-store.js';
 import { reader as feedReader } from '../../../server/persistence/transaction.js';
 
@@ -215,7 +215,7 @@ describe('GET /events/stream', () => {
     const key = (await seedUserWithKey(own, { grants: ['events:read'] })).key;
     const subs = await Promise.all([0, 1, 2].map(() => openSse(`${own.url}/api/v1/events/stream?after=now`, { authorization: `Bearer ${key}` })));
     expect(subs.map((s) => s.status)).toEqual([200, 200, 200]);
-    await closeFeedHub(own.db.orm);
+    await own.deps.feed.close();
     await Promise.all(subs.map((s) => s.ended));
     await own.close();
   });

@@ -40,7 +40,7 @@ beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
     const db = await openDatabase({ dataDir, poolMax: 2 });
     await migrate(db.orm);
-    await seed(seedDeps(db.orm));
+    await seed(seedDeps(db));
     await db.close();
     env = { DATA_DIR: dataDir };
   }

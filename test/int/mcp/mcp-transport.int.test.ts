@@ -89,7 +89,7 @@ describe('MCP over stdio (market-service mcp)', () => {
       dataDir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
       const db = await openDatabase({ dataDir, poolMax: 2 });
       await migrate(db.orm);
-      agentKey = (await seedUserWithKey({ deps: seedDeps(db.orm) }, { type: 'agent', grants: ['tensions:read'] })).key;
+      agentKey = (await seedUserWithKey({ deps: seedDeps(db) }, { type: 'agent', grants: ['tensions:read'] })).key;
       await db.close();
       env = { DATA_DIR: dataDir };
     }
