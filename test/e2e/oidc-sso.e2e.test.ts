@@ -2,10 +2,11 @@
 // driven through Chromium from the admin app's "Sign in with …" button. Each sign-in runs in a fresh browser
 // context, so the provider asks again and the account typed there is the one that signs in.
 import { randomUUID } from 'node:crypto';
+import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { seedHuman } from '../support/sessions.js';
+import { seedHuman, sessionClient } from '../support/sessions.js';
 import { seedUserWithKey, systemCtx, unwrap } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
 import { startTestIdp, type TestIdp } from '../support/oidc-idp.js';
@@ -164,6 +165,25 @@ describe('single sign-on with an OpenID provider', () => {
     } finally {
       app.deps.config.oidc!.provision = false;
     }
+  });
+
+  it('asks a user with a second factor enrolled here for a code after the provider, then signs in', async () => {
+    const human = await seedHuman(app, ['tensions:read'], 'Ssomfa');
+    const api = sessionClient(app, human.token);
+    const started = await api.post('/me/mfa/totp');
+    expect(started.status).toBe(201);
+    const confirmed = await api.post('/me/mfa/totp/confirm', { code: await generate({ secret: started.body.secret }) });
+    expect(confirmed.status).toBe(200);
+    const page = await signInWithIdp(human.email);
+    await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+    // the token left the address as soon as the page read it
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await app.em().execute('select 1 from sessions where user_id = ?', [human.userId])).toHaveLength(1); // seedHuman's own
+    await page.getByLabel('Code', { exact: true }).fill(confirmed.body.recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
+    expect(await app.em().execute('select 1 from sessions where user_id = ?', [human.userId])).toHaveLength(2);
+    await page.context().close();
   });
 
   it('refuses a callback whose state is not the one this browser sent', async () => {
