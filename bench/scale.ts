@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { Api } from './lib/api.js';
-import { createBenchDatabase } from './lib/pg.js';
+import { createBenchDatabase, type BenchDatabase } from './lib/pg.js';
 import { startService } from './lib/service.js';
 import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData, type ScaleSizes } from './lib/scale-data.js';
 import { load, type HttpResult } from './http-load.js';
@@ -78,6 +78,28 @@ async function rowWriteTps(url: string, outDir: string, poolSize: number, second
     { timeout: (seconds + 60) * 1000 },
   );
   return Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1] ?? NaN);
+}
+
+/**
+ * WAL bytes per rescore row write: 2,000 pool rows updated as the command path updates a row (score and
+ * updated_at changed, every other column set to itself), in one statement. Every index entry a write adds
+ * is WAL, so this prices each layout in work done, which a busy machine cannot blur as it does rates.
+ */
+async function rowWriteWal(db: BenchDatabase, poolSize: number): Promise<number> {
+  const rows = Math.min(2_000, poolSize);
+  const update = () =>
+    db.query(
+      `update tensions set name = name, current_context = current_context, potential_future = potential_future, score = score % 10 + 1,
+         state = state, actor_id = actor_id, lead_user_id = lead_user_id, version = version, created_at = created_at, updated_at = now()
+       where id in (select ('00000000-0000-4000-9000-' || lpad(g::text, 12, '0'))::uuid from generate_series(1, $1::int) g)`,
+      [rows],
+    );
+  // once unmeasured: the pages it touches first after a checkpoint are logged whole, once per checkpoint
+  await update();
+  const [before] = await db.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
+  await update();
+  const [{ bytes }] = await db.query<{ bytes: string }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text as bytes', [before.lsn]);
+  return Number(bytes) / rows;
 }
 
 async function timed(url: string, key: string, path: string, connections: number, seconds: number): Promise<HttpResult> {
@@ -200,21 +222,26 @@ export async function scaleBench(
     // The same layouts for the row write alone (pgbench), and each new btree of `tensions` dropped alone.
     const sqlSeconds = Math.max(opts.seconds, 5);
     const rowWrite: Record<string, number> = {};
+    const wal: Record<string, number> = {};
     const definitionOf = (name: string) => definitions.find((d) => d.indexname === name)!.indexdef;
+    wal.all = await rowWriteWal(db, pool.length);
     rowWrite.all = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
     for (const index of TENSION_BTREE) {
       await db.query(`drop index ${index}`);
+      wal[`without ${index}`] = await rowWriteWal(db, pool.length);
       rowWrite[`without ${index}`] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
       await db.query(definitionOf(index));
     }
     for (const index of BTREE) await db.query(`drop index ${index}`);
+    wal['without the new ones'] = await rowWriteWal(db, pool.length);
     rowWrite['without the new ones'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
     for (const index of BTREE) await db.query(definitionOf(index));
     for (const sql of ON_TENSIONS) await db.query(sql);
+    wal['trigram indexes on tensions (the old layout)'] = await rowWriteWal(db, pool.length);
     rowWrite['trigram indexes on tensions (the old layout)'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
     for (const sql of ON_TENSIONS) await db.query(`drop index ${sql.split(' ')[2]}`);
     rowWrite['all again'] = await rowWriteTps(db.url, outDir, pool.length, sqlSeconds);
-    log(`scale row write (pgbench, 8 clients): ${JSON.stringify(rowWrite)} tx/s`);
+    log(`scale row write (pgbench, 8 clients): ${JSON.stringify(rowWrite)} tx/s; WAL bytes per row write ${JSON.stringify(wal)}`);
     const withRps = (withAll.rps + withAllAgain.rps) / 2;
     log(
       `scale rescore: all indexes ${Math.round(withAll.rps)}, without trigram ${Math.round(withoutTrigram.rps)}, without the new ones ${Math.round(withoutNew.rps)}, ` +
@@ -279,6 +306,13 @@ export async function scaleBench(
         `; old layout ${fmt(rowWrite['trigram indexes on tensions (the old layout)'], ' tx/s')}`,
     });
     figures.push({
+      name: '    WAL bytes per row write: all; without each new btree alone; without the new ones; old layout',
+      value:
+        `${fmt(wal.all)}; ` +
+        TENSION_BTREE.map((i) => `${i} ${fmt(wal[`without ${i}`])}`).join(', ') +
+        `; ${fmt(wal['without the new ones'])}; ${fmt(wal['trigram indexes on tensions (the old layout)'])}`,
+    });
+    figures.push({
       name: '    new indexes: size (MiB), build (ms)',
       value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name]}`).join('; '),
     });
@@ -295,7 +329,7 @@ export async function scaleBench(
         events: Number(events),
         gets,
         measured,
-        rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, trigramOnTensions, buildMs, sizes, rowWrite },
+        rescore: { withAll, withoutTrigram, withoutNew, withAllAgain, trigramOnTensions, buildMs, sizes, rowWrite, wal },
       },
     };
   } finally {

@@ -74,39 +74,18 @@ interface KnexQuery {
   sql: string;
 }
 
-/**
- * A statement's client span, inside a traced request only. The ORM inlines bound values into the text it
- * hands knex (emails, hashes), so a span records the statement's verb and first table, never its text.
- */
-function startSqlSpan(sql: string): Span | undefined {
-  if (!trace.getActiveSpan()?.isRecording()) return undefined;
-  const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase() ?? 'sql';
-  const table = /\b(?:from|into|update|table)\s+"?(\w+)/i.exec(sql)?.[1] ?? '';
-  const attributes = { 'db.system.name': 'postgresql', 'db.operation.name': verb, 'db.collection.name': table };
-  return tracer().startSpan(`sql ${verb}${table ? ` ${table}` : ''}`, { kind: SpanKind.CLIENT, attributes });
-}
-
-/** Runs a statement sent to the driver without knex (persistence/statements.ts) in its SQL span. */
-export async function sqlSpan<T>(sql: string, run: () => Promise<T>): Promise<T> {
-  const span = startSqlSpan(sql);
-  if (!span) return run();
-  try {
-    return await run();
-  } catch (err) {
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw err;
-  } finally {
-    span.end();
-  }
-}
-
-/** A client span per SQL statement, from knex's query events (the ORM runs every other statement through knex). */
+/** A client span per SQL statement, from knex's query events (the ORM runs every statement through knex). */
 export function sqlTracing(orm: MikroORM): void {
   const knex = orm.em.getConnection().getKnex();
   const open = new Map<string, Span>();
   knex.on('query', (q: KnexQuery) => {
-    const span = startSqlSpan(q.sql);
-    if (span) open.set(q.__knexQueryUid, span);
+    if (!trace.getActiveSpan()?.isRecording()) return;
+    // The ORM inlines bound values into the text it hands knex (emails, hashes), so a span records the
+    // statement's verb and first table, never its text.
+    const verb = /^\s*(\w+)/.exec(q.sql)?.[1]?.toLowerCase() ?? 'sql';
+    const table = /\b(?:from|into|update|table)\s+"?(\w+)/i.exec(q.sql)?.[1] ?? '';
+    const attributes = { 'db.system.name': 'postgresql', 'db.operation.name': verb, 'db.collection.name': table };
+    open.set(q.__knexQueryUid, tracer().startSpan(`sql ${verb}${table ? ` ${table}` : ''}`, { kind: SpanKind.CLIENT, attributes }));
   });
   const end = (q: KnexQuery, failed: boolean) => {
     const span = open.get(q.__knexQueryUid);

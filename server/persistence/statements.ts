@@ -9,7 +9,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { preparesStatements } from './database.js';
-import { sqlSpan } from '../tracing.js';
 
 const names = new Map<string, string>();
 const MAX_NAMES = 1_000;
@@ -67,9 +66,9 @@ const numberedTexts = new Map<string, string>();
 /**
  * Outside a transaction, one statement on one pool connection, handed to the driver as it is: knex would
  * build a query object, re-number the placeholders and fire its query events on every call (a REST rescore
- * makes three such calls; about a tenth of its CPU went there). The same pool (its acquire timeout, its
- * connections' limits), the same named statement, the same SQL span (`sqlSpan`). Array values go the knex
- * way, which expands them.
+ * makes three such calls). The same pool (its acquire timeout, its
+ * connections' limits), the same named statement, the same query events. Array values go the knex way,
+ * which expands them.
  */
 async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): Promise<T[]> {
   const client = knex.client as unknown as PoolClient;
@@ -82,12 +81,24 @@ async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): P
   return onPoolConnection<T>(knex, sql, { name: statementName(sql), text, values: params });
 }
 
+let directQueries = 0;
+
+/**
+ * Fires knex's own query events around the statement, so whatever listens to every statement (the SQL
+ * spans of sqlTracing, the round-trip tests) still sees it.
+ */
 async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: string; text: string; values: readonly unknown[] }): Promise<T[]> {
   const client = knex.client as unknown as PoolClient;
   const conn = await client.acquireConnection();
+  const event = { sql, bindings: config.values, __knexQueryUid: `direct-${++directQueries}` };
   try {
-    const result = await sqlSpan(sql, () => conn.query(config));
+    knex.emit('query', event);
+    const result = await conn.query(config);
+    knex.emit('query-response', result, event);
     return result.rows as T[];
+  } catch (err) {
+    knex.emit('query-error', err, event);
+    throw err;
   } finally {
     await client.releaseConnection(conn);
   }
