@@ -559,4 +559,7 @@ export const de: Record<MessageKey, string> = {
   'bulk.tensions.drop': 'Ruhen lassen',
   'bulk.tensions.reassign': 'Neu zuordnen',
   'bulk.tensions.lead': 'Verantwortung festlegen',
+  'bulk.users.deactivate': 'Deaktivieren',
+  'bulk.users.confirm':
+    '{count, plural, one {# Benutzer} other {# Benutzer}} deaktivieren? Ihre Sitzungen und Schlüssel enden sofort. Jeder kann später auf seiner Seite reaktiviert werden; die Schlüssel bleiben widerrufen.',
 };

@@ -546,6 +546,9 @@ export const en = {
   'bulk.tensions.drop': 'Drop as stale',
   'bulk.tensions.reassign': 'Reassign',
   'bulk.tensions.lead': 'Set lead',
+  'bulk.users.deactivate': 'Deactivate',
+  'bulk.users.confirm':
+    'Deactivate {count, plural, one {# user} other {# users}}? Their sessions and keys end at once. Each can be reactivated later from their page; their keys stay revoked.',
 } as const;
 
 export type MessageKey = keyof typeof en;
