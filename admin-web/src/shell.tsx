@@ -7,6 +7,7 @@ import { useSession } from './lib/session.js';
 import { useTitle } from './lib/use-title.js';
 import { Alert, Button, EmptyState, Loading, PageHeader } from './components/ui.js';
 import { LanguageSwitch } from './components/language-switch.js';
+import { CommandPalette } from './components/command-palette.js';
 import { TensionsPage } from './pages/tensions-list.js';
 import { TensionCreatePage } from './pages/tension-create.js';
 import { TensionDetailPage } from './pages/tension-detail.js';
@@ -147,6 +148,7 @@ export function Shell() {
       <main id="main" className="content" tabIndex={-1}>
         {page}
       </main>
+      <CommandPalette />
     </div>
   );
 }

@@ -145,3 +145,25 @@ describe('bulk actions on tensions', () => {
     ).toBe(4);
   }, 180_000);
 });
+
+describe('bulk deactivation of users', () => {
+  it('deactivates the selected users of a page, each on its own, after a confirmation (en)', async () => {
+    const ids: string[] = [];
+    for (const n of ['01', '02', '03']) {
+      const r = await api.post('/users', { type: 'agent', email: `bulk-agent-${n}@test.example`, name: `Bulk agent ${n}` });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      ids.push(r.body.id);
+    }
+    const page = await signedIn('en');
+    await page.goto(`${app.url}/users?q=Bulk%20agent`);
+    await page.getByRole('link', { name: 'Bulk agent 01' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
+    await page.getByText('3 selected').waitFor();
+    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Deactivate…' }).click();
+    await page.getByRole('dialog', { name: 'Deactivate' }).getByRole('button', { name: 'Apply to 3' }).click();
+    await page.getByTestId('bulk-progress').getByText('3 done, 0 failed, 0 not started.').waitFor();
+    for (const id of ids) expect((await api.get(`/users/${id}`)).body.status).toBe('deactivated');
+    const audit = await api.gql('{ auditLog(action: "user.deactivated", limit: 100) { data { target { id } } } }');
+    expect(audit.body.data.auditLog.data.map((e: { target: { id: string } }) => e.target.id).sort()).toEqual([...ids].sort());
+  }, 120_000);
+});

@@ -28,6 +28,8 @@ type Documents = {
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": typeof types.BulkReassignTensionDocument,
     "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": typeof types.BulkSetTensionLeadDocument,
     "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": typeof types.BulkMatchingTensionsDocument,
+    "\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.BulkDeactivateUserDocument,
+    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n": typeof types.GlobalSearchDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
@@ -111,6 +113,8 @@ const documents: Documents = {
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": types.BulkReassignTensionDocument,
     "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": types.BulkSetTensionLeadDocument,
     "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": types.BulkMatchingTensionsDocument,
+    "\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.BulkDeactivateUserDocument,
+    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n": types.GlobalSearchDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
@@ -250,6 +254,14 @@ export function graphql(source: "\n  mutation BulkSetTensionLead($id: ID!, $lead
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"): (typeof documents)["\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n"): (typeof documents)["\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

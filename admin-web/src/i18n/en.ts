@@ -611,6 +611,22 @@ export const en = {
   'bulk.tensions.drop': 'Drop as stale',
   'bulk.tensions.reassign': 'Reassign',
   'bulk.tensions.lead': 'Set lead',
+  'bulk.users.deactivate': 'Deactivate',
+  'bulk.users.confirm':
+    'Deactivate {count, plural, one {# user} other {# users}}? Their sessions and keys end at once. Each can be reactivated later from their page; their keys stay revoked.',
+  'search.title': 'Search',
+  'search.label': 'Search tensions, users and actors by name, email or id',
+  'search.placeholder': 'Name, email or id…',
+  'search.results': 'Results',
+  'search.none': 'Nothing found.',
+  'search.openTension': 'Open tension {id}',
+  'search.openUser': 'Open user {id}',
+  'search.kind.tension': 'Tension',
+  'search.kind.user': 'User',
+  'search.kind.actor': 'Actor',
+  'search.shortcuts': 'Keyboard shortcuts',
+  'search.goTensions': 'Go to tensions',
+  'search.goUsers': 'Go to users',
 } as const;
 
 export type MessageKey = keyof typeof en;

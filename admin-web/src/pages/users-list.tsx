@@ -13,6 +13,8 @@ import { useTitle } from '../lib/use-title.js';
 import { ActorField } from '../components/pickers.js';
 import { RolePicker } from '../components/role-picker.js';
 import { ExportLinks } from '../components/export-links.js';
+import { UserBulkBar } from '../components/bulk-users.js';
+import type { BulkItem } from '../components/bulk-actions.js';
 import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const UsersDocument = graphql(`
@@ -51,6 +53,20 @@ export function UsersPage() {
     context,
   });
   const rows = data?.users.data ?? [];
+  // bulk deactivation (issue 36): active users of this page
+  const bulk = can('users:write');
+  const [selected, setSelected] = useState<Map<string, BulkItem>>(new Map());
+  const selectable: BulkItem[] = rows.filter((u) => u.status === 'active').map((u) => ({ id: u.id, name: u.name, href: `/users/${u.id}` }));
+  const pageSelected = selectable.length > 0 && selectable.every((u) => selected.has(u.id));
+  const toggle = (items: BulkItem[], on: boolean) =>
+    setSelected((prev) => {
+      const next = new Map(prev);
+      for (const i of items) {
+        if (on) next.set(i.id, i);
+        else next.delete(i.id);
+      }
+      return next;
+    });
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
     setFilters({ q: q.trim() });
@@ -101,11 +117,32 @@ export function UsersPage() {
         <EmptyState>{t('users.empty')}</EmptyState>
       ) : (
         <>
+          {bulk ? (
+            <UserBulkBar
+              selected={[...selected.values()]}
+              onClear={() => setSelected(new Map())}
+              onDone={() => {
+                setSelected(new Map());
+                refetch({ requestPolicy: 'network-only' });
+              }}
+            />
+          ) : null}
           <div className="table-wrap card">
             <table className="table">
               <caption className="visually-hidden">{t('users.title')}</caption>
               <thead>
                 <tr>
+                  {bulk ? (
+                    <th scope="col" className="select-cell">
+                      <input
+                        type="checkbox"
+                        aria-label={t('bulk.selectPage')}
+                        checked={pageSelected}
+                        disabled={selectable.length === 0}
+                        onChange={(e) => toggle(selectable, e.target.checked)}
+                      />
+                    </th>
+                  ) : null}
                   <th scope="col">{t('common.name')}</th>
                   <th scope="col">{t('common.email')}</th>
                   <th scope="col">{t('common.type')}</th>
@@ -116,6 +153,18 @@ export function UsersPage() {
               <tbody>
                 {rows.map((u) => (
                   <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
+                    {bulk ? (
+                      <td className="select-cell">
+                        {u.status === 'active' ? (
+                          <input
+                            type="checkbox"
+                            aria-label={t('bulk.selectRow', { name: u.name })}
+                            checked={selected.has(u.id)}
+                            onChange={(e) => toggle([{ id: u.id, name: u.name, href: `/users/${u.id}` }], e.target.checked)}
+                          />
+                        ) : null}
+                      </td>
+                    ) : null}
                     <td>
                       <Link to={`/users/${u.id}`} className="row-link">
                         {u.name}

@@ -1,0 +1,81 @@
+// Global search and keyboard (issue 36): ⌘K / Ctrl+K and `/` find a tension by a word of its name and open it,
+// `?` lists the shortcuts, `g u` / `g t` move between lists; English and German; axe with the search open.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { ensureWebBuild, launchBrowser } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+let tensionId = '';
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp();
+  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
+  tensionId = (await api.post('/tensions', { name: 'Invoices from the quayside arrive late', actorId: actor })).body.tension.id;
+  await api.post('/tensions', { name: 'Cranes idle overnight', actorId: actor });
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await app?.close();
+});
+
+async function signedIn(lang: 'en' | 'de'): Promise<Page> {
+  const context = await browser.newContext({ locale: lang === 'de' ? 'de-DE' : 'en-US', viewport: { width: 1280, height: 900 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${app.url}/`);
+  await page.locator('input[type=email]').fill(ADMIN.email);
+  await page.locator('input[type=password]').fill(ADMIN.password);
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
+  return page;
+}
+
+describe('global search', () => {
+  it('Ctrl+K finds a tension by a word of its name and Enter opens it (en)', async () => {
+    const page = await signedIn('en');
+    await page.locator('body').click();
+    await page.keyboard.press('Control+k');
+    const box = page.getByRole('combobox', { name: 'Search tensions, users and actors by name, email or id' });
+    await box.fill('quayside');
+    await page.getByRole('option', { name: /Invoices from the quayside arrive late/ }).waitFor();
+    expect(await page.getByRole('option', { name: /Cranes/ }).count()).toBe(0);
+    const result = await new AxeBuilder({ page }).analyze();
+    expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    await box.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Invoices from the quayside arrive late' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tensions/${tensionId}`);
+  }, 60_000);
+
+  it('`/` opens the search, `?` the shortcuts, `g u` and `g t` move (de)', async () => {
+    const page = await signedIn('de');
+    await page.locator('body').click();
+    await page.keyboard.press('/');
+    const box = page.getByRole('combobox', { name: 'Spannungen, Benutzer und Akteure nach Name, E-Mail oder ID suchen' });
+    await box.fill('Kräne');
+    await page.getByText('Nichts gefunden.').waitFor();
+    await box.fill('idle');
+    await page.getByRole('option', { name: /Cranes idle overnight/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Cranes idle overnight' }).waitFor();
+    await page.locator('body').click();
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Tastenkürzel' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('g');
+    await page.keyboard.press('u');
+    await page.getByRole('heading', { level: 1, name: 'Benutzer' }).waitFor();
+    await page.keyboard.press('g');
+    await page.keyboard.press('t');
+    await page.getByRole('heading', { level: 1, name: 'Spannungen' }).waitFor();
+  }, 60_000);
+});
