@@ -79,9 +79,7 @@ function serve(entry: OperationEntry): void {
   const json = shown ? inputJsonOf(shown) : { properties: {} };
   const required = new Set(json.required ?? []);
   const inputType =
-    gql.args === 'input'
-      ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, shown!, inputDescription(gql.field))
-      : null;
+    gql.args === 'input' ? zodInputType(gql.inputType ?? `${gql.field[0].toUpperCase()}${gql.field.slice(1)}Input`, shown!, inputDescription(gql.field)) : null;
   const mutation = gql.kind === 'mutation';
   type Loose = {
     arg: ((o: object) => unknown) & { id(o: object): unknown };
