@@ -303,7 +303,7 @@ describe('admin web app', () => {
     await signIn(p, 'rita@test.example', 'reader-password-123');
     await p.getByRole('link', { name: 'Settlement is slow' }).waitFor();
     const links = await p.getByRole('navigation', { name: 'Main navigation' }).getByRole('link').allTextContents();
-    expect(links).toEqual(['Tensions', 'My account']);
+    expect(links).toEqual(['Tensions', 'Dashboard', 'My account']);
     expect(await p.getByRole('link', { name: '+ New tension' }).count()).toBe(0);
     // no actor or lead filters without actors:read / users:read
     expect(await p.getByLabel('Actor').count()).toBe(0);

@@ -1,7 +1,10 @@
 // Pieces of the API key dialogs: the permission picker of a new key (null = all of the user's permissions),
 // a key's permissions in the list, and how long until a key expires.
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import type { CombinedError } from 'urql';
 import { useI18n } from '../i18n/index.js';
+import type { MessageKey } from '../i18n/en.js';
+import { Button, Dialog, ErrorAlert } from './ui.js';
 
 /** Every `*:read` permission among those offered: the "Read only" preset. */
 function readOnly(offered: string[]): string[] {
@@ -107,3 +110,59 @@ export const OVERLAPS = [
   { seconds: 86_400, label: 'keys.rotate.overlap.day' },
   { seconds: 604_800, label: 'keys.rotate.overlap.week' },
 ] as const;
+
+/**
+ * Rotating a secret (an API key, a webhook's signing secret): how long the old one keeps working beside
+ * the new one, then confirm. `rotate` answers the refusal to show, or nothing once it is done.
+ */
+export function RotateDialog({
+  title,
+  body,
+  legend,
+  submit: submitLabel,
+  onClose,
+  rotate,
+}: {
+  title: string;
+  body: MessageKey;
+  legend: MessageKey;
+  submit: MessageKey;
+  onClose: () => void;
+  rotate: (overlapSeconds: number) => Promise<CombinedError | undefined>;
+}) {
+  const { t } = useI18n();
+  // none by default: a rotation after a leak must stop the old secret at once
+  const [overlap, setOverlap] = useState(0);
+  const [error, setError] = useState<CombinedError | undefined>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    const refused = await rotate(overlap);
+    setBusy(false);
+    if (refused) setError(refused);
+  };
+  return (
+    <Dialog title={title} open onClose={onClose}>
+      <form noValidate className="stack" onSubmit={submit}>
+        {error ? <ErrorAlert error={error} /> : null}
+        <p>{t(body)}</p>
+        <fieldset className="checks">
+          <legend>{t(legend)}</legend>
+          {OVERLAPS.map((o) => (
+            <label key={o.seconds} className="check">
+              <input type="radio" name="overlap" value={o.seconds} checked={overlap === o.seconds} onChange={() => setOverlap(o.seconds)} />
+              {t(o.label)}
+            </label>
+          ))}
+        </fieldset>
+        <div className="dialog-footer">
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="submit" variant="primary" disabled={busy}>
+            {t(submitLabel)}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

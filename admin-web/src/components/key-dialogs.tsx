@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import type { CombinedError } from 'urql';
 import { useI18n } from '../i18n/index.js';
 import { fieldMessage } from '../lib/refusals.js';
-import { KeyPermissionPicker, OVERLAPS } from './key-bits.js';
+import { KeyPermissionPicker, RotateDialog } from './key-bits.js';
 import { Alert, Button, CopyButton, Dialog, ErrorAlert, Field } from './ui.js';
 
 export interface NewKey {
@@ -86,40 +86,20 @@ export function RotateKeyDialog({
   onRotated: (key: string) => void;
 }) {
   const { t } = useI18n();
-  // none by default: a rotation after a leak must stop the old key at once
-  const [overlap, setOverlap] = useState(0);
-  const [error, setError] = useState<CombinedError | undefined>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    const r = await rotate(overlap);
-    setBusy(false);
-    if (r.key) onRotated(r.key);
-    else setError(r.error);
-  };
   return (
-    <Dialog title={t('keys.rotate.title', { name: keyName })} open onClose={onClose}>
-      <form noValidate className="stack" onSubmit={submit}>
-        {error ? <ErrorAlert error={error} /> : null}
-        <p>{t('keys.rotate.body')}</p>
-        <fieldset className="checks">
-          <legend>{t('keys.rotate.overlap')}</legend>
-          {OVERLAPS.map((o) => (
-            <label key={o.seconds} className="check">
-              <input type="radio" name="overlap" value={o.seconds} checked={overlap === o.seconds} onChange={() => setOverlap(o.seconds)} />
-              {t(o.label)}
-            </label>
-          ))}
-        </fieldset>
-        <div className="dialog-footer">
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {t('keys.rotate')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <RotateDialog
+      title={t('keys.rotate.title', { name: keyName })}
+      body="keys.rotate.body"
+      legend="keys.rotate.overlap"
+      submit="keys.rotate"
+      onClose={onClose}
+      rotate={async (overlap) => {
+        const r = await rotate(overlap);
+        if (!r.key) return r.error;
+        onRotated(r.key);
+        return undefined;
+      }}
+    />
   );
 }
 

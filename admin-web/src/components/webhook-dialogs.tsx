@@ -5,7 +5,7 @@ import type { CombinedError } from 'urql';
 import { useI18n } from '../i18n/index.js';
 import type { TensionEventType } from '../gql/graphql.js';
 import { fieldMessage } from '../lib/refusals.js';
-import { OVERLAPS } from './key-bits.js';
+import { RotateDialog } from './key-bits.js';
 import { Alert, Button, CopyButton, Dialog, ErrorAlert, Field } from './ui.js';
 
 /** Every event type an endpoint can subscribe to (the tension events, SPEC §14). */
@@ -137,39 +137,18 @@ export function EndpointDialog({
 
 export function RotateSecretDialog({ onClose, rotate }: { onClose: () => void; rotate: (overlapSeconds: number) => Outcome }) {
   const { t } = useI18n();
-  // none by default: a rotation after a leak must stop the old secret at once
-  const [overlap, setOverlap] = useState(0);
-  const [error, setError] = useState<CombinedError | undefined>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    const r = await rotate(overlap);
-    setBusy(false);
-    if (!r.done) setError(r.error);
-  };
   return (
-    <Dialog title={t('webhooks.rotate.title')} open onClose={onClose}>
-      <form noValidate className="stack" onSubmit={submit}>
-        {error ? <ErrorAlert error={error} /> : null}
-        <p>{t('webhooks.rotate.body')}</p>
-        <fieldset className="checks">
-          <legend>{t('webhooks.rotate.overlap')}</legend>
-          {OVERLAPS.map((o) => (
-            <label key={o.seconds} className="check">
-              <input type="radio" name="overlap" value={o.seconds} checked={overlap === o.seconds} onChange={() => setOverlap(o.seconds)} />
-              {t(o.label)}
-            </label>
-          ))}
-        </fieldset>
-        <div className="dialog-footer">
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {t('webhooks.rotate')}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <RotateDialog
+      title={t('webhooks.rotate.title')}
+      body="webhooks.rotate.body"
+      legend="webhooks.rotate.overlap"
+      submit="webhooks.rotate"
+      onClose={onClose}
+      rotate={async (overlap) => {
+        const r = await rotate(overlap);
+        return r.done ? undefined : r.error;
+      }}
+    />
   );
 }
 

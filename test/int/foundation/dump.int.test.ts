@@ -192,7 +192,8 @@ describe('export and import', () => {
     expect([auditRow > 0, Boolean(adminRole), lastUserRole > 0]).toEqual([true, true, true]);
     const granted = recount([
       ...lines.slice(0, lastUserRole + 1),
-      { kind: 'row', table: 'user_roles', row: { user_id: agent.body.id, role_id: adminRole.row.id } },
+      // in the shape the export writes (every column of the row, as an attacker copying one would)
+      { kind: 'row', table: 'user_roles', row: { ...lines[lastUserRole].row, user_id: agent.body.id, role_id: adminRole.row.id } },
       ...lines.slice(lastUserRole + 1),
     ]);
     const cases: [string, any[], RegExp][] = [
