@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, pick, screenshot } from '../support/browser.js';
+import { ensureWebBuild, launchBrowser, pick, screenshot, signInAdmin } from '../support/browser.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -29,18 +29,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function signedIn(lang: 'en' | 'de'): Promise<Page> {
-  const context = await browser.newContext({ locale: lang === 'de' ? 'de-DE' : 'en-US', viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${app.url}/`);
-  await page.locator('input[type=email]').fill(ADMIN.email);
-  await page.locator('input[type=password]').fill(ADMIN.password);
-  await page.locator('button[type=submit]').click();
-  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
-  return page;
-}
+const signedIn = (lang: 'en' | 'de'): Promise<Page> =>
+  signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US', timeoutMs: 20_000 });
 
 async function seed(prefix: string, n: number): Promise<{ id: string; name: string }[]> {
   const out: { id: string; name: string }[] = [];

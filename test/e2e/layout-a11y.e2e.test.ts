@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -32,22 +32,13 @@ const screens = () => [
   { name: 'not-found', path: '/nowhere', h1: /Page not found|Seite nicht gefunden/ },
 ];
 
-async function signedIn(opts: { width: number; height: number; lang: 'en' | 'de'; dark?: boolean }): Promise<Page> {
-  const context = await browser.newContext({
+const signedIn = (opts: { width: number; height: number; lang: 'en' | 'de'; dark?: boolean }): Promise<Page> =>
+  signInAdmin(browser, app.url, contexts, {
     locale: opts.lang === 'de' ? 'de-DE' : 'en-US',
     viewport: { width: opts.width, height: opts.height },
     colorScheme: opts.dark ? 'dark' : 'light',
+    timeoutMs: 10_000,
   });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  await page.goto(`${app.url}/`);
-  await page.locator('input[type=email]').fill(ADMIN.email);
-  await page.locator('input[type=password]').fill(ADMIN.password);
-  await page.locator('button[type=submit]').click();
-  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
-  return page;
-}
 
 async function open(page: Page, screen: ReturnType<typeof screens>[number]): Promise<void> {
   await page.goto(`${app.url}${screen.path}`);

@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -31,19 +31,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function signedIn(locale: string): Promise<Page> {
-  const context = await browser.newContext({ locale, viewport: { width: 1280, height: 860 }, acceptDownloads: true });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  await page.goto(`${app.url}/`);
-  await page.locator('input[type=email]').fill(ADMIN.email);
-  await page.locator('input[type=password]').fill(ADMIN.password);
-  await page.locator('button[type=submit]').click();
-  // signed in: the first page is the tensions list
-  await page.getByRole('heading', { name: locale.startsWith('de') ? 'Spannungen' : 'Tensions', level: 1 }).waitFor();
-  return page;
-}
+const signedIn = (locale: string): Promise<Page> =>
+  signInAdmin(browser, app.url, contexts, { locale, viewport: { width: 1280, height: 860 }, acceptDownloads: true });
 
 /** RFC 4180 rows (the names here hold no quotes or line breaks, so a split is enough). */
 const csvRows = (text: string) =>

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser } from '../support/browser.js';
+import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -28,18 +28,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function signedIn(lang: 'en' | 'de'): Promise<Page> {
-  const context = await browser.newContext({ locale: lang === 'de' ? 'de-DE' : 'en-US', viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  await page.goto(`${app.url}/`);
-  await page.locator('input[type=email]').fill(ADMIN.email);
-  await page.locator('input[type=password]').fill(ADMIN.password);
-  await page.locator('button[type=submit]').click();
-  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
-  return page;
-}
+const signedIn = (lang: 'en' | 'de'): Promise<Page> => signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US' });
 
 describe('global search', () => {
   it('Ctrl+K finds a tension by a word of its name and Enter opens it (en)', async () => {

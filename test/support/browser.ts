@@ -2,7 +2,8 @@
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { ADMIN } from './app.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const WEB = join(ROOT, 'admin-web');
@@ -57,4 +58,26 @@ export async function pick(scope: Page | Locator, label: string, text: string): 
     .getByRole('option', { name: new RegExp(`^${escaped}`) })
     .first()
     .click();
+}
+
+/**
+ * A page in a new browser context (added to `contexts`, for the file's afterAll to close), signed in as the
+ * test admin through the sign-in form and on the first page (the tensions list). Desktop size unless told.
+ */
+export async function signInAdmin(
+  browser: Browser,
+  url: string,
+  contexts: BrowserContext[],
+  { timeoutMs = 15_000, ...options }: BrowserContextOptions & { timeoutMs?: number } = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  await page.goto(`${url}/`);
+  await page.locator('input[type=email]').fill(ADMIN.email);
+  await page.locator('input[type=password]').fill(ADMIN.password);
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
+  return page;
 }
