@@ -6,8 +6,9 @@ import { listActors } from './actors/actors.js';
 import { listAudit } from './audit/audit.js';
 import { authorize } from './authorize.js';
 import type { Ctx, Deps } from './context.js';
+import { openStreamGuard } from './events/stream-guard.js';
 import type { Page } from './paging.js';
-import type { Operation } from './permission-table.js';
+import { OPERATION_PERMISSIONS, type Operation } from './permission-table.js';
 import { listTensions } from './tensions/tension.queries.js';
 import { listUsers } from './users/users.js';
 import { parseInput } from './validate.js';
@@ -129,11 +130,23 @@ export interface ExportRun {
   line: (item: unknown) => string;
   /** the first page, already read: a bad filter is refused before a byte is sent */
   first: Page<unknown>;
-  /** the page after `cursor` */
+  /** the page after `cursor`, or the refusal of a caller whose rights ended since the export began */
   next: (cursor: string) => Promise<Result<Page<unknown>>>;
+  /** aborted when the caller loses the right to the export (within about RIGHTS_CHECK_MS): stop sending */
+  revoked: AbortSignal;
+  /** the export ended, however it ended: frees its stream slot. Idempotent. */
+  close: () => void;
 }
 
-/** Authorizes, parses the export's own parameters, and reads the first page with the rest as the list's filter. */
+/**
+ * Authorizes, parses the export's own parameters, and reads the first page with the rest as the list's filter.
+ *
+ * An export is a stream (SPEC §7, §10): it holds one of the user's open-stream slots, and it follows its
+ * caller's rights. Each page is handed out only after a check of the credential that started after the page
+ * was read, so a key revoked, a permission removed, a user deactivated or a session ended mid-export gets
+ * nothing read after that; and `revoked` fires within about RIGHTS_CHECK_MS even while the client is slow
+ * to take a page. The caller must `close()` the run.
+ */
 export async function startExport(deps: Deps, ctx: Ctx, name: ExportListName, query: Record<string, unknown>): Promise<Result<ExportRun>> {
   const spec: ExportList = EXPORT_LISTS[name];
   const denied = authorize(ctx, spec.operation);
@@ -141,9 +154,26 @@ export async function startExport(deps: Deps, ctx: Ctx, name: ExportListName, qu
   const { format: rawFormat, limit, ...filter } = query;
   const params = parseInput(exportParams, { format: rawFormat, limit });
   if (!params.ok) return params;
-  const read = (cursor?: string) => spec.list(deps, ctx, { ...filter, limit: EXPORT_PAGE, ...(cursor ? { cursor } : {}) });
+  const revoked = new AbortController();
+  const permission = OPERATION_PERMISSIONS[spec.operation];
+  const guard = openStreamGuard(deps, ctx.caller, {
+    needs: permission ? [permission] : [],
+    revoked: () => revoked.abort(),
+    // pages are checked one at a time through verify(), never queued on the guard
+    overflow: () => revoked.abort(),
+  });
+  if (!guard.ok) return guard;
+  const read = async (cursor?: string): Promise<Result<Page<unknown>>> => {
+    const page = await spec.list(deps, ctx, { ...filter, limit: EXPORT_PAGE, ...(cursor ? { cursor } : {}) });
+    if (!page.ok) return page;
+    const refusal = await guard.value.verify();
+    return refusal ?? page;
+  };
   const first = await read(typeof filter.cursor === 'string' ? filter.cursor : undefined);
-  if (!first.ok) return first;
+  if (!first.ok) {
+    guard.value.close();
+    return first;
+  }
   const format = params.value.format;
   return ok({
     format,
@@ -153,5 +183,7 @@ export async function startExport(deps: Deps, ctx: Ctx, name: ExportListName, qu
     line: format === 'csv' ? (item) => csvLine(spec.columns.map(([, v]) => v(item as Row))) : (item) => `${JSON.stringify(item)}\n`,
     first: first.value,
     next: (cursor) => read(cursor),
+    revoked: revoked.signal,
+    close: () => guard.value.close(),
   });
 }

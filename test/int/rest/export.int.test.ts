@@ -3,9 +3,14 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, seedUserWithKey } from '../../support/clients.js';
+import { client, seedUserWithKey, systemCtx, unwrap } from '../../support/clients.js';
 import { insertUser, newActor, newTension } from '../../support/tensions.js';
 import { countTensionRows } from '../../../server/persistence/tension-projection.js';
+import { authenticateApiKey } from '../../../server/auth/authenticate.js';
+import { startExport } from '../../../server/application/export.js';
+import { MAX_STREAMS_PER_USER } from '../../../server/application/events/stream-guard.js';
+import { updateRole } from '../../../server/application/roles/roles.js';
+import { revokeUserApiKey } from '../../../server/application/users/api-keys.js';
 
 let app: TestApp;
 let key: string;
@@ -229,3 +234,70 @@ describe('a list total (tensionsTotal): exact up to a bound, counted with a LIMI
     expect(await countTensionRows(app.em(), { leadUserId: alice }, 1000)).toBe((await allPages(`/tensions?leadUserId=${alice}`)).length);
   });
 });
+
+describe("an export follows its caller's rights, as a stream does (SPEC §10, §7)", () => {
+  /** An export started as `key`'s holder, through the use case the REST route calls, its first page read. */
+  async function started(k: string, query: Record<string, unknown> = {}) {
+    const caller = unwrap(await authenticateApiKey(app.deps, k), 'authenticate');
+    return startExport(app.deps, { caller, via: 'rest', requestId: 'export-rights' }, 'tensions', query);
+  }
+  /** The contract's 2 s, with room for a loaded machine: pass/fail is "ended at all", not how fast. */
+  const ENDED_WITHIN_MS = 5_000;
+  const abortedWithin = (signal: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
+      if (signal.aborted) return resolve(true);
+      const t = setTimeout(() => resolve(false), ENDED_WITHIN_MS);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve(true)));
+    });
+
+  it('a key revoked after the first page gets no further page, and the run is told to stop', async () => {
+    const holder = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'] });
+    const run = unwrap(await started(holder.key), 'start');
+    try {
+      expect(run.first.data).toHaveLength(100);
+      const second = await run.next(run.first.nextCursor!);
+      expect(second.ok).toBe(true);
+      unwrap(await revokeUserApiKey(app.deps, systemCtx(), holder.userId, holder.keyId), 'revoke');
+      const third = await run.next(second.ok ? second.value.nextCursor! : '');
+      expect(third.ok ? 'a page' : third.code).toBe('unauthenticated');
+      expect(await abortedWithin(run.revoked)).toBe(true);
+    } finally {
+      run.close();
+    }
+  });
+
+  it("a permission removed from the holder's role ends it with forbidden", async () => {
+    const holder = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read', 'actors:read'] });
+    const run = unwrap(await started(holder.key), 'start');
+    try {
+      unwrap(await updateRole(app.deps, systemCtx(), holder.roleId, { permissions: ['actors:read'] }), 'role edit');
+      const next = await run.next(run.first.nextCursor!);
+      expect(next.ok ? 'a page' : [next.code, next.extensions?.missingPermission]).toEqual(['forbidden', 'tensions:read']);
+      expect(await abortedWithin(run.revoked)).toBe(true);
+    } finally {
+      run.close();
+    }
+  });
+
+  it("holds one of the user's open-stream slots while it runs; the REST export frees its slot when it ends", async () => {
+    const holder = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'] });
+    // more exports than slots, one after another, through the route: each gives its slot back
+    for (let i = 0; i <= MAX_STREAMS_PER_USER; i++) expect((await download2(holder.key, '/export/tensions?format=ndjson')).status).toBe(200);
+    const runs = [];
+    try {
+      for (let i = 0; i < MAX_STREAMS_PER_USER; i++) runs.push(unwrap(await started(holder.key), `export ${i}`));
+      const refused = await client(app, holder.key).get('/export/tensions');
+      expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 'rate_limited', '5']);
+      runs.pop()!.close();
+      expect((await download2(holder.key, '/export/tensions?format=csv')).status).toBe(200);
+    } finally {
+      for (const r of runs) r.close();
+    }
+  });
+});
+
+/** A whole download as `k`. */
+async function download2(k: string, path: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${app.url}/api/v1${path}`, { headers: { authorization: `Bearer ${k}` } });
+  return { status: res.status, text: await res.text() };
+}
