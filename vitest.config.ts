@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/sequencer.js';
 
 export default defineConfig({
   // Node resolves `graphql` to its CommonJS build (no "exports" map); Vite would pick index.mjs for our
@@ -14,5 +15,7 @@ export default defineConfig({
     // the migrated template the global setup makes once per run
     isolate: true,
     globalSetup: ['test/support/global-setup.ts'],
+    // longest files first, from vitest's cache or, in a fresh clone, test/support/file-durations.json
+    sequence: { sequencer: LongestFirst },
   },
 });
