@@ -169,7 +169,7 @@ const schema = z.object({
   OIDC_SCOPES: z.string().default('openid email profile'),
   OIDC_DISPLAY_NAME: z.string().trim().min(1).max(60).optional(),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(128),
   WEBHOOKS: z.enum(['true', 'false']).default('true'),
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
 });

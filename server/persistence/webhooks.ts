@@ -293,33 +293,96 @@ export async function pendingTests(em: EntityManager, endpointId: string): Promi
 
 // ---- the dispatcher's side -----------------------------------------------------------------------------
 
-/** Enabled endpoints whose first-attempt lane is free, expired or already `holder`'s; takes or renews that lane. */
-export async function takeLanes(em: EntityManager, holder: string, leaseMs: number, limit: number): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `update webhook_endpoints set lane_holder = ?, lane_until = clock_timestamp() + (? * interval '1 millisecond')
-     where id in (select id from webhook_endpoints where enabled and (lane_holder = ? or lane_holder is null or lane_until < clock_timestamp())
-                  order by id limit ? for update skip locked)
-     returning id`,
-    [holder, leaseMs, holder, limit],
+/** An endpoint whose first attempts this instance sends: where its deliveries stand in the feed, and what it takes. */
+export interface Lane {
+  id: string;
+  checkpoint: FeedCursor;
+  types: string[] | null;
+}
+
+/**
+ * The enabled endpoints whose first-attempt lane is this holder's, with their checkpoints: takes the lanes
+ * that are free or expired, renews its own once a third of the lease is spent, and reads the others it
+ * holds. One statement; a lane is written only when taken or renewed, not on every round.
+ */
+export async function holdLanes(em: EntityManager, holder: string, leaseMs: number, limit: number): Promise<Lane[]> {
+  const rows = await em.execute<{ id: string; tid: string; pos: string | number; types: string[] | null }[]>(
+    `with took as (
+       update webhook_endpoints set lane_holder = ?, lane_until = statement_timestamp() + (? * interval '1 millisecond')
+       where id in (select id from webhook_endpoints
+                    where enabled and (lane_holder is null or lane_until < statement_timestamp()
+                                       or (lane_holder = ? and lane_until < statement_timestamp() + (? * interval '1 millisecond')))
+                    order by id limit ? for update skip locked)
+       returning id, checkpoint_tid::text as tid, checkpoint_pos as pos, types)
+     select id, tid, pos, types from took
+     union all
+     select id, checkpoint_tid::text, checkpoint_pos, types from webhook_endpoints
+     where enabled and lane_holder = ? and lane_until >= statement_timestamp() + (? * interval '1 millisecond')`,
+    [holder, leaseMs, holder, (leaseMs * 2) / 3, limit, holder, (leaseMs * 2) / 3],
   );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, checkpoint: { transactionId: r.tid, position: Number(r.pos) }, types: r.types }));
 }
 
 export async function releaseLanes(em: EntityManager, holder: string): Promise<void> {
   await em.execute('update webhook_endpoints set lane_holder = null, lane_until = null where lane_holder = ?', [holder]);
 }
 
-/** The endpoint's checkpoint and types, locked (no other instance fills it meanwhile); null when it is gone, disabled or being filled. */
-export async function lockForFill(tx: EntityManager, id: string): Promise<{ checkpoint: FeedCursor; types: string[] | null } | null> {
-  const [row] = await tx.execute<{ tid: string; pos: string; types: string[] | null }[]>(
-    `select checkpoint_tid::text as tid, checkpoint_pos as pos, types from webhook_endpoints where id = ? and enabled for update skip locked`,
-    [id],
-  );
-  return row ? { checkpoint: { transactionId: row.tid, position: Number(row.pos) }, types: row.types } : null;
+/** Deliveries to queue for one endpoint, and its checkpoint before and after them. */
+export interface LaneFill {
+  endpointId: string;
+  from: FeedCursor;
+  to: FeedCursor;
+  deliveries: NewDelivery[];
 }
 
-export async function advanceEndpointCheckpoint(tx: EntityManager, id: string, to: FeedCursor): Promise<void> {
-  await tx.execute('update webhook_endpoints set checkpoint_tid = ?::text::xid8, checkpoint_pos = ? where id = ?', [to.transactionId, to.position, id]);
+/**
+ * Queues the first attempts of several endpoints and moves their checkpoints, in one statement: an
+ * endpoint's checkpoint moves from `from` to `to` only if it still is at `from` (another instance that
+ * filled it meanwhile wins, and this one's rows for it are not written) and it is enabled; its rows are
+ * written in the order given (`seq`), with the move or not at all. Answers the endpoints moved.
+ */
+export async function fillLanes(em: EntityManager, fills: LaneFill[], at: Date): Promise<string[]> {
+  if (fills.length === 0) return [];
+  const rows = await em.execute<{ id: string }[]>(
+    `with moved as (
+       update webhook_endpoints e set checkpoint_tid = w.to_tid::xid8, checkpoint_pos = w.to_pos
+       from json_to_recordset(?::json) as w(endpoint_id uuid, from_tid text, from_pos bigint, to_tid text, to_pos bigint)
+       where e.id = w.endpoint_id and e.enabled and e.checkpoint_tid = w.from_tid::xid8 and e.checkpoint_pos = w.from_pos
+       returning e.id),
+     queued as (
+       insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, payload, created_at)
+       select d.id, d.endpoint_id, d.message_id, d.event_id, d.event_type, d.payload, ?
+       from rows from (json_to_recordset(?::json) as (id uuid, endpoint_id uuid, message_id text, event_id uuid, event_type text, payload json))
+            with ordinality as d(id, endpoint_id, message_id, event_id, event_type, payload, n)
+       where d.endpoint_id in (select id from moved)
+       order by n)
+     select id from moved`,
+    [
+      JSON.stringify(
+        fills.map((f) => ({
+          endpoint_id: f.endpointId,
+          from_tid: f.from.transactionId,
+          from_pos: f.from.position,
+          to_tid: f.to.transactionId,
+          to_pos: f.to.position,
+        })),
+      ),
+      at,
+      JSON.stringify(
+        fills.flatMap((f) =>
+          f.deliveries.map((r) => ({
+            id: r.id,
+            endpoint_id: f.endpointId,
+            message_id: r.messageId,
+            event_id: r.eventId,
+            event_type: r.eventType,
+            payload: r.payload,
+          })),
+        ),
+      ),
+    ],
+  );
+  return rows.map((r) => r.id);
 }
 
 export interface ClaimedDelivery {
@@ -327,7 +390,12 @@ export interface ClaimedDelivery {
   endpointId: string;
   messageId: string;
   eventType: string;
-  payload: unknown;
+  /** the body as stored (the JSON text sent) */
+  body: string;
+  /** the body's `timestamp` (the event's commit), null for a test message */
+  timestamp: string | null;
+  /** what orders it: the event's stream, or the delivery itself when it has none */
+  stream: string;
   /** this attempt's number (1 for the first) */
   attempt: number;
   url: string;
@@ -340,7 +408,9 @@ type ClaimRecord = {
   endpoint_id: string;
   message_id: string;
   event_type: string;
-  payload: unknown;
+  body: string;
+  ts: string | null;
+  stream: string;
   attempts: number;
   url: string;
   failing_since: Date | string | null;
@@ -353,45 +423,103 @@ const toClaim = (r: ClaimRecord): ClaimedDelivery => ({
   endpointId: r.endpoint_id,
   messageId: r.message_id,
   eventType: r.event_type,
-  payload: r.payload,
+  body: r.body,
+  timestamp: r.ts,
+  stream: r.stream,
   attempt: r.attempts,
   url: r.url,
   failingSince: date(r.failing_since),
   secrets: { secret: r.secret, previousSecret: r.previous_secret, previousSecretUntil: date(r.previous_secret_until) },
 });
-const CLAIMED =
-  'd.id, d.endpoint_id, d.message_id, d.event_type, d.payload, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_until';
+const CLAIMED = `d.id, d.endpoint_id, d.message_id, d.event_type, d.payload::text as body, d.payload ->> 'timestamp' as ts,
+  coalesce(d.payload #>> '{data,streamId}', d.id::text) as stream, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret,
+  e.previous_secret_until`;
 
-/**
- * Claims the endpoint's next first attempt in feed order: counts the attempt and moves its next-attempt
- * time past the attempt's longest run, in one update, so no other claim can take it (a crash leaves it
- * due again then, as a retry).
- */
-export async function claimFirstAttempt(em: EntityManager, endpointId: string, now: Date, runUntil: Date): Promise<ClaimedDelivery | null> {
-  const [row] = await em.execute<ClaimRecord[]>(
-    `with next as (
-       select d.id from webhook_deliveries d where d.endpoint_id = ? and d.attempts = 0 and d.status = 'pending'
-       order by d.seq limit 1 for update skip locked)
-     update webhook_deliveries d set attempts = 1, last_attempt_at = ?, next_attempt_at = ?
-     from next, webhook_endpoints e where d.id = next.id and e.id = d.endpoint_id and e.enabled
-     returning ${CLAIMED}`,
-    [endpointId, now, runUntil],
-  );
-  return row ? toClaim(row) : null;
+/** What a lane asks for: at most `room` first attempts, none of a stream in `busy` (one of its attempts is in flight). */
+export interface FirstAttemptWant {
+  endpointId: string;
+  room: number;
+  busy: string[];
 }
 
-/** Claims up to `limit` retries that are due, skipping those another instance holds and the endpoints named in `busy`. */
-export async function claimDueRetries(em: EntityManager, now: Date, runUntil: Date, limit: number, busy: string[]): Promise<ClaimedDelivery[]> {
+/**
+ * Claims the next first attempts of several endpoints in one statement, each endpoint's in feed order
+ * (`seq`): at most `room` each, and stopping before the first one whose stream already has an attempt in
+ * flight or earlier in the batch, so the batch can be sent at once without two events of one stream
+ * racing each other. A claim counts the attempt and moves its next-attempt time past the attempt's longest
+ * run, so no other claim can take it (a crash leaves it due again then, as a retry). Answers the claimed
+ * rows in each endpoint's order, and the endpoints that have first attempts waiting beyond them.
+ */
+export async function claimFirstAttempts(
+  em: EntityManager,
+  wants: FirstAttemptWant[],
+  now: Date,
+  runUntil: Date,
+): Promise<{ claimed: ClaimedDelivery[]; waiting: Set<string> }> {
+  if (wants.length === 0) return { claimed: [], waiting: new Set() };
+  const [row] = await em.execute<{ claimed: ClaimRecord[]; candidates: Record<string, number> | null }[]>(
+    `with want as (select * from json_to_recordset(?::json) as w(endpoint_id uuid, room int, busy text[])),
+     candidate as (
+       select c.* from want w cross join lateral (
+         select d.id, d.seq, d.endpoint_id, coalesce(d.payload #>> '{data,streamId}', d.id::text) as stream
+         from webhook_deliveries d where d.endpoint_id = w.endpoint_id and d.attempts = 0 and d.status = 'pending'
+         order by d.seq limit w.room + 1 for update skip locked) c),
+     ranked as (
+       select c.*, row_number() over (partition by c.endpoint_id, c.stream order by c.seq) as in_stream,
+              row_number() over (partition by c.endpoint_id order by c.seq) as k
+       from candidate c),
+     cut as (
+       select r.endpoint_id, min(r.seq) as seq from ranked r join want w on w.endpoint_id = r.endpoint_id
+       where r.in_stream > 1 or r.stream = any(w.busy) or r.k > w.room group by r.endpoint_id),
+     chosen as (select r.id from ranked r left join cut on cut.endpoint_id = r.endpoint_id where cut.seq is null or r.seq < cut.seq),
+     claimed as (
+       update webhook_deliveries d set attempts = 1, last_attempt_at = ?, next_attempt_at = ?
+       from webhook_endpoints e where d.id in (select id from chosen) and e.id = d.endpoint_id and e.enabled
+       returning d.seq, ${CLAIMED})
+     select (select coalesce(json_agg(c order by c.endpoint_id, c.seq), '[]'::json) from claimed c) as claimed,
+            (select json_object_agg(endpoint_id, n) from (select endpoint_id, count(*) as n from candidate group by endpoint_id) x) as candidates`,
+    [JSON.stringify(wants.map((w) => ({ endpoint_id: w.endpointId, room: w.room, busy: w.busy }))), now, runUntil],
+  );
+  const claimed = row.claimed.map(toClaim);
+  const taken = new Map<string, number>();
+  for (const c of claimed) taken.set(c.endpointId, (taken.get(c.endpointId) ?? 0) + 1);
+  const waiting = new Set(
+    Object.entries(row.candidates ?? {})
+      .filter(([e, n]) => n > (taken.get(e) ?? 0))
+      .map(([e]) => e),
+  );
+  return { claimed, waiting };
+}
+
+/**
+ * Claims up to `limit` retries that are due, skipping those another instance holds, at most `perEndpoint`
+ * of one endpoint less what `inFlight` says this instance already runs there.
+ */
+export async function claimDueRetries(
+  em: EntityManager,
+  now: Date,
+  runUntil: Date,
+  limit: number,
+  perEndpoint: number,
+  inFlight: Map<string, number>,
+): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const rows = await em.execute<ClaimRecord[]>(
     `with due as (
-       select d.id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
-       where d.attempts > 0 and d.status in ('pending', 'retrying') and d.next_attempt_at <= ? and not (d.endpoint_id = any(?::uuid[]))
-       order by d.next_attempt_at limit ? for update of d skip locked)
+       select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+       where d.attempts > 0 and d.status in ('pending', 'retrying') and d.next_attempt_at <= ?
+       order by d.next_attempt_at limit ? for update of d skip locked),
+     busy as (select * from json_to_recordset(?::json) as b(endpoint_id uuid, n int)),
+     chosen as (
+       select id from (
+         select due.id, due.next_attempt_at, coalesce(b.n, 0) as n,
+                row_number() over (partition by due.endpoint_id order by due.next_attempt_at) as k
+         from due left join busy b on b.endpoint_id = due.endpoint_id) x
+       where k + n <= ? order by next_attempt_at limit ?)
      update webhook_deliveries d set attempts = d.attempts + 1, status = 'pending', last_attempt_at = ?, next_attempt_at = ?
-     from due, webhook_endpoints e where d.id = due.id and e.id = d.endpoint_id
+     from webhook_endpoints e where d.id in (select id from chosen) and e.id = d.endpoint_id
      returning ${CLAIMED}`,
-    [now, `{${busy.join(',')}}`, limit, now, runUntil],
+    [now, limit * 4, JSON.stringify([...inFlight].map(([endpoint_id, n]) => ({ endpoint_id, n }))), perEndpoint, limit, now, runUntil],
   );
   return rows.map(toClaim);
 }
@@ -413,6 +541,64 @@ export async function recordAttempt(tx: EntityManager, id: string, attempt: numb
     [o.status, o.nextAttemptAt, o.responseStatus, o.responseBody, o.error, o.durationMs, id, attempt],
   );
   return rows.length === 1;
+}
+
+export interface RecordedOutcome extends AttemptOutcome {
+  id: string;
+  attempt: number;
+  endpointId: string;
+  succeeded: boolean;
+  /** when the answer came */
+  at: Date;
+}
+
+/**
+ * Records the outcomes of several attempts in one statement (each only if no later attempt of its delivery
+ * was claimed meanwhile), and each endpoint's run of failures: a success ends it (a failure after the
+ * batch's last success starts a new one), failures alone start one when none is running. Answers the
+ * deliveries recorded.
+ */
+export async function recordAttempts(em: EntityManager, outcomes: RecordedOutcome[]): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  const rows = await em.execute<{ id: string }[]>(
+    `with o as (
+       select * from json_to_recordset(?::json) as o(id uuid, attempt int, endpoint_id uuid, ok boolean, at timestamptz, status text,
+         next_attempt_at timestamptz, response_status int, response_body text, error text, duration_ms int)),
+     recorded as (
+       update webhook_deliveries d set status = o.status, next_attempt_at = o.next_attempt_at, last_response_status = o.response_status,
+         last_response_body = o.response_body, last_error = o.error, duration_ms = o.duration_ms
+       from o where d.id = o.id and d.attempts = o.attempt
+       returning d.id),
+     health as (
+       select h.endpoint_id, h.ok_at,
+              (select min(o.at) from o join recorded r on r.id = o.id
+               where o.endpoint_id = h.endpoint_id and not o.ok and (h.ok_at is null or o.at > h.ok_at)) as failed_at
+       from (select o.endpoint_id, max(o.at) filter (where o.ok) as ok_at from o join recorded r on r.id = o.id group by o.endpoint_id) h),
+     marked as (
+       update webhook_endpoints e set failing_since = case when h.ok_at is null then coalesce(e.failing_since, h.failed_at) else h.failed_at end
+       from health h
+       where e.id = h.endpoint_id
+         and e.failing_since is distinct from (case when h.ok_at is null then coalesce(e.failing_since, h.failed_at) else h.failed_at end))
+     select id from recorded`,
+    [
+      JSON.stringify(
+        outcomes.map((o) => ({
+          id: o.id,
+          attempt: o.attempt,
+          endpoint_id: o.endpointId,
+          ok: o.succeeded,
+          at: o.at.toISOString(),
+          status: o.status,
+          next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+          response_status: o.responseStatus,
+          response_body: o.responseBody,
+          error: o.error,
+          duration_ms: o.durationMs,
+        })),
+      ),
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** A success ends the endpoint's run of failures; a failure starts one (when none is running). */
