@@ -8,7 +8,7 @@ import { keyHolder, recordKeyUse } from '../persistence/api-keys.js';
 import { sessionHolder } from '../persistence/sessions.js';
 import { hasConfirmedMfa } from '../persistence/second-factor.js';
 import { recordGrantUse, tokenHolder } from '../persistence/oauth-store.js';
-import { reader } from '../persistence/transaction.js';
+import { reader, statementReader } from '../persistence/transaction.js';
 
 export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal => refuse('unauthenticated', detail);
 
@@ -17,7 +17,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** The key's caller, or `unauthenticated`: a result like every use case's. */
 export async function authenticateApiKey(deps: Deps, key: string): Promise<Result<Caller>> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
-  const em = reader(deps.orm);
+  // statements only (the lookup, the use's record): no EntityManager of its own per request
+  const em = statementReader(deps.orm);
   // Expiry against the service's clock: the one that computed an expiry or the end of a rotation's overlap.
   const now = deps.clock();
   const row = await keyHolder(em, hashApiKey(key), now);

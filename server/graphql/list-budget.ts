@@ -13,6 +13,8 @@ import {
   isInterfaceType,
   isObjectType,
   Kind,
+  visit,
+  BREAK,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -143,7 +145,28 @@ interface ExecuteHook {
 /** The yoga plugin: counted on the parsed, validated document with its variables, before execution or a subscription starts. */
 export function useListBudget(schema: GraphQLSchema) {
   const bounds = listBounds(schema);
+  const listFields = new Set([...bounds.keys()].map((coordinate) => coordinate.slice(coordinate.indexOf('.') + 1)));
+  // A document that names no list field asks for no items whatever its variables: known once per parsed
+  // document (yoga keeps parsed documents), so a mutation such as rescoreTension skips coercing its
+  // variables and walking its selections on every request (issue 37).
+  const listFree = new WeakMap<DocumentNode, boolean>();
+  const namesNoList = (document: DocumentNode) => {
+    let free = listFree.get(document);
+    if (free === undefined) {
+      free = true;
+      visit(document, {
+        Field(node) {
+          if (!listFields.has(node.name.value)) return undefined;
+          free = false;
+          return BREAK;
+        },
+      });
+      listFree.set(document, free);
+    }
+    return free;
+  };
   const check = ({ args, setResultAndStopExecution }: ExecuteHook) => {
+    if (namesNoList(args.document)) return;
     const items = listItems(args.schema, bounds, args.document, args.operationName, args.variableValues);
     if (items === null || items <= LIST_ITEMS_PER_REQUEST) return;
     setResultAndStopExecution({

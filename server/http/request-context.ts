@@ -27,6 +27,10 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export const requestLog = new AsyncLocalStorage<Logger>();
 
 export function requestContext(deps: Deps) {
+  // The access line's fields are fixed and none is a secret: it is written without the redaction every
+  // other line goes through (its wildcard paths cost ~10 µs a line; issue 37). The request id leads the
+  // line as the request's logger would have put it.
+  const access = deps.logger.child({}, { redact: [] });
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
     req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -36,8 +40,9 @@ export function requestContext(deps: Deps) {
     res.setHeader('X-Request-Id', req.requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      req.log.info(
+      access.info(
         {
+          requestId: req.requestId,
           method: req.method,
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,

@@ -37,6 +37,9 @@ export const PickUserDocument = graphql(`
   }
 `);
 
+/** how long typing must pause before a picker searches (the tensions list waits as long) */
+const SEARCH_PAUSE_MS = 250;
+
 interface Page<T> {
   data: T[];
   nextCursor?: string | null;
@@ -92,7 +95,7 @@ function useSearch<T>(load: (q: string, cursor: string | null, signal: AbortSign
         const page = await load(q, null, abort.signal);
         if (seq.current === mine && !abort.signal.aborted) setState({ q, items: page?.data ?? [], next: page?.nextCursor ?? null, fetching: false });
       },
-      q ? 200 : 0,
+      q ? SEARCH_PAUSE_MS : 0,
     );
     return () => {
       clearTimeout(timer);

@@ -49,7 +49,7 @@ const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
 };
 const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort', 'limit'] as const;
 /** how long typing must pause before the list searches */
-const SEARCH_PAUSE_MS = 300;
+const SEARCH_PAUSE_MS = 250;
 /** at most one reload of the list per this many ms from live changes */
 const LIVE_RELOAD_MS = 1_000;
 type Filters = Record<(typeof FILTERS)[number], string>;

@@ -9,7 +9,7 @@ import { TENSION_SCHEMA_VERSIONS } from '../../domain/tension.upcast.js';
 import type { TensionCommand, TensionState } from '../../domain/tension.types.js';
 import { streamHeadVersion, takeFeedLock, type EventMetadata } from '../../persistence/event-store.js';
 import { currentTensionVersion, loadTensionRow, rowToState, rowToView, writeTensionCommand, type TensionRow } from '../../persistence/tension-projection.js';
-import { reader } from '../../persistence/transaction.js';
+import { reader, statementReader } from '../../persistence/transaction.js';
 import type { Ctx, Deps } from '../context.js';
 import { inSpan } from '../../tracing.js';
 import { feedCommitted } from '../events/feed-hub.js';
@@ -130,7 +130,8 @@ export function observedCommand(deps: Deps, op: string, run: () => Promise<Resul
 export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRequest): Promise<Result<CommandResult>> {
   try {
     const result = req.build.standalone
-      ? await runTensionCommand(reader(deps.orm), deps, ctx, req)
+      ? // statements only (the read, the write): no EntityManager of its own per command
+        await runTensionCommand(statementReader(deps.orm), deps, ctx, req)
       : await reader(deps.orm).transactional(async (tx) => {
           // before the lookups' row locks give the transaction its id (see takeFeedLock)
           await takeFeedLock(tx);

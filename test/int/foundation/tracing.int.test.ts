@@ -69,6 +69,9 @@ describe('tracing', () => {
     }
     const access = logLines.find((l) => l.msg === 'request' && l.path === `/api/v1/tensions/${tension.id}/rescore`);
     expect(access).toMatchObject({ traceId, status: 200, userId: agent.userId, apiKeyId: agent.keyId });
+    // the access line is written apart from the request's logger (no redaction): it still names the request
+    expect(access?.requestId).toBe(res.headers.get('x-request-id'));
+    expect(access?.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('continues the trace a caller sends in `traceparent`, and nests a GraphQL operation under the request', async () => {
