@@ -130,6 +130,7 @@ export const textKey = z
   .max(1000)
   .refine((s) => !s.includes('\u0000') && !UNPAIRED_SURROGATE.test(s));
 
+/** An id in a cursor key: the one UUID pattern (not lower-cased: the server wrote it from a row). */
 export const uuidKey = z.string().regex(UUID_RE);
 
 /** An `int4` column's value as text (a score's `::text`). */

@@ -2,10 +2,14 @@
 import { z } from 'zod';
 import { UUID_RE } from '../domain/ids.js';
 
-/** A UUID in any case, lower-cased (the form the database returns and ids are compared in). */
+/**
+ * THE UUID of every input on every face (body, query, GraphQL argument, MCP argument): any 8-4-4-4-12 hex
+ * text in either case (UUID_RE), lower-cased (the form the database returns and ids are compared in).
+ * A string format named `uuid` with that pattern (zod's own z.uuid() checks RFC 9562's version and variant bits), so a malformed id is `invalid_format` with `format: uuid`
+ * and the JSON Schema (OpenAPI, MCP tools, GraphQL's `ID`) says `format: uuid` with the pattern served.
+ */
 export const uuidSchema = z
-  .string()
-  .regex(UUID_RE, 'must be a UUID')
+  .stringFormat('uuid', UUID_RE, { error: (issue) => (issue.code === 'invalid_format' ? 'must be a UUID' : undefined) })
   .transform((s) => s.toLowerCase());
 
 /** A path id: the lower-cased id, or null when it is not a UUID (which is simply not found). */

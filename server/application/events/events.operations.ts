@@ -5,6 +5,7 @@
 //
 // MCP: exposed. Following what happens to tensions is an agent's work, and reading the feed widens no rights.
 import { z } from 'zod';
+import { uuidSchema } from '../schemas.js';
 import { defineOperation, type OperationEntry } from '../operations.js';
 import { FEED_LIMIT_MAX, feedPageOutput, KNOWN_EVENT_TYPES, listEvents, listEventsQuery } from './events.js';
 
@@ -17,7 +18,7 @@ const listEventsTool = z.strictObject({
     .max(50)
     .optional()
     .describe('only these event types'),
-  streamId: z.uuid().optional().describe("only this tension's events"),
+  streamId: uuidSchema.optional().describe("only this tension's events"),
 });
 
 export const EVENT_OPERATIONS: OperationEntry[] = [

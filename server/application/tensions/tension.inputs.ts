@@ -1,7 +1,7 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
 import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
-import { codePoints, nameSchema } from '../schemas.js';
+import { codePoints, nameSchema, uuidSchema } from '../schemas.js';
 import { expectedVersionOf } from '../versions.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
@@ -17,7 +17,6 @@ export const tensionText = z
   .nullable();
 
 export const tensionScore = z.number().int().min(1).max(10);
-export const uuid = z.uuid({ message: 'must be a UUID' });
 export const expectedVersion = expectedVersionOf('tension');
 
 /** A pattern for the decimal text of an integer in [min, max] (0 ≤ min ≤ max), leading zeros allowed. */
@@ -64,11 +63,11 @@ const potentialFuture = tensionText.optional().describe('The desired future, at 
 
 export const senseTensionInput = z.strictObject({
   name: tensionName.describe('A short name, 1-200 characters (trimmed).'),
-  actorId: uuid.describe('The actor who experiences the tension (a UUID, from the actors list).'),
+  actorId: uuidSchema.describe('The actor who experiences the tension (a UUID, from the actors list).'),
   currentContext,
   potentialFuture,
   score: tensionScore.optional().describe('How strongly it is felt, an integer 1-10; 5 when omitted.'),
-  leadUserId: uuid.nullable().optional().describe('The user who leads it (a UUID of an active user); omitted or null: no lead.'),
+  leadUserId: uuidSchema.nullable().optional().describe('The user who leads it (a UUID of an active user); omitted or null: no lead.'),
 });
 export const renameTensionInput = z.strictObject({ name: tensionName.describe('The new name, 1-200 characters (trimmed).'), expectedVersion });
 export const rescoreTensionInput = z.strictObject({ score: tensionScore.describe('The new score, an integer 1-10.'), expectedVersion });
@@ -79,10 +78,10 @@ export const reviseTensionContextInput = z
     path: ['currentContext'],
   });
 export const setTensionLeadInput = z.strictObject({
-  leadUserId: uuid.nullable().describe('The new lead (a UUID of an active user), or null to unassign the lead. Required.'),
+  leadUserId: uuidSchema.nullable().describe('The new lead (a UUID of an active user), or null to unassign the lead. Required.'),
   expectedVersion,
 });
-export const reassignTensionInput = z.strictObject({ actorId: uuid.describe('The actor the tension moves to (a UUID).'), expectedVersion });
+export const reassignTensionInput = z.strictObject({ actorId: uuidSchema.describe('The actor the tension moves to (a UUID).'), expectedVersion });
 /** resolve, drop, reopen, revive and discard: no fields but the optional expectedVersion */
 export const lifecycleInput = z.strictObject({ expectedVersion });
 
@@ -91,8 +90,8 @@ export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
 export const listTensionsQuery = z.strictObject({
   state: z.enum(TENSION_STATES).optional().describe('Only tensions in this state.'),
-  actorId: uuid.optional().describe('Only the tensions of this actor (a UUID).'),
-  leadUserId: uuid.optional().describe('Only the tensions this user leads (a UUID).'),
+  actorId: uuidSchema.optional().describe('Only the tensions of this actor (a UUID).'),
+  leadUserId: uuidSchema.optional().describe('Only the tensions this user leads (a UUID).'),
   q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
   sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
