@@ -76,9 +76,18 @@ function namedOf(v: JsonSchema, where: string): GraphqlShape['named'] {
   }
 }
 
+/**
+ * An integer given as a number or as its decimal text (server/application/schemas.ts `intParam`: every list's
+ * `limit`, the query integers): GraphQL states it as the Int it is; the text form is for query strings.
+ */
+function numberOrDigits(json: JsonSchema, found: ReturnType<typeof variantsOf>): ReturnType<typeof variantsOf> {
+  const digits = json.anyOf?.some((x) => x.type === 'string' && x.pattern !== undefined);
+  return found.count === 2 && found.v?.type === 'integer' && digits ? { ...found, count: 1 } : found;
+}
+
 /** The GraphQL shape of one JSON Schema property; throws for what GraphQL inputs here cannot say. */
 export function graphqlShapeOf(json: JsonSchema, where = 'property'): GraphqlShape {
-  const { v, nullable, count } = variantsOf(json);
+  const { v, nullable, count } = numberOrDigits(json, variantsOf(json));
   if (!v || count !== 1) throw new Error(`zodInputType: ${where}: unsupported property ${JSON.stringify(json)}`);
   if (v.type === 'array') {
     if (!v.items) throw new Error(`zodInputType: ${where}: an array needs items`);

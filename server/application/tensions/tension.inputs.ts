@@ -1,7 +1,7 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
-import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
-import { codePoints, nameSchema, uuidSchema } from '../schemas.js';
+import { cursorSchema, pageLimit, pageOutput } from '../paging.js';
+import { codePoints, intParam, nameSchema, uuidSchema } from '../schemas.js';
 import { expectedVersionOf } from '../versions.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
@@ -18,45 +18,6 @@ export const tensionText = z
 
 export const tensionScore = z.number().int().min(1).max(10);
 export const expectedVersion = expectedVersionOf('tension');
-
-/** A pattern for the decimal text of an integer in [min, max] (0 ≤ min ≤ max), leading zeros allowed. */
-export function digitsInRange(min: number, max: number): string {
-  const parts: string[] = [];
-  for (let digits = 1; digits <= String(max).length; digits++) {
-    const first = digits === 1 ? 0 : 10 ** (digits - 1);
-    const lo = Math.max(min, first);
-    const hi = Math.min(max, 10 ** digits - 1);
-    if (lo > hi) continue;
-    if (digits === 1) parts.push(lo === hi ? String(lo) : `[${lo}-${hi}]`);
-    else if (lo === first && hi === 10 ** digits - 1) parts.push(`[1-9]\\d{${digits - 1}}`);
-    else if (hi - lo < 20) for (let n = lo; n <= hi; n++) parts.push(String(n));
-    else throw new Error(`digitsInRange: no pattern for ${lo}-${hi}`);
-  }
-  return `^0*(?:${parts.join('|')})$`;
-}
-
-/**
- * An integer from a query string ("20") or a GraphQL Int / MCP number (20). The bounds are checked once,
- * after the union (so 0 is `too_small`, not a union failure); `.meta` shows them on the number branch too,
- * so the OpenAPI parameter and the MCP input schema state them.
- */
-export const intParam = (min: number, max: number) =>
-  z
-    .union([
-      z.number().meta({ type: 'integer', minimum: min, maximum: max }),
-      // the pattern states what is served (leading zeros allowed), not merely "digits"
-      z
-        .string()
-        .max(10)
-        .regex(/^\d+$/, 'must be an integer')
-        .meta({ pattern: digitsInRange(min, max) })
-        .transform(Number),
-    ])
-    .pipe(z.number().int().min(min).max(max));
-
-/** The paging parameters of every list (SPEC §5): described once, for REST, MCP and the OpenAPI document. */
-export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
-export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
 
 const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
 const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
@@ -96,10 +57,10 @@ export const listTensionsQuery = z.strictObject({
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
   sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
   limit: pageLimit,
-  cursor: pageCursor,
+  cursor: cursorSchema,
 });
 
-export const historyQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
+export const historyQuery = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
 
 // ---- reading the past (SPEC §15) ----
 
