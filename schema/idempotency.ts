@@ -2,9 +2,8 @@
 // runs a mutation once per caller and key, answering a retry with the first answer (or the first error).
 import type { ArgBuilder } from '@pothos/core';
 import type { builder } from './builder.js';
-import { idempotently, parseIdempotencyKey } from '../server/application/idempotency.js';
-import { refuse, type ErrorCode, type Result } from '../server/domain/errors.js';
-import { REFUSAL_STATUS } from '../server/http/refusal-status.js';
+import { idempotentCall, replayedResult } from '../server/application/idempotency.js';
+import type { Result } from '../server/domain/errors.js';
 import { gqlCtx, type GraphQLContext } from './context.js';
 import { unwrap } from './errors.js';
 
@@ -20,12 +19,6 @@ export function idempotencyKeyArg(arg: ArgBuilder<Types>) {
   return arg.string({ description: IDEMPOTENCY_KEY_DESCRIPTION });
 }
 
-interface KeptRefusal {
-  code: ErrorCode;
-  detail: string;
-  extensions?: Record<string, unknown>;
-}
-
 /**
  * Runs a mutation's use case, once per caller and `idempotencyKey` when one is given. The request is the
  * field name and its arguments without the key. A replayed value is the kept JSON (dates as ISO strings,
@@ -33,23 +26,9 @@ interface KeptRefusal {
  */
 export async function idempotentMutation<T>(context: GraphQLContext, field: string, args: Record<string, unknown>, run: () => Promise<Result<T>>): Promise<T> {
   const { idempotencyKey, ...rest } = args;
-  const key = unwrap(parseIdempotencyKey(idempotencyKey, 'idempotencyKey'));
-  const ctx = gqlCtx(context);
-  const request = key === undefined ? undefined : { key, method: 'GRAPHQL', path: field, body: rest };
-  let first: Result<T> | undefined;
-  const outcome = unwrap(
-    await idempotently(context.deps, ctx, request, async () => {
-      first = await run();
-      if (first.ok) return { status: 200, body: first.value };
-      const kept: KeptRefusal = { code: first.code, detail: first.detail, ...(first.extensions ? { extensions: first.extensions } : {}) };
-      return { status: REFUSAL_STATUS[first.code], body: kept };
-    }),
-  );
-  if (first) return unwrap(first);
-  const { status, body } = outcome.answer;
-  if (status < 400) return body as T;
-  const kept = body as KeptRefusal;
-  return unwrap(refuse(kept.code, kept.detail, kept.extensions));
+  const call = { rawKey: idempotencyKey, keyField: 'idempotencyKey', method: 'GRAPHQL', path: field, body: rest };
+  const outcome = unwrap(await idempotentCall(context.deps, gqlCtx(context), call, run));
+  return outcome.replayed ? (unwrap(replayedResult(outcome.answer)) as T) : unwrap(outcome.result);
 }
 
 /** A use case's result as a Boolean mutation's answer: true once it succeeded. */

@@ -4,7 +4,7 @@
 // every face; GraphQL only states the shape.
 //
 // What a property becomes:
-// - a string: `ID` when it is a UUID (format uuid, or the pattern of server/domain/ids.ts), `DateTime` for
+// - a string: `ID` when it is a UUID (format uuid, as server/application/schemas.ts's uuidSchema says, or UUID_RE's pattern), `DateTime` for
 //   format date-time, else `String`;
 // - an enum: the GraphQL enum registered in schema/enums.ts with exactly these values, else `String` (the
 //   permission grants `tensions:*` are no GraphQL names; the use case checks the value);
@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { InputObjectRef } from '@pothos/core';
 import { builder } from './builder.js';
 import { enumOfValues } from './enums.js';
+import { UUID_RE } from '../server/domain/ids.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -30,12 +31,6 @@ export type JsonSchema = {
   properties?: Record<string, JsonSchema>;
   required?: string[];
 };
-
-/** The JSON Schema pattern zod writes for the shared UUID check (uuidSchema: any case, lower-cased). */
-const UUID_PATTERNS = new Set([
-  '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
-  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-]);
 
 type Scalar = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
 /** What one property is in GraphQL: a scalar or enum, maybe a list of them, and whether it admits null. */
@@ -68,7 +63,7 @@ function namedOf(v: JsonSchema, where: string): GraphqlShape['named'] {
   }
   switch (v.type) {
     case 'string':
-      if (v.format === 'uuid' || (v.pattern && UUID_PATTERNS.has(v.pattern))) return 'ID';
+      if (v.format === 'uuid' || v.pattern === UUID_RE.source) return 'ID';
       return v.format === 'date-time' ? 'DateTime' : 'String';
     case 'integer':
       return 'Int';
@@ -81,9 +76,18 @@ function namedOf(v: JsonSchema, where: string): GraphqlShape['named'] {
   }
 }
 
+/**
+ * An integer given as a number or as its decimal text (server/application/schemas.ts `intParam`: every list's
+ * `limit`, the query integers): GraphQL states it as the Int it is; the text form is for query strings.
+ */
+function numberOrDigits(json: JsonSchema, found: ReturnType<typeof variantsOf>): ReturnType<typeof variantsOf> {
+  const digits = json.anyOf?.some((x) => x.type === 'string' && x.pattern !== undefined);
+  return found.count === 2 && found.v?.type === 'integer' && digits ? { ...found, count: 1 } : found;
+}
+
 /** The GraphQL shape of one JSON Schema property; throws for what GraphQL inputs here cannot say. */
 export function graphqlShapeOf(json: JsonSchema, where = 'property'): GraphqlShape {
-  const { v, nullable, count } = variantsOf(json);
+  const { v, nullable, count } = numberOrDigits(json, variantsOf(json));
   if (!v || count !== 1) throw new Error(`zodInputType: ${where}: unsupported property ${JSON.stringify(json)}`);
   if (v.type === 'array') {
     if (!v.items) throw new Error(`zodInputType: ${where}: an array needs items`);

@@ -1,7 +1,9 @@
 // Idempotent retries (SPEC §12), for every face: a request that names an idempotency key runs once per
 // caller and key; a retry gets the first answer back, a different request under the same key is refused.
+// Faces call `idempotentCall` (at the end): REST's `handle`, GraphQL's `idempotentMutation`, MCP's tools/call.
 import { createHmac } from 'node:crypto';
-import { ok, refuse, validationFailed, type Result } from '../domain/errors.js';
+import { ok, refuse, validationFailed, type ErrorCode, type Result } from '../domain/errors.js';
+import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { findIdempotencyKey, forgetIdempotencyKey, keepIdempotentAnswer, lockIdempotencyKey, type IdempotencyScope } from '../persistence/idempotency.js';
 import { withinTransaction } from '../persistence/transaction.js';
 import type { Ctx, Deps } from './context.js';
@@ -10,7 +12,7 @@ import type { Ctx, Deps } from './context.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** What a request is, for telling a retry from a different request under the same key. */
-export interface IdempotentRequest {
+interface IdempotentRequest {
   /** the caller's key, as parsed by `parseIdempotencyKey` */
   key: string;
   /** REST: the HTTP method; GraphQL: `GRAPHQL`; MCP: `MCP` */
@@ -28,7 +30,7 @@ export interface Answer {
 }
 
 /** 1–255 printable ASCII characters, as SPEC §12 asks; `field` names it in the refusal (a header or an argument). */
-export function parseIdempotencyKey(raw: unknown, field: string): Result<string | undefined> {
+function parseIdempotencyKey(raw: unknown, field: string): Result<string | undefined> {
   if (raw === undefined || raw === null) return ok(undefined);
   if (typeof raw === 'string' && /^[\x20-\x7e]{1,255}$/.test(raw)) return ok(raw);
   return validationFailed(
@@ -72,7 +74,7 @@ function scopeOf(ctx: Ctx): IdempotencyScope | null {
 }
 
 /** The answer, and whether it is a replay of the first attempt's. */
-export interface IdempotentOutcome {
+interface IdempotentOutcome {
   answer: Answer;
   replayed: boolean;
 }
@@ -99,7 +101,7 @@ class KeyTaken extends Error {}
  * request. A first attempt that throws or answers 5xx rolls back: nothing of it is kept. A COMMIT whose
  * answer is lost throws as any database failure does; the retry then finds out which way it went.
  */
-export async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest | undefined, run: () => Promise<Answer>): Promise<Result<IdempotentOutcome>> {
+async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest | undefined, run: () => Promise<Answer>): Promise<Result<IdempotentOutcome>> {
   const scope = scopeOf(ctx);
   if (!req || !scope) return ok({ answer: await run(), replayed: false });
   const hash = requestHash(deps, req);
@@ -144,4 +146,71 @@ export async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest 
     if (err instanceof KeyTaken) return inProgress();
     throw err;
   }
+}
+
+// ---- the adapter every face calls (REST `handle`, GraphQL `idempotentMutation`, MCP tools/call) ----------
+
+/** A face's call as idempotency sees it: the key as given (header or argument) and what the request is. */
+export interface FaceCall {
+  /** the caller's key as given: absent (undefined or null) runs the call without idempotency */
+  rawKey: unknown;
+  /** where the key was given, named in the refusal of a malformed one: `Idempotency-Key` or `idempotencyKey` */
+  keyField: string;
+  /** REST: the HTTP method; GraphQL: `GRAPHQL`; MCP: `MCP` */
+  method: string;
+  /** REST: the path; GraphQL: the mutation field; MCP: the tool name */
+  path: string;
+  /** the parsed body or arguments, without the key itself */
+  body: unknown;
+}
+
+/** How GraphQL and MCP keep a refusal (REST keeps its problem document, which says the same and more). */
+interface KeptRefusal {
+  code: ErrorCode;
+  detail: string;
+  extensions?: Record<string, unknown>;
+}
+
+/** A use case's result as the answer kept for a retry: 200 and the value, or the refusal's status and `KeptRefusal`. */
+function keptAnswer(result: Result<unknown>): Answer {
+  if (result.ok) return { status: 200, body: result.value };
+  const kept: KeptRefusal = { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) };
+  return { status: REFUSAL_STATUS[result.code], body: kept };
+}
+
+/** A `keptAnswer` read back: the first attempt's value, or its refusal (for GraphQL and MCP replays). */
+export function replayedResult(answer: Answer): Result<unknown> {
+  if (answer.status < 400) return ok(answer.body);
+  const kept = answer.body as KeptRefusal;
+  return refuse(kept.code, kept.detail, kept.extensions);
+}
+
+/** The call ran now (its own result, with whatever it carries), or a retry got the first attempt's kept answer. */
+type FaceOutcome<T> = { replayed: false; result: Result<T> } | { replayed: true; answer: Answer };
+
+/**
+ * THE idempotency adapter of the three faces (SPEC §12): parses the key (a malformed one is 400
+ * `validation_failed` naming `keyField`), runs `run` once per caller and key through `idempotently`, and
+ * says whether this is the first attempt (its result as the use case gave it, so a face answers it as any
+ * request: a refusal keeps its headers) or a replay (the kept answer). `answerOf` is how the face keeps an
+ * answer: `keptAnswer` unless it keeps something else (REST: its problem document and success status).
+ * Without a call (a face that takes no key here) or a key, `run` just runs.
+ */
+export async function idempotentCall<T>(
+  deps: Deps,
+  ctx: Ctx,
+  call: FaceCall | undefined,
+  run: () => Promise<Result<T>>,
+  answerOf: (result: Result<T>) => Answer = keptAnswer,
+): Promise<Result<FaceOutcome<T>>> {
+  const key = parseIdempotencyKey(call?.rawKey, call?.keyField ?? 'idempotencyKey');
+  if (!key.ok) return key;
+  const request = call && key.value !== undefined ? { key: key.value, method: call.method, path: call.path, body: call.body } : undefined;
+  let first: Result<T> | undefined;
+  const outcome = await idempotently(deps, ctx, request, async () => {
+    first = await run();
+    return answerOf(first);
+  });
+  if (!outcome.ok) return outcome;
+  return ok(first ? { replayed: false, result: first } : { replayed: true, answer: outcome.value.answer });
 }

@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { UUID_RE } from '../domain/ids.js';
+import { intParam } from './schemas.js';
 import { ok, validationFailed, type Result } from '../domain/errors.js';
 import type { Deps } from './context.js';
 
@@ -77,10 +78,23 @@ const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v
 export const LIMIT_DESCRIPTION = 'At most this many items, 1-100; 20 when omitted.';
 export const CURSOR_DESCRIPTION = "The previous page's nextCursor; omitted for the first page. Opaque: a cursor this list did not issue is 400.";
 
-export const limitSchema = z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(100).default(20)).describe(LIMIT_DESCRIPTION);
+/**
+ * THE `limit` of every list, on every face: an integer 1-`max` as a number (GraphQL's Int, MCP's JSON) or as
+ * decimal text (a query string: digits only, leading zeros allowed, the pattern the OpenAPI document states);
+ * absent, blank or null is `fallback`. Its JSON Schema states the default and the maximum, which the per-request
+ * list budget reads (server/application/budgets.ts), and GraphQL shows it as an Int (schema/zod-input.ts).
+ */
+export const limitParam = (max = 100, fallback = 20, description = LIMIT_DESCRIPTION) =>
+  z.preprocess(blankToUndefined, intParam(1, max).default(fallback)).describe(description);
+
+/** The limit of the lists of SPEC §5: 1-100, 20 when omitted. */
+export const pageLimit = limitParam();
 
 /** The opaque cursor as a list input takes it; `decodeCursor` reads it in the use case. */
 export const cursorParam = z.string().max(MAX_CURSOR_LENGTH);
+
+/** THE `cursor` input of every list: a blank or null cursor means the first page. */
+export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional()).describe(CURSOR_DESCRIPTION);
 
 /** A list's answer: one page of `item`s and the cursor of the next (SPEC §5). */
 export const pageOutput = <T extends z.ZodType>(item: T, what: string) =>
@@ -88,9 +102,6 @@ export const pageOutput = <T extends z.ZodType>(item: T, what: string) =>
     data: z.array(item).describe(`This page of ${what}.`),
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
   });
-
-/** `cursorParam` for inputs where a blank or null cursor means the first page. */
-export const cursorSchema = z.preprocess(blankToUndefined, cursorParam.optional()).describe(CURSOR_DESCRIPTION);
 
 /** Rows were fetched with `limit + 1`: trims and builds the next cursor from the last row kept. */
 export function toPage<R, T>(deps: CursorDeps, list: ListName, rows: R[], limit: number, key: (row: R) => unknown, view: (row: R) => T): Page<T> {
@@ -130,6 +141,7 @@ export const textKey = z
   .max(1000)
   .refine((s) => !s.includes('\u0000') && !UNPAIRED_SURROGATE.test(s));
 
+/** An id in a cursor key: the one UUID pattern (not lower-cased: the server wrote it from a row). */
 export const uuidKey = z.string().regex(UUID_RE);
 
 /** An `int4` column's value as text (a score's `::text`). */

@@ -5,11 +5,10 @@ import { z } from 'zod';
 import type { Ctx, Deps } from '../application/context.js';
 import { authorize, mayPerform } from '../application/authorize.js';
 import { parseInput } from '../application/validate.js';
-import { idempotently, parseIdempotencyKey } from '../application/idempotency.js';
+import { idempotentCall, replayedResult } from '../application/idempotency.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
-import { ok, REFUSAL_CODES, refuse, type ErrorCode as RefusalCode, type FieldError, type Refusal, type Result } from '../domain/errors.js';
-import { REFUSAL_STATUS } from '../http/refusal-status.js';
+import { ok, REFUSAL_CODES, refuse, type FieldError, type Refusal, type Result } from '../domain/errors.js';
 import { TOOLS } from './tools.js';
 import { serviceVersion } from '../version.js';
 import type { ToolDef } from './tool.js';
@@ -215,29 +214,18 @@ export function createMcpServer(deps: Deps, resolveCtx: () => Promise<Result<Ctx
         if (denied) return errorResult(denied);
       }
       const given = { ...(request.params.arguments ?? {}) };
-      const key = parseIdempotencyKey(tool.idempotent ? given.idempotencyKey : undefined, 'idempotencyKey');
-      if (!key.ok) return errorResult(key);
+      const rawKey = tool.idempotent ? given.idempotencyKey : undefined;
       if (tool.idempotent) delete given.idempotencyKey;
-      const idempotent = key.value === undefined ? undefined : { key: key.value, method: 'MCP', path: tool.name, body: given };
-      let first: CallToolResult | undefined;
-      const outcome = await idempotently(deps, ctx, idempotent, async () => {
+      const call = { rawKey, keyField: 'idempotencyKey', method: 'MCP', path: tool.name, body: given };
+      const outcome = await idempotentCall(deps, ctx, call, async () => {
         const args = tool.rawArguments ? rawArguments(tool, given) : parseInput(tool.input, given);
-        const result = args.ok ? await tool.run(deps, ctx, args.value) : args;
-        first = result.ok ? successResult(result.value) : errorResult(result);
-        return result.ok
-          ? { status: 200, body: result.value }
-          : {
-              status: REFUSAL_STATUS[result.code],
-              body: { code: result.code, detail: result.detail, ...(result.extensions ? { extensions: result.extensions } : {}) },
-            };
+        return args.ok ? await tool.run(deps, ctx, args.value) : args;
       });
       if (!outcome.ok) return errorResult(outcome);
-      if (first) return first;
+      if (!outcome.value.replayed) return outcome.value.result.ok ? successResult(outcome.value.result.value) : errorResult(outcome.value.result);
       // A replay: the first answer again, flagged as REST flags it with Idempotent-Replayed.
-      const { status, body } = outcome.value.answer;
-      const kept = body as { code: RefusalCode; detail: string; extensions?: Record<string, unknown> };
-      const replay = status < 400 ? successResult(body) : errorResult(refuse(kept.code, kept.detail, kept.extensions));
-      return { ...replay, _meta: { idempotentReplayed: true } };
+      const replayed = replayedResult(outcome.value.answer);
+      return { ...(replayed.ok ? successResult(replayed.value) : errorResult(replayed)), _meta: { idempotentReplayed: true } };
     } catch (err) {
       return toolError(internal(err, requestId));
     }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ok } from '../domain/errors.js';
 import { listUsers } from '../application/users/users.js';
-import { pageCursor } from '../application/tensions/tension.inputs.js';
+import { cursorSchema, limitParam } from '../application/paging.js';
 import { defineTool, type ToolDef } from './tool.js';
 
 const userSummary = z.object({
@@ -25,8 +25,8 @@ export const USER_TOOLS: ToolDef[] = [
       q: z.string().max(200).optional().describe('Text to find in the name or email (case-insensitive), at most 200 characters.'),
       type: z.enum(['human', 'agent']).optional().describe('Only users of this type.'),
       status: z.enum(['active', 'deactivated']).optional().describe('Only users with this status; active users can lead tensions.'),
-      limit: z.number().int().min(1).max(100).default(20).describe('How many users per page, 1-100 (default 20).'),
-      cursor: pageCursor,
+      limit: limitParam(100, 20, 'How many users per page, 1-100 (default 20).'),
+      cursor: cursorSchema,
     }),
     output: z.object({ data: z.array(userSummary), nextCursor: z.string().nullable() }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

@@ -22,6 +22,7 @@ import { readFeed, type FeedCursor } from '../persistence/event-store.js';
 import { acquireLease, advanceCheckpoint, releaseLease, storedPastCheckpoint } from '../persistence/relay-store.js';
 import { listenForCommits, type FeedListener } from '../persistence/feed-listener.js';
 import { toFeedEventView, type FeedEventView } from '../application/events/events.js';
+import { UUID_RE } from '../domain/ids.js';
 
 export interface RelayOptions {
   orm: MikroORM;
@@ -58,8 +59,6 @@ export interface RunningRelay {
 export const relayName = (stream: string) => `nats:${stream}`;
 export const subjectOf = (prefix: string, e: Pick<FeedEventView, 'streamType' | 'type'>) => `${prefix}.${e.streamType}.${e.type}`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Creates the JetStream stream bound to `<prefix>.>` if it is missing (an existing one is left as it is). */
 async function ensureStream(jsm: JetStreamManager, stream: string, prefix: string): Promise<void> {
   try {
@@ -75,7 +74,7 @@ async function newestStoredId(jsm: JetStreamManager, stream: string, prefix: str
   if (!state.messages) return undefined;
   const m = await jsm.streams.getMessage(stream, { seq: state.last_seq });
   const id = m?.header?.get('Nats-Msg-Id');
-  return m && m.subject.startsWith(`${prefix}.`) && id && UUID.test(id) ? id : undefined;
+  return m && m.subject.startsWith(`${prefix}.`) && id && UUID_RE.test(id) ? id : undefined;
 }
 
 /** Starts relaying; resolves at once (NATS need not be up: the relay connects when it can). */

@@ -3,7 +3,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Result } from '../domain/errors.js';
 import type { Ctx, Deps } from '../application/context.js';
-import { idempotently, parseIdempotencyKey, type Answer, type IdempotentRequest } from '../application/idempotency.js';
+import { idempotentCall, type Answer, type FaceCall } from '../application/idempotency.js';
 import { problemBody, sendProblem } from './problem.js';
 import { clientAddress } from '../http/session-cookie.js';
 
@@ -36,35 +36,37 @@ function send(res: Response, answer: Answer): void {
   else res.status(answer.status).json(answer.body);
 }
 
-/** The request an `Idempotency-Key` names (POST only; login never reaches `handle`), or a refusal of a malformed key. */
-function idempotentRequest(req: Request, opts: HandleOptions): Result<IdempotentRequest | undefined> {
-  if (req.method !== 'POST' || opts.idempotent === false) return { ok: true, value: undefined };
-  const key = parseIdempotencyKey(req.headers['idempotency-key'], 'Idempotency-Key');
-  if (!key.ok || key.value === undefined) return key.ok ? { ok: true, value: undefined } : key;
-  return { ok: true, value: { key: key.value, method: req.method, path: `${req.baseUrl}${req.path}`, body: req.body ?? null } };
+/** The call an `Idempotency-Key` may name: POSTs only (login never reaches `handle`), unless the route opts out. */
+function faceCall(req: Request, opts: HandleOptions): FaceCall | undefined {
+  if (req.method !== 'POST' || opts.idempotent === false) return undefined;
+  return { rawKey: req.headers['idempotency-key'], keyField: 'Idempotency-Key', method: req.method, path: `${req.baseUrl}${req.path}`, body: req.body ?? null };
 }
 
 export function handle<T>(deps: Deps, call: (deps: Deps, ctx: Ctx, req: Request) => Promise<Result<T>>, opts: HandleOptions = {}) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const idempotent = idempotentRequest(req, opts);
-      if (!idempotent.ok) return sendProblem(res, idempotent, req.requestId);
       const ctx = restCtx(req);
-      let first: Result<T> | undefined;
-      const outcome = await idempotently(deps, ctx, idempotent.value, async () => {
-        first = await call(deps, ctx, req);
-        if (first.ok) return { status: opts.status ?? 200, body: first.value };
-        const problem = problemBody(first, req.requestId);
-        return { status: problem.status, body: problem };
-      });
+      const outcome = await idempotentCall(
+        deps,
+        ctx,
+        faceCall(req, opts),
+        () => call(deps, ctx, req),
+        // REST keeps its problem document (with the first request's id) and the route's success status
+        (result): Answer => {
+          if (result.ok) return { status: opts.status ?? 200, body: result.value };
+          const problem = problemBody(result, req.requestId);
+          return { status: problem.status, body: problem };
+        },
+      );
       if (!outcome.ok) return sendProblem(res, outcome, req.requestId);
       if (outcome.value.replayed) {
         res.setHeader('Idempotent-Replayed', 'true');
         return send(res, outcome.value.answer);
       }
       // The first attempt answers as any request does (a refusal with its headers: Retry-After, WWW-Authenticate).
-      if (first && !first.ok) return sendProblem(res, first, req.requestId);
-      send(res, outcome.value.answer);
+      const { result } = outcome.value;
+      if (!result.ok) return sendProblem(res, result, req.requestId);
+      send(res, { status: opts.status ?? 200, body: result.value });
     } catch (err) {
       next(err);
     }

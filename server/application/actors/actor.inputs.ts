@@ -1,7 +1,6 @@
 // Zod schemas of actor inputs and outputs, shared by REST, GraphQL, MCP and the OpenAPI document.
 import { z } from 'zod';
-import { pageOutput } from '../paging.js';
-import { pageCursor, pageLimit } from '../tensions/tension.inputs.js';
+import { cursorSchema, pageLimit, pageOutput } from '../paging.js';
 import { expectedVersionOf } from '../versions.js';
 import { nameSchema } from '../schemas.js';
 
@@ -25,7 +24,7 @@ export const listActorsQuery = z.strictObject({
   type: actorType.optional().describe('Only actors of this type.'),
   q: z.string().max(200).optional().describe('Text to find in the name (case-insensitive), at most 200 characters.'),
   limit: pageLimit,
-  cursor: pageCursor,
+  cursor: cursorSchema,
 });
 
 export const actorOutput = z

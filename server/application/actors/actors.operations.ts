@@ -3,7 +3,6 @@
 //
 // MCP: an agent senses tensions for actors, so it may list, read and create them; renaming and deleting
 // stay with humans (a delete discards every tension of the actor).
-import { limitSchema } from '../paging.js';
 import { defineOperation, type OperationEntry } from '../operations.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery, updateActorInput } from './actor.inputs.js';
 import { createActor, deleteActor, getActor, listActors, updateActor } from './actors.js';
@@ -28,8 +27,7 @@ export const ACTOR_OPERATIONS: OperationEntry[] = [
       summary: 'List actors',
       description: 'Actors by name, a page at a time, each with its number of tensions.',
     },
-    // REST takes the limit as text or a number; GraphQL states it as an Int
-    graphql: { kind: 'query', field: 'actors', type: 'ActorPage', args: 'flat', input: listActorsQuery.extend({ limit: limitSchema }) },
+    graphql: { kind: 'query', field: 'actors', type: 'ActorPage', args: 'flat' },
     mcp: {
       exposed: true,
       why: TENSION_WORK,

@@ -3,7 +3,7 @@ import { ok, refuse, type Result } from '../../domain/errors.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, textKey, uuidKey } from '../paging.js';
+import { decodeCursor, textKey, toPage, uuidKey } from '../paging.js';
 import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
@@ -46,12 +46,7 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
   const cursor = q.cursor ? decodeCursor(deps, 'actors', q.cursor, z.strictObject({ n: textKey, id: uuidKey })) : ok(undefined);
   if (!cursor.ok) return cursor;
   const rows = await actors.listActorRows(reader(deps.orm), { type: q.type, q: q.q, after: cursor.value }, q.limit + 1);
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return ok({
-    data: page.map(toView),
-    nextCursor: rows.length > q.limit ? encodeCursor(deps, 'actors', { n: last.sort_name, id: last.id }) : null,
-  });
+  return ok(toPage(deps, 'actors', rows, q.limit, (r) => ({ n: r.sort_name, id: r.id }), toView));
 }
 
 export async function getActor(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<ActorView>> {

@@ -7,7 +7,7 @@ import { insertAuditEntry, listAuditEntries, type AuditBy, type AuditChanges, ty
 import { reader, type Tx } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Caller, Ctx, Deps } from '../context.js';
-import { cursorSchema, decodeCursor, instantKey, limitSchema, toPage, uuidKey, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, instantKey, pageLimit, toPage, uuidKey, type Page } from '../paging.js';
 import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 
@@ -139,7 +139,7 @@ export const listAuditQuery = z
     byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only what this user did (a UUID).'),
     from: instant.describe('Only entries at or after this instant (ISO 8601 with offset).'),
     to: instant.describe('Only entries before this instant (ISO 8601 with offset); after `from`.'),
-    limit: limitSchema,
+    limit: pageLimit,
     cursor: cursorSchema,
   })
   .superRefine((v, c) => {

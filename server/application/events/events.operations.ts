@@ -5,19 +5,21 @@
 //
 // MCP: exposed. Following what happens to tensions is an agent's work, and reading the feed widens no rights.
 import { z } from 'zod';
+import { uuidSchema } from '../schemas.js';
+import { limitParam } from '../paging.js';
 import { defineOperation, type OperationEntry } from '../operations.js';
 import { FEED_LIMIT_MAX, feedPageOutput, KNOWN_EVENT_TYPES, listEvents, listEventsQuery } from './events.js';
 
 /** The tool's arguments: the REST parameters without `wait` (a tool call does not hang), typed as JSON. */
 const listEventsTool = z.strictObject({
   after: z.string().max(2048).optional().describe('nextCursor of a previous answer, or "now"; absent = from the beginning'),
-  limit: z.number().int().min(1).max(FEED_LIMIT_MAX).default(100).describe('events per answer (default 100)'),
+  limit: limitParam(FEED_LIMIT_MAX, 100, 'events per answer (default 100)'),
   types: z
     .array(z.enum(KNOWN_EVENT_TYPES as [string, ...string[]]))
     .max(50)
     .optional()
     .describe('only these event types'),
-  streamId: z.uuid().optional().describe("only this tension's events"),
+  streamId: uuidSchema.optional().describe("only this tension's events"),
 });
 
 export const EVENT_OPERATIONS: OperationEntry[] = [

@@ -7,7 +7,7 @@ import { FEED_START, feedHead, readFeed, type FeedCursor, type FeedFilter, type 
 import { authorize } from '../authorize.js';
 import { OPERATION_PERMISSIONS } from '../permission-table.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorParam, decodeCursor, encodeCursor } from '../paging.js';
+import { cursorParam, decodeCursor, encodeCursor, limitParam } from '../paging.js';
 import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { feedHub, type FeedEvent } from './feed-hub.js';
@@ -60,9 +60,7 @@ export const feedFollowQuery = z.object({
 });
 
 export const listEventsQuery = feedFollowQuery.extend({
-  limit: z
-    .preprocess(blankToUndefined, z.coerce.number().int().min(1).max(FEED_LIMIT_MAX).default(100))
-    .describe(`At most this many events, 1-${FEED_LIMIT_MAX}; 100 when omitted.`),
+  limit: limitParam(FEED_LIMIT_MAX, 100, `At most this many events, 1-${FEED_LIMIT_MAX}; 100 when omitted.`),
   wait: z
     .preprocess(blankToUndefined, z.coerce.number().int().min(0).max(FEED_WAIT_MAX_SECONDS).default(0))
     .describe(

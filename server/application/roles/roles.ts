@@ -6,7 +6,7 @@ import { ok, refuse, validationFailed, type Result } from '../../domain/errors.j
 import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { cursorSchema, decodeCursor, limitSchema, textKey, toPage, type Page } from '../paging.js';
+import { cursorSchema, decodeCursor, pageLimit, textKey, toPage, type Page } from '../paging.js';
 import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin, roleEditRefusal } from '../users/transact.js';
 import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
@@ -28,7 +28,7 @@ const codeSchema = z
   .trim()
   .regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'must be 1–63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter');
 
-export const listRolesInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+export const listRolesInput = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
 export const createRoleInput = z.strictObject({
   code: codeSchema.describe('A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
   name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),

@@ -1,7 +1,7 @@
 // Zod schemas of every tension input and output: REST, GraphQL, MCP and the OpenAPI document reuse them.
 import { z } from 'zod';
-import { CURSOR_DESCRIPTION, cursorParam, LIMIT_DESCRIPTION, pageOutput } from '../paging.js';
-import { codePoints, nameSchema } from '../schemas.js';
+import { cursorSchema, pageLimit, pageOutput } from '../paging.js';
+import { codePoints, intParam, nameSchema, uuidSchema } from '../schemas.js';
 import { expectedVersionOf } from '../versions.js';
 
 // Every property of a command input says what it is and carries the contract's bounds (SPEC §3, §8):
@@ -17,58 +17,18 @@ export const tensionText = z
   .nullable();
 
 export const tensionScore = z.number().int().min(1).max(10);
-export const uuid = z.uuid({ message: 'must be a UUID' });
 export const expectedVersion = expectedVersionOf('tension');
-
-/** A pattern for the decimal text of an integer in [min, max] (0 ≤ min ≤ max), leading zeros allowed. */
-export function digitsInRange(min: number, max: number): string {
-  const parts: string[] = [];
-  for (let digits = 1; digits <= String(max).length; digits++) {
-    const first = digits === 1 ? 0 : 10 ** (digits - 1);
-    const lo = Math.max(min, first);
-    const hi = Math.min(max, 10 ** digits - 1);
-    if (lo > hi) continue;
-    if (digits === 1) parts.push(lo === hi ? String(lo) : `[${lo}-${hi}]`);
-    else if (lo === first && hi === 10 ** digits - 1) parts.push(`[1-9]\\d{${digits - 1}}`);
-    else if (hi - lo < 20) for (let n = lo; n <= hi; n++) parts.push(String(n));
-    else throw new Error(`digitsInRange: no pattern for ${lo}-${hi}`);
-  }
-  return `^0*(?:${parts.join('|')})$`;
-}
-
-/**
- * An integer from a query string ("20") or a GraphQL Int / MCP number (20). The bounds are checked once,
- * after the union (so 0 is `too_small`, not a union failure); `.meta` shows them on the number branch too,
- * so the OpenAPI parameter and the MCP input schema state them.
- */
-export const intParam = (min: number, max: number) =>
-  z
-    .union([
-      z.number().meta({ type: 'integer', minimum: min, maximum: max }),
-      // the pattern states what is served (leading zeros allowed), not merely "digits"
-      z
-        .string()
-        .max(10)
-        .regex(/^\d+$/, 'must be an integer')
-        .meta({ pattern: digitsInRange(min, max) })
-        .transform(Number),
-    ])
-    .pipe(z.number().int().min(min).max(max));
-
-/** The paging parameters of every list (SPEC §5): described once, for REST, MCP and the OpenAPI document. */
-export const pageLimit = intParam(1, 100).default(20).describe(LIMIT_DESCRIPTION);
-export const pageCursor = cursorParam.optional().describe(CURSOR_DESCRIPTION);
 
 const currentContext = tensionText.optional().describe('The current state as the actor experiences it, at most 10000 characters; null clears it.');
 const potentialFuture = tensionText.optional().describe('The desired future, at most 10000 characters; null clears it.');
 
 export const senseTensionInput = z.strictObject({
   name: tensionName.describe('A short name, 1-200 characters (trimmed).'),
-  actorId: uuid.describe('The actor who experiences the tension (a UUID, from the actors list).'),
+  actorId: uuidSchema.describe('The actor who experiences the tension (a UUID, from the actors list).'),
   currentContext,
   potentialFuture,
   score: tensionScore.optional().describe('How strongly it is felt, an integer 1-10; 5 when omitted.'),
-  leadUserId: uuid.nullable().optional().describe('The user who leads it (a UUID of an active user); omitted or null: no lead.'),
+  leadUserId: uuidSchema.nullable().optional().describe('The user who leads it (a UUID of an active user); omitted or null: no lead.'),
 });
 export const renameTensionInput = z.strictObject({ name: tensionName.describe('The new name, 1-200 characters (trimmed).'), expectedVersion });
 export const rescoreTensionInput = z.strictObject({ score: tensionScore.describe('The new score, an integer 1-10.'), expectedVersion });
@@ -79,10 +39,10 @@ export const reviseTensionContextInput = z
     path: ['currentContext'],
   });
 export const setTensionLeadInput = z.strictObject({
-  leadUserId: uuid.nullable().describe('The new lead (a UUID of an active user), or null to unassign the lead. Required.'),
+  leadUserId: uuidSchema.nullable().describe('The new lead (a UUID of an active user), or null to unassign the lead. Required.'),
   expectedVersion,
 });
-export const reassignTensionInput = z.strictObject({ actorId: uuid.describe('The actor the tension moves to (a UUID).'), expectedVersion });
+export const reassignTensionInput = z.strictObject({ actorId: uuidSchema.describe('The actor the tension moves to (a UUID).'), expectedVersion });
 /** resolve, drop, reopen, revive and discard: no fields but the optional expectedVersion */
 export const lifecycleInput = z.strictObject({ expectedVersion });
 
@@ -91,16 +51,16 @@ export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
 export const listTensionsQuery = z.strictObject({
   state: z.enum(TENSION_STATES).optional().describe('Only tensions in this state.'),
-  actorId: uuid.optional().describe('Only the tensions of this actor (a UUID).'),
-  leadUserId: uuid.optional().describe('Only the tensions this user leads (a UUID).'),
+  actorId: uuidSchema.optional().describe('Only the tensions of this actor (a UUID).'),
+  leadUserId: uuidSchema.optional().describe('Only the tensions this user leads (a UUID).'),
   q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
   sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
   limit: pageLimit,
-  cursor: pageCursor,
+  cursor: cursorSchema,
 });
 
-export const historyQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });
+export const historyQuery = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
 
 // ---- reading the past (SPEC §15) ----
 

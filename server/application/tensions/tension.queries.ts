@@ -7,7 +7,7 @@ import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, instantKey, intTextKey, textKey, uuidKey } from '../paging.js';
+import { decodeCursor, instantKey, intTextKey, textKey, toPage, uuidKey } from '../paging.js';
 import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
@@ -40,12 +40,7 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     after = cursor.value;
   }
   const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after });
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return ok({
-    data: page.map(rowToView),
-    nextCursor: rows.length > q.limit ? encodeCursor(deps, 'tensions', { s: q.sort, v: last.sort_value, id: last.id }) : null,
-  });
+  return ok(toPage(deps, 'tensions', rows, q.limit, (r) => ({ s: q.sort, v: r.sort_value, id: r.id }), rowToView));
 }
 
 /** Totals are exact up to this many; past it a list says "10,000+" (issue 36: never a count of every row). */
@@ -100,9 +95,5 @@ export async function getTensionHistory(deps: Deps, ctx: Ctx, rawId: string, que
   if (events.length === 0) {
     if (!(await streamExists(em, { type: TENSION_STREAM, id }))) return refuse('not_found', `No tension ${id}.`);
   }
-  const page = events.slice(0, limit);
-  return ok({
-    data: page.map(toHistoryEntry),
-    nextCursor: events.length > limit ? encodeCursor(deps, 'tensionHistory', { before: page[page.length - 1].version }) : null,
-  });
+  return ok(toPage(deps, 'tensionHistory', events, limit, (e) => ({ before: e.version }), toHistoryEntry));
 }

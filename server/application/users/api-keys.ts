@@ -8,7 +8,7 @@ import { coversAll } from '../../domain/permissions.js';
 import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, pageLimit, toPage, type Page } from '../paging.js';
 import { userNotFound } from './users.js';
 import { idOf, nameSchema } from '../schemas.js';
 import { mayActOnUser } from './act-on-user.js';
@@ -76,7 +76,7 @@ export const createApiKeyInput = z.strictObject({
     .nullish()
     .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
-export const listApiKeysInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+export const listApiKeysInput = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
 /** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
 const MAX_OVERLAP_SECONDS = 604_800;
 export const rotateApiKeyInput = z

@@ -7,7 +7,7 @@ import { authorize } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
 import { lockIdentityChanges, unionGrants } from '../../persistence/role-graph.js';
-import { createdAtIdKey, cursorSchema, decodeCursor, limitSchema, toPage, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, pageLimit, toPage, type Page } from '../paging.js';
 import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from './transact.js';
 import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
@@ -55,7 +55,7 @@ export const listUsersInput = z.strictObject({
   type: z.enum(['human', 'agent']).optional().describe('Only humans or only agents.'),
   status: z.enum(['active', 'deactivated']).optional().describe('Only active or only deactivated users.'),
   q: z.string().trim().max(200).optional().describe('Matches name or email case-insensitively; at most 200 characters.'),
-  limit: limitSchema,
+  limit: pageLimit,
   cursor: cursorSchema,
 });
 

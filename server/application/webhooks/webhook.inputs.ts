@@ -2,7 +2,7 @@
 // with them, and the registry (webhooks.operations.ts) hands them to every face with their descriptions.
 import { z } from 'zod';
 import { TENSION_EVENT_TYPES } from '../../domain/tension.types.js';
-import { cursorParam, cursorSchema, limitSchema } from '../paging.js';
+import { cursorParam, cursorSchema, pageLimit } from '../paging.js';
 import { codePoints } from '../schemas.js';
 import { expectedVersionOf } from '../versions.js';
 
@@ -68,13 +68,13 @@ export const rotateWebhookSecretInput = z.strictObject({
     .describe(`For how many seconds (0-${OVERLAP_MAX_SECONDS}) the old secret keeps signing beside the new one; 0 when omitted: it stops at once.`),
 });
 
-export const listWebhooksInput = z.strictObject({ limit: limitSchema, cursor: cursorSchema });
+export const listWebhooksInput = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'retrying', 'failed'] as const;
 const blankToUndefined = (v: unknown) => (v === null || v === '' ? undefined : v);
 export const listDeliveriesInput = z.strictObject({
   status: z.preprocess(blankToUndefined, z.enum(DELIVERY_STATUSES).optional()).describe('Only deliveries in this status.'),
-  limit: limitSchema,
+  limit: pageLimit,
   cursor: cursorSchema,
 });
 
