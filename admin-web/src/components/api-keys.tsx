@@ -8,7 +8,7 @@ import { expand, PermissionCatalogueDocument } from '../lib/permissions.js';
 import { usePager } from '../lib/use-pager.js';
 import { KeyExpiry, KeyPermissions } from './key-bits.js';
 import { CreateKeyDialog, KeyOnceDialog, RotateKeyDialog, type Outcome, type NewKey } from './key-dialogs.js';
-import { Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, Pager } from './ui.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, Pager } from './ui.js';
 
 const UserApiKeysDocument = graphql(`
   query UserApiKeys($userId: ID!, $cursor: String) {
@@ -107,6 +107,8 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
   const [confirm, setConfirm] = useState<KeyMeta | null>(null);
   const [rotating, setRotating] = useState<KeyMeta | null>(null);
   const [confirmError, setConfirmError] = useState<CombinedError | undefined>();
+  // said after a revocation: it cannot be undone, so no Undo is offered
+  const [revokedName, setRevokedName] = useState<string | null>(null);
 
   const state = userId ? userKeys : myKeys;
   const page = userId ? userKeys.data?.userApiKeys : myKeys.data?.myApiKeys;
@@ -136,6 +138,7 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
     setConfirmError(undefined);
     const r = await revokeKey(confirm.id);
     if (r.error) return setConfirmError(r.error);
+    setRevokedName(confirm.name);
     setConfirm(null);
   };
 
@@ -149,6 +152,7 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
         </div>
       ) : null}
       {confirmError && !confirm ? <ErrorAlert error={confirmError} /> : null}
+      {revokedName !== null ? <Alert kind="success">{t('keys.revokedNotice', { name: revokedName })}</Alert> : null}
       {state.error && !page ? (
         <ErrorAlert error={state.error} onRetry={refetch} />
       ) : !page ? (

@@ -46,6 +46,7 @@ export const de: Record<MessageKey, string> = {
   'common.loading': 'Wird geladen …',
   'common.retry': 'Erneut versuchen',
   'common.reload': 'Neu laden',
+  'common.undo': 'Rückgängig',
   'common.search': 'Suchen',
   'common.any': 'Alle',
   'common.none': 'Keine',
@@ -172,7 +173,9 @@ export const de: Record<MessageKey, string> = {
   'tension.cmd.discard': 'Verwerfen',
   'tension.discard.title': 'Diese Spannung verwerfen?',
   'tension.discard.body': '„{name}“ verschwindet aus allen Listen. Ihr Verlauf bleibt lesbar. Das lässt sich nicht rückgängig machen.',
-  'tension.discarded': 'Die Spannung wurde verworfen.',
+  'tension.discarded': 'Die Spannung wurde verworfen. Das lässt sich nicht rückgängig machen; ihr Verlauf bleibt lesbar.',
+  'tension.dropped': 'Ruhen gelassen.',
+  'tension.revived': 'Wiederbelebt: die Spannung ist wieder lebendig.',
   'tension.gone': 'Diese Spannung gibt es nicht oder sie wurde verworfen.',
   'tension.unchanged': 'Nichts geändert.',
   'tension.saved': 'Gespeichert.',
@@ -272,6 +275,8 @@ export const de: Record<MessageKey, string> = {
   'keys.rotate': 'Erneuern',
   'keys.revoke.title': 'Schlüssel „{name}“ widerrufen?',
   'keys.revoke.body': 'Alles, was diesen Schlüssel benutzt, wird ab der nächsten Anfrage abgewiesen.',
+  'keys.revokedNotice':
+    'Schlüssel „{name}“ wurde widerrufen. Das lässt sich nicht rückgängig machen: ein widerrufener Schlüssel gilt nie wieder, geben Sie dem Aufrufer einen neuen Schlüssel.',
   'keys.rotate.title': 'Schlüssel „{name}“ erneuern?',
   'keys.rotate.body':
     'Ein neuer Schlüssel mit demselben Namen, denselben Berechtigungen und demselben Ablauf ersetzt diesen. Wählen Sie, wie lange der alte weiter funktioniert, damit alles, was ihn benutzt, umstellen kann.',
