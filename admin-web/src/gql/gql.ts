@@ -23,6 +23,8 @@ type Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateMyApiKeyDocument,
+    "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.BulkRevokeApiKeyDocument,
+    "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.BulkRevokeMyApiKeyDocument,
     "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkResolveTensionDocument,
     "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkDropTensionDocument,
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": typeof types.BulkReassignTensionDocument,
@@ -108,6 +110,8 @@ const documents: Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateMyApiKeyDocument,
+    "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.BulkRevokeApiKeyDocument,
+    "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.BulkRevokeMyApiKeyDocument,
     "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": types.BulkResolveTensionDocument,
     "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": types.BulkDropTensionDocument,
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": types.BulkReassignTensionDocument,
@@ -234,6 +238,14 @@ export function graphql(source: "\n  mutation RotateUserApiKey($userId: ID!, $ke
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"): (typeof documents)["\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

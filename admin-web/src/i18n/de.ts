@@ -631,6 +631,9 @@ export const de: Record<MessageKey, string> = {
   'bulk.tensions.reassign': 'Neu zuordnen',
   'bulk.tensions.lead': 'Verantwortung festlegen',
   'bulk.users.deactivate': 'Deaktivieren',
+  'bulk.keys.revoke': 'Widerrufen',
+  'bulk.keys.confirm':
+    '{count, plural, one {# Schlüssel} other {# Schlüssel}} widerrufen? Alles, was sie benutzt, wird ab der nächsten Anfrage abgewiesen. Das lässt sich nicht rückgängig machen.',
   'bulk.users.confirm':
     '{count, plural, one {# Benutzer} other {# Benutzer}} deaktivieren? Ihre Sitzungen und Schlüssel enden sofort. Jeder kann später auf seiner Seite reaktiviert werden; die Schlüssel bleiben widerrufen.',
   'search.title': 'Suchen',

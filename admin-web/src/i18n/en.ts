@@ -616,6 +616,8 @@ export const en = {
   'bulk.tensions.reassign': 'Reassign',
   'bulk.tensions.lead': 'Set lead',
   'bulk.users.deactivate': 'Deactivate',
+  'bulk.keys.revoke': 'Revoke',
+  'bulk.keys.confirm': 'Revoke {count, plural, one {# key} other {# keys}}? Anything using them is refused from its very next request. This cannot be undone.',
   'bulk.users.confirm':
     'Deactivate {count, plural, one {# user} other {# users}}? Their sessions and keys end at once. Each can be reactivated later from their page; their keys stay revoked.',
   'search.title': 'Search',
