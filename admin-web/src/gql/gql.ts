@@ -54,7 +54,7 @@ type Documents = {
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
     "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": typeof types.AuditVocabularyDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n": typeof types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": typeof types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
@@ -87,7 +87,7 @@ type Documents = {
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": typeof types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": typeof types.ResetUserMfaDocument,
-    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
+    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
     "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": typeof types.WebhookDocument,
     "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": typeof types.WebhookDeliveriesDocument,
@@ -141,7 +141,7 @@ const documents: Documents = {
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
     "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": types.AuditVocabularyDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n": types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
@@ -174,7 +174,7 @@ const documents: Documents = {
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": types.ResetUserMfaDocument,
-    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
+    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
     "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": types.WebhookDocument,
     "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": types.WebhookDeliveriesDocument,
@@ -365,7 +365,7 @@ export function graphql(source: "\n  query AuditVocabulary {\n    auditVocabular
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -497,7 +497,7 @@ export function graphql(source: "\n  mutation ResetUserMfa($id: ID!) {\n    rese
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n"): (typeof documents)["\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
