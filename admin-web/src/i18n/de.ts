@@ -637,7 +637,7 @@ export const de: Record<MessageKey, string> = {
   'bulk.users.confirm':
     '{count, plural, one {# Benutzer} other {# Benutzer}} deaktivieren? Ihre Sitzungen und Schlüssel enden sofort. Jeder kann später auf seiner Seite reaktiviert werden; die Schlüssel bleiben widerrufen.',
   'search.title': 'Suchen',
-  'search.label': 'Spannungen, Benutzer und Akteure nach Name, E-Mail oder ID suchen',
+  'search.label': 'Spannungen, Benutzer, Akteure und Rollen nach Name, E-Mail oder ID suchen',
   'search.placeholder': 'Name, E-Mail oder ID…',
   'search.results': 'Ergebnisse',
   'search.none': 'Nichts gefunden.',
@@ -646,6 +646,7 @@ export const de: Record<MessageKey, string> = {
   'search.kind.tension': 'Spannung',
   'search.kind.user': 'Benutzer',
   'search.kind.actor': 'Akteur',
+  'search.kind.role': 'Rolle',
   'search.shortcuts': 'Tastenkürzel',
   'search.goTensions': 'Zu den Spannungen',
   'search.goUsers': 'Zu den Benutzern',

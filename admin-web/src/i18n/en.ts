@@ -621,7 +621,7 @@ export const en = {
   'bulk.users.confirm':
     'Deactivate {count, plural, one {# user} other {# users}}? Their sessions and keys end at once. Each can be reactivated later from their page; their keys stay revoked.',
   'search.title': 'Search',
-  'search.label': 'Search tensions, users and actors by name, email or id',
+  'search.label': 'Search tensions, users, actors and roles by name, email or id',
   'search.placeholder': 'Name, email or id…',
   'search.results': 'Results',
   'search.none': 'Nothing found.',
@@ -630,6 +630,7 @@ export const en = {
   'search.kind.tension': 'Tension',
   'search.kind.user': 'User',
   'search.kind.actor': 'Actor',
+  'search.kind.role': 'Role',
   'search.shortcuts': 'Keyboard shortcuts',
   'search.goTensions': 'Go to tensions',
   'search.goUsers': 'Go to users',
