@@ -85,5 +85,9 @@ describe('undo where it is honest', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Widerrufen' }).click();
     await page.getByText('Schlüssel „billing“ wurde widerrufen. Das lässt sich nicht rückgängig machen').waitFor();
     await expect(page.getByRole('button', { name: 'Rückgängig' }).count()).resolves.toBe(0);
+    // "Done to this user" holds what was done to its keys too (aboutUserId)
+    const activity = page.getByRole('tabpanel');
+    await activity.getByText('API-Schlüssel widerrufen').waitFor();
+    await activity.getByText('API-Schlüssel bereitgestellt').waitFor();
   });
 });

@@ -404,6 +404,7 @@ export const de: Record<MessageKey, string> = {
   'audit.withKey': 'mit Schlüssel „{name}“',
   'audit.seeAll': 'Alles auf der Seite Aktivität ansehen',
   'audit.targetIdFilter': 'Nur zu {id}',
+  'audit.aboutUserFilter': 'Nur zu {id} und seinen API-Schlüsseln',
   'audit.anyTarget': 'Jedes Ziel',
   'audit.aboutUser': 'An diesem Benutzer',
   'audit.byThisUser': 'Von diesem Benutzer',

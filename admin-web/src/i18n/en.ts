@@ -394,6 +394,7 @@ export const en = {
   'audit.withKey': 'with key “{name}”',
   'audit.seeAll': 'See all of it on the Activity page',
   'audit.targetIdFilter': 'Only about {id}',
+  'audit.aboutUserFilter': 'Only about {id} and their API keys',
   'audit.anyTarget': 'Any target',
   'audit.aboutUser': 'Done to this user',
   'audit.byThisUser': 'Done by this user',

@@ -10,7 +10,7 @@ import { UserField } from '../components/pickers.js';
 import { ExportLinks } from '../components/export-links.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 
-const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'from', 'to'] as const;
+const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'aboutUserId', 'from', 'to'] as const;
 
 /** The server's lists of actions and target types, so the filters offer exactly what the trail can hold. */
 const AuditVocabularyDocument = graphql(`
@@ -45,6 +45,7 @@ export function ActivityPage() {
       targetType: filters.targetType || null,
       targetId: filters.targetId || null,
       byUserId: filters.byUserId || null,
+      aboutUserId: filters.aboutUserId || null,
       from: dayStart(filters.from),
       // the `to` day is included: the query's `to` is exclusive, so it is the start of the next day
       to: dayStart(filters.to, 1),
@@ -68,6 +69,7 @@ export function ActivityPage() {
               targetType: filters.targetType,
               targetId: filters.targetId,
               byUserId: filters.byUserId,
+              aboutUserId: filters.aboutUserId,
               from: dayStart(filters.from),
               to: dayStart(filters.to, 1),
             }}
@@ -110,6 +112,14 @@ export function ActivityPage() {
           <p className="filter-chip">
             {t('audit.targetIdFilter', { id: rows.find((r) => r.target.id === filters.targetId)?.target.label ?? filters.targetId })}{' '}
             <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>
+              {t('audit.anyTarget')}
+            </Button>
+          </p>
+        ) : null}
+        {filters.aboutUserId ? (
+          <p className="filter-chip">
+            {t('audit.aboutUserFilter', { id: rows.find((r) => r.target.id === filters.aboutUserId)?.target.label ?? filters.aboutUserId })}{' '}
+            <Button variant="ghost" onClick={() => setFilters({ aboutUserId: '' })}>
               {t('audit.anyTarget')}
             </Button>
           </p>
