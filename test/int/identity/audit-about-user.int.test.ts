@@ -38,14 +38,7 @@ describe('audit aboutUserId', () => {
   it("holds the user's own entries and its keys' entries, and no other user's keys", async () => {
     const about = await entries(`aboutUserId=${agent}`);
     expect(about.map((e) => `${e.action} ${e.target.type}`).sort()).toEqual(
-      [
-        'key.provisioned key',
-        'key.provisioned key',
-        'key.revoked key',
-        'key.rotated key',
-        'user.created user',
-        'user.updated user',
-      ].sort(),
+      ['key.provisioned key', 'key.provisioned key', 'key.revoked key', 'key.rotated key', 'user.created user', 'user.updated user'].sort(),
     );
     expect(about.some((e) => e.target.label === 'not mine')).toBe(false);
     // targetId keeps its meaning: the user alone
