@@ -1,4 +1,5 @@
 // Activity: the audit trail (SPEC §11), newest first, with its filters kept in the URL and cursor paging.
+import { DayField } from '../components/day-field.js';
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -102,12 +103,8 @@ export function ActivityPage() {
           )}
         </Field>
         <UserField label={t('audit.byUser')} optional noneLabel={t('common.any')} value={filters.byUserId} onChange={(byUserId) => setFilters({ byUserId })} />
-        <Field label={t('audit.from')} optional>
-          {(p) => <input {...p} name="from" type="date" value={filters.from} onChange={(e) => setFilters({ from: e.target.value })} />}
-        </Field>
-        <Field label={t('audit.to')} optional>
-          {(p) => <input {...p} name="to" type="date" value={filters.to} onChange={(e) => setFilters({ to: e.target.value })} />}
-        </Field>
+        <DayField label={t('audit.from')} name="from" value={filters.from} onChange={(from) => setFilters({ from })} />
+        <DayField label={t('audit.to')} name="to" value={filters.to} onChange={(to) => setFilters({ to })} />
         {filters.targetId ? (
           <p className="filter-chip">
             {t('audit.targetIdFilter', { id: rows.find((r) => r.target.id === filters.targetId)?.target.label ?? filters.targetId })}{' '}
