@@ -10,7 +10,7 @@ import { useSession } from '../lib/session.js';
 import { setFlash } from '../lib/flash.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
-import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { ActorLink, LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
@@ -158,7 +158,9 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.potentialFuture')}</dt>
       <dd>{text(tension.potentialFuture)}</dd>
       <dt>{t('tension.field.actor')}</dt>
-      <dd>{tension.actor.name}</dd>
+      <dd>
+        <ActorLink actor={tension.actor} />
+      </dd>
       <dt>{t('tension.field.lead')}</dt>
       <dd>
         <LeadName lead={tension.lead} />

@@ -12,7 +12,7 @@ import { useFlash } from '../lib/flash.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
-import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { ActorLink, LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
@@ -329,7 +329,9 @@ function TensionTable({
                 <td data-label={t('tensions.col.state')}>
                   <StateBadge state={r.state} />
                 </td>
-                <td data-label={t('tensions.col.actor')}>{r.actor.name}</td>
+                <td data-label={t('tensions.col.actor')}>
+                  <ActorLink actor={r.actor} />
+                </td>
                 <td data-label={t('tensions.col.lead')}>
                   <LeadName lead={r.lead} />
                 </td>
