@@ -26,7 +26,11 @@ export function ScorePill({ score }: { score: number }) {
 /** Who leads a tension, marked in words when that user is deactivated (the list and the page read the status with the lead). */
 /** An actor's name, linked to its tensions (the list filtered on it). */
 export function ActorLink({ actor }: { actor: { id: string; name: string } }) {
-  return <Link to={`/tensions?actorId=${encodeURIComponent(actor.id)}`}>{actor.name}</Link>;
+  return (
+    <Link to={`/tensions?actorId=${encodeURIComponent(actor.id)}`} className="name-link">
+      {actor.name}
+    </Link>
+  );
 }
 
 /** A lead's name, linked to the user's page for an operator who may read users. */
@@ -36,7 +40,13 @@ export function LeadName({ lead }: { lead: { id?: string; name: string; status?:
   if (!lead) return <span className="muted">{t('tension.noLead')}</span>;
   return (
     <>
-      {lead.id && can('users:read') ? <Link to={`/users/${lead.id}`}>{lead.name}</Link> : lead.name}
+      {lead.id && can('users:read') ? (
+        <Link to={`/users/${lead.id}`} className="name-link">
+          {lead.name}
+        </Link>
+      ) : (
+        lead.name
+      )}
       {lead.status === 'deactivated' ? (
         <>
           {' '}
