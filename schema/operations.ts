@@ -20,6 +20,7 @@ import { ConnectedAppListRef } from './oauth/connected-apps.type.js';
 import { WebhookDeliveryPageRef, WebhookDeliveryRef, WebhookPageRef, WebhookRef, WebhookReplayRef, WebhookWithSecretRef } from './webhooks/webhooks.type.js';
 import { AuditEntryPageType, AuditVocabularyType } from './audit/audit.type.js';
 import { FeedPageType } from './events/events.type.js';
+import { ListTotalType } from './tensions/tension.type.js';
 
 /** The GraphQL answer types an entry may name (`graphql.type`); a new object type is one line here. */
 const OUTPUT_TYPES = {
@@ -46,6 +47,7 @@ const OUTPUT_TYPES = {
   AuditEntryPage: AuditEntryPageType,
   AuditVocabulary: AuditVocabularyType,
   FeedPage: FeedPageType,
+  ListTotal: ListTotalType,
   Boolean: 'Boolean',
   '[String]': ['String'],
 } as const;

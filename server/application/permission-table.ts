@@ -89,6 +89,8 @@ export const OPERATION_PERMISSIONS = {
   'audit.export': 'audit:read',
   // a list's total, exact up to a bound (issue 36): the list's permission
   'tensions.count': 'tensions:read',
+  'users.count': 'users:read',
+  'actors.count': 'actors:read',
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -30,7 +30,7 @@ export interface ActorFilter {
 }
 
 /** Up to `take` actors matching `filter`, in `(lower(name), id)` order. */
-export async function listActorRows(em: EntityManager, filter: ActorFilter, take: number): Promise<ActorRow[]> {
+function actorFilterSql(filter: ActorFilter): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.type) {
@@ -45,7 +45,22 @@ export async function listActorRows(em: EntityManager, filter: ActorFilter, take
     where.push('(lower(a.name), a.id) > (?, ?::uuid)');
     params.push(filter.after.n, filter.after.id);
   }
+  return { where, params };
+}
+
+export async function listActorRows(em: EntityManager, filter: ActorFilter, take: number): Promise<ActorRow[]> {
+  const { where, params } = actorFilterSql(filter);
   return em.execute<ActorRow[]>(`${SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by lower(a.name), a.id limit ?`, [...params, take]);
+}
+
+/** How many actors match `filter`, counting at most `bound + 1` rows (a count with a LIMIT, never every row). */
+export async function countActorRows(em: EntityManager, filter: Omit<ActorFilter, 'after'>, bound: number): Promise<number> {
+  const { where, params } = actorFilterSql(filter);
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from actors a ${where.length ? `where ${where.join(' and ')}` : ''} limit ?) s`,
+    [...params, bound + 1],
+  );
+  return row.n;
 }
 
 export async function insertActor(tx: EntityManager, a: { id: string; name: string; type: string; at: Date }): Promise<void> {

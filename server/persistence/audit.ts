@@ -63,6 +63,8 @@ export interface AuditFilter {
   targetType?: string;
   targetId?: string;
   byUserId?: string;
+  /** the user as the target, or a key of the user as the target */
+  aboutUserId?: string;
   /** inclusive */
   from?: Date;
   /** exclusive */
@@ -119,6 +121,12 @@ export async function listAuditEntries(em: EntityManager, filter: AuditFilter, b
   if (filter.targetType) add('target_type = ?', filter.targetType);
   if (filter.targetId) add('target_id = ?::uuid', filter.targetId);
   if (filter.byUserId) add('by_user_id = ?::uuid', filter.byUserId);
+  if (filter.aboutUserId) {
+    // a key's entries name the key as their target; its owner is the key's row (keys are never deleted but with
+    // their user). Two probes of the target index, not a scan.
+    where.push("(target_id = ?::uuid or (target_type = 'key' and target_id in (select k.id from api_keys k where k.user_id = ?::uuid)))");
+    params.push(filter.aboutUserId, filter.aboutUserId);
+  }
   if (filter.from) add('at >= ?::timestamptz', filter.from);
   if (filter.to) add('at < ?::timestamptz', filter.to);
   if (before) {

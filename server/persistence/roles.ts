@@ -2,6 +2,7 @@
 // and the inheritance walk are role-graph.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from './role-graph.js';
+import { likePattern } from './transaction.js';
 
 export interface RoleRow {
   id: string;
@@ -24,9 +25,13 @@ export async function roleRowsById(em: EntityManager, ids: readonly string[]): P
   return em.execute<RoleRow[]>(`${ROLE_SELECT} where r.id = any(?::uuid[]) order by r.code`, [pgArray(ids)]);
 }
 
-/** Up to `take` roles ordered by code, after `afterCode`. */
-export async function roleRowsAfterCode(em: EntityManager, afterCode: string | undefined, take: number): Promise<RoleRow[]> {
-  return em.execute<RoleRow[]>(`${ROLE_SELECT} where (?::text is null or r.code > ?) order by r.code limit ?`, [afterCode ?? null, afterCode ?? null, take]);
+/** Up to `take` roles ordered by code, after `afterCode`; with `q`, only those whose name or code holds it (case-insensitive). */
+export async function roleRowsAfterCode(em: EntityManager, afterCode: string | undefined, take: number, q?: string): Promise<RoleRow[]> {
+  const like = q ? likePattern(q) : null;
+  return em.execute<RoleRow[]>(
+    `${ROLE_SELECT} where (?::text is null or r.code > ?) and (?::text is null or r.name ilike ? or r.code ilike ?) order by r.code limit ?`,
+    [afterCode ?? null, afterCode ?? null, like, like, like, take],
+  );
 }
 
 /** Which roles each of the users holds directly. */

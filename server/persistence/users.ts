@@ -43,8 +43,7 @@ export interface UserFilter {
   after?: readonly [string, string];
 }
 
-/** Up to `take` users matching `filter`, in `(created_at, id)` order. */
-export async function listUserRows(em: EntityManager, filter: UserFilter, take: number): Promise<UserRow[]> {
+function userFilterSql(filter: UserFilter): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.type) {
@@ -64,6 +63,12 @@ export async function listUserRows(em: EntityManager, filter: UserFilter, take: 
     where.push('(u.created_at, u.id) > (?::timestamptz, ?::uuid)');
     params.push(...filter.after);
   }
+  return { where, params };
+}
+
+/** Up to `take` users matching `filter`, in `(created_at, id)` order. */
+export async function listUserRows(em: EntityManager, filter: UserFilter, take: number): Promise<UserRow[]> {
+  const { where, params } = userFilterSql(filter);
   return em.execute<UserRow[]>(`${USER_SELECT} ${where.length ? `where ${where.join(' and ')}` : ''} order by u.created_at, u.id limit ?`, [...params, take]);
 }
 
@@ -227,4 +232,14 @@ export function credentialsByEmail(em: EntityManager, email: string): Promise<Cr
 
 export function credentialsById(em: EntityManager, userId: string): Promise<Credentials | null> {
   return credentialsWhere(em, 'id', userId);
+}
+
+/** How many users match `filter`, counting at most `bound + 1` rows (a count with a LIMIT, never every row). */
+export async function countUserRows(em: EntityManager, filter: Omit<UserFilter, 'after'>, bound: number): Promise<number> {
+  const { where, params } = userFilterSql(filter);
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from users u ${where.length ? `where ${where.join(' and ')}` : ''} limit ?) s`,
+    [...params, bound + 1],
+  );
+  return row.n;
 }

@@ -113,7 +113,7 @@ describe('admin web app', () => {
     expect(agent.key).toMatch(/^mk_[0-9A-Za-z]+$/);
     await screenshot(page, '05-key-shown-once');
     await once.getByRole('button', { name: 'I have copied the key' }).click();
-    await page.getByRole('cell', { name: agent.key.slice(0, 12) + '…' }).waitFor();
+    await page.getByRole('cell', { name: agent.key.slice(0, 12) + '…', exact: true }).waitFor();
     await screenshot(page, '06-user-detail-keys');
 
     const me = await rest('/auth/me');

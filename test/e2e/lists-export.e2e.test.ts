@@ -1,6 +1,6 @@
 // The tensions list's totals, page size and export as an operator uses them (issue 36), in English and German:
 // "1–20 of 30", a page size of 50, and the CSV the Export button downloads holding the rows the API lists for
-// the same filter.
+// the same filter. The users and actors lists show their totals and page size the same way.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -68,4 +68,32 @@ describe('tensions list: totals, page size, export', () => {
     await page.getByLabel('Pro Seite').waitFor();
     await screenshot(page, 'lists-02-range-de');
   }, 90_000);
+});
+
+describe('users and actors lists: totals and page size', () => {
+  it('German users: "1–20 von 25", page size 50; English actors: "21–23 of 23" on page 2', async () => {
+    for (let i = 0; i < 25; i += 5)
+      await Promise.all(
+        Array.from({ length: 5 }, (_, j) =>
+          api.post('/users', { type: 'agent', email: `lotse${i + j}@test.example`, name: `Lotse ${String(i + j).padStart(2, '0')}` }),
+        ),
+      );
+    for (let i = 0; i < 23; i++) expect((await api.post('/actors', { name: `Kai ${String(i).padStart(2, '0')}`, type: 'organization' })).status).toBe(201);
+
+    const de = await signedIn('de-DE');
+    await de.goto(`${app.url}/users?q=Lotse`);
+    const usersRange = de.getByTestId('list-range');
+    await expect.poll(() => usersRange.textContent(), { timeout: 15_000 }).toBe('1–20 von 25');
+    await de.getByLabel('Pro Seite').selectOption('50');
+    await expect.poll(() => usersRange.textContent(), { timeout: 15_000 }).toBe('1–25 von 25');
+    expect(de.url()).toContain('limit=50');
+
+    const en = await signedIn('en-US');
+    await en.goto(`${app.url}/actors?q=Kai`);
+    const actorsRange = en.getByTestId('list-range');
+    await expect.poll(() => actorsRange.textContent(), { timeout: 15_000 }).toBe('1–20 of 23');
+    await en.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => actorsRange.textContent(), { timeout: 15_000 }).toBe('21–23 of 23');
+    await screenshot(en, 'lists-03-actors-range-en');
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.j
 let app: TestApp;
 let browser: Browser;
 let tensionId = '';
+let roleId = '';
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
   const actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
   tensionId = (await api.post('/tensions', { name: 'Invoices from the quayside arrive late', actorId: actor })).body.tension.id;
   await api.post('/tensions', { name: 'Cranes idle overnight', actorId: actor });
+  roleId = (await api.post('/roles', { code: 'quay_auditor', name: 'Quay auditor', permissions: ['tensions:read'] })).body.id;
 });
 
 afterAll(async () => {
@@ -35,7 +37,7 @@ describe('global search', () => {
     const page = await signedIn('en');
     await page.locator('body').click();
     await page.keyboard.press('Control+k');
-    const box = page.getByRole('combobox', { name: 'Search tensions, users and actors by name, email or id' });
+    const box = page.getByRole('combobox', { name: 'Search tensions, users, actors and roles by name, email or id' });
     await box.fill('quayside');
     await page.getByRole('option', { name: /Invoices from the quayside arrive late/ }).waitFor();
     expect(await page.getByRole('option', { name: /Cranes/ }).count()).toBe(0);
@@ -50,7 +52,7 @@ describe('global search', () => {
     const page = await signedIn('de');
     await page.locator('body').click();
     await page.keyboard.press('/');
-    const box = page.getByRole('combobox', { name: 'Spannungen, Benutzer und Akteure nach Name, E-Mail oder ID suchen' });
+    const box = page.getByRole('combobox', { name: 'Spannungen, Benutzer, Akteure und Rollen nach Name, E-Mail oder ID suchen' });
     await box.fill('Kräne');
     await page.getByText('Nichts gefunden.').waitFor();
     await box.fill('idle');
@@ -66,5 +68,14 @@ describe('global search', () => {
     await page.keyboard.press('g');
     await page.keyboard.press('t');
     await page.getByRole('heading', { level: 1, name: 'Spannungen' }).waitFor();
+  }, 60_000);
+
+  it('finds a role by its name and opens its page (de)', async () => {
+    const page = await signedIn('de');
+    await page.locator('body').click();
+    await page.keyboard.press('Control+k');
+    await page.getByRole('combobox', { name: 'Spannungen, Benutzer, Akteure und Rollen nach Name, E-Mail oder ID suchen' }).fill('auditor');
+    await page.getByRole('option', { name: /Rolle Quay auditor · quay_auditor/ }).click();
+    await page.waitForURL(`**/roles/${roleId}`);
   }, 60_000);
 });

@@ -13,8 +13,28 @@ import { PickActorDocument, PickUserDocument } from './pickers.js';
 import { useRoleOptions } from './role-picker.js';
 
 export const AuditLogDocument = graphql(`
-  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {
-    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {
+  query AuditLog(
+    $action: String
+    $targetType: String
+    $targetId: ID
+    $byUserId: ID
+    $aboutUserId: ID
+    $from: DateTime
+    $to: DateTime
+    $limit: Int
+    $cursor: String
+  ) {
+    auditLog(
+      action: $action
+      targetType: $targetType
+      targetId: $targetId
+      byUserId: $byUserId
+      aboutUserId: $aboutUserId
+      from: $from
+      to: $to
+      limit: $limit
+      cursor: $cursor
+    ) {
       data {
         id at action changes
         by { kind userId userName apiKeyId apiKeyName via }
@@ -148,7 +168,7 @@ export function ActivityTable({ entries, caption }: { entries: Entry[]; caption:
 }
 
 /** The latest entries about (or by) one user or role, and the link to all of them on the Activity page. */
-export function ActivitySection({ filter, title }: { filter: { targetId?: string; byUserId?: string }; title: string }) {
+export function ActivitySection({ filter, title }: { filter: { targetId?: string; byUserId?: string; aboutUserId?: string }; title: string }) {
   const { t } = useI18n();
   const context = useMemo(() => auditContext, []);
   const [{ data, error, fetching }, refetch] = useQuery({ query: AuditLogDocument, variables: { ...filter, limit: 10 }, context });
@@ -164,7 +184,7 @@ export function ActivitySection({ filter, title }: { filter: { targetId?: string
   );
 }
 
-/** What was done to this user and what this user did: two tabs over the same table. */
+/** What was done to this user (their keys included) and what this user did: two tabs over the same table. */
 export function UserActivity({ userId }: { userId: string }) {
   const { t } = useI18n();
   const [tab, setTab] = useState<'about' | 'by'>('about');
@@ -195,7 +215,7 @@ export function UserActivity({ userId }: { userId: string }) {
         <ActivitySection
           key={tab}
           title={tab === 'about' ? t('audit.aboutUser') : t('audit.byThisUser')}
-          filter={tab === 'about' ? { targetId: userId } : { byUserId: userId }}
+          filter={tab === 'about' ? { aboutUserId: userId } : { byUserId: userId }}
         />
       </div>
     </section>

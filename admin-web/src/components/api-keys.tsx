@@ -8,7 +8,9 @@ import { expand, PermissionCatalogueDocument } from '../lib/permissions.js';
 import { usePager } from '../lib/use-pager.js';
 import { KeyExpiry, KeyPermissions } from './key-bits.js';
 import { CreateKeyDialog, KeyOnceDialog, RotateKeyDialog, type Outcome, type NewKey } from './key-dialogs.js';
-import { Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, Pager } from './ui.js';
+import { KeyBulkBar } from './bulk-keys.js';
+import type { BulkItem } from './bulk-actions.js';
+import { Alert, Badge, Button, ConfirmDialog, EmptyState, ErrorAlert, Loading, Pager } from './ui.js';
 
 const UserApiKeysDocument = graphql(`
   query UserApiKeys($userId: ID!, $cursor: String) {
@@ -107,10 +109,26 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
   const [confirm, setConfirm] = useState<KeyMeta | null>(null);
   const [rotating, setRotating] = useState<KeyMeta | null>(null);
   const [confirmError, setConfirmError] = useState<CombinedError | undefined>();
+  // said after a revocation: it cannot be undone, so no Undo is offered
+  const [revokedName, setRevokedName] = useState<string | null>(null);
+  // bulk revocation (issue 36): the active keys of the page shown
+  const [selected, setSelected] = useState<Map<string, BulkItem>>(new Map());
+  const toggle = (items: BulkItem[], on: boolean) =>
+    setSelected((prev) => {
+      const next = new Map(prev);
+      for (const i of items) {
+        if (on) next.set(i.id, i);
+        else next.delete(i.id);
+      }
+      return next;
+    });
 
   const state = userId ? userKeys : myKeys;
   const page = userId ? userKeys.data?.userApiKeys : myKeys.data?.myApiKeys;
   const refetch = () => (userId ? refetchUser : refetchMine)({ requestPolicy: 'network-only' });
+  // two keys share a name after a rotation: the prefix tells them apart in a selection and a failure list
+  const keyLabel = (k: KeyMeta) => `${k.name} (${k.prefix}…)`;
+  const selectable: BulkItem[] = (page?.data ?? []).filter((k) => !k.revokedAt).map((k) => ({ id: k.id, name: keyLabel(k) }));
 
   const createKey = async (input: NewKey) => {
     if (userId) {
@@ -136,6 +154,7 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
     setConfirmError(undefined);
     const r = await revokeKey(confirm.id);
     if (r.error) return setConfirmError(r.error);
+    setRevokedName(confirm.name);
     setConfirm(null);
   };
 
@@ -149,6 +168,7 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
         </div>
       ) : null}
       {confirmError && !confirm ? <ErrorAlert error={confirmError} /> : null}
+      {revokedName !== null ? <Alert kind="success">{t('keys.revokedNotice', { name: revokedName })}</Alert> : null}
       {state.error && !page ? (
         <ErrorAlert error={state.error} onRetry={refetch} />
       ) : !page ? (
@@ -159,10 +179,33 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
         <EmptyState>{t('keys.empty')}</EmptyState>
       ) : (
         <>
+          {canWrite ? (
+            <KeyBulkBar
+              userId={userId}
+              selected={[...selected.values()]}
+              onClear={() => setSelected(new Map())}
+              onDone={() => {
+                setSelected(new Map());
+                setRevokedName(null);
+                refetch();
+              }}
+            />
+          ) : null}
           <div className="table-wrap">
             <table className="table" aria-label={t('keys.title')}>
               <thead>
                 <tr>
+                  {canWrite ? (
+                    <th scope="col" className="select-cell">
+                      <input
+                        type="checkbox"
+                        aria-label={t('bulk.selectPage')}
+                        checked={selectable.length > 0 && selectable.every((k) => selected.has(k.id))}
+                        disabled={selectable.length === 0}
+                        onChange={(e) => toggle(selectable, e.target.checked)}
+                      />
+                    </th>
+                  ) : null}
                   <th scope="col">{t('keys.name')}</th>
                   <th scope="col">{t('keys.prefix')}</th>
                   <th scope="col">{t('keys.permissions')}</th>
@@ -177,6 +220,18 @@ export function ApiKeys({ userId, userName, userGrants, canWrite }: Props) {
               <tbody>
                 {page.data.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'row-muted' : undefined}>
+                    {canWrite ? (
+                      <td className="select-cell">
+                        {!k.revokedAt ? (
+                          <input
+                            type="checkbox"
+                            aria-label={t('bulk.selectRow', { name: keyLabel(k) })}
+                            checked={selected.has(k.id)}
+                            onChange={(e) => toggle([{ id: k.id, name: keyLabel(k) }], e.target.checked)}
+                          />
+                        ) : null}
+                      </td>
+                    ) : null}
                     <td className="strong">
                       {k.name} {k.revokedAt ? <Badge tone="grey">{t('keys.revoked')}</Badge> : null}
                       {/* after a rotation both keys carry the same name: say which is which */}

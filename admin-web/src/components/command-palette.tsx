@@ -1,5 +1,5 @@
 // Global search and keyboard (issue 36): ⌘K / Ctrl+K or `/` opens a search over tensions (name), users (name or
-// email) and actors (name), or one of them by id; `?` lists the shortcuts; `g t` and `g u` go to the tension and
+// email), actors (name) and roles (name or code), or one of them by id; `?` lists the shortcuts; `g t` and `g u` go to the tension and
 // user lists. Keys typed into a field are the field's, never a shortcut.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from 'urql';
@@ -10,15 +10,16 @@ import { useSession } from '../lib/session.js';
 import { Dialog } from './ui.js';
 
 const SearchDocument = graphql(`
-  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {
+  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!, $roles: Boolean!) {
     tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }
     users(q: $q, limit: 5) @include(if: $users) { data { id name email } }
     actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }
+    roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }
   }
 `);
 
 interface Hit {
-  kind: 'tension' | 'user' | 'actor';
+  kind: 'tension' | 'user' | 'actor' | 'role';
   label: string;
   detail?: string;
   href: string;
@@ -66,7 +67,7 @@ export function CommandPalette() {
 
   const [{ data, fetching }] = useQuery({
     query: SearchDocument,
-    variables: { q: debounced, tensions: can('tensions:read'), users: can('users:read'), actors: can('actors:read') },
+    variables: { q: debounced, tensions: can('tensions:read'), users: can('users:read'), actors: can('actors:read'), roles: can('roles:read') },
     pause: open !== 'search' || debounced.length === 0,
   });
   const hits: Hit[] = debounced
@@ -74,6 +75,7 @@ export function CommandPalette() {
         ...(data?.tensions?.data ?? []).map((x) => ({ kind: 'tension' as const, label: x.name, href: `/tensions/${x.id}` })),
         ...(data?.users?.data ?? []).map((x) => ({ kind: 'user' as const, label: x.name, detail: x.email, href: `/users/${x.id}` })),
         ...(data?.actors?.data ?? []).map((x) => ({ kind: 'actor' as const, label: x.name, href: `/tensions?actorId=${x.id}` })),
+        ...(data?.roles?.data ?? []).map((x) => ({ kind: 'role' as const, label: x.name, detail: x.code, href: `/roles/${x.id}` })),
       ]
     : [];
   // an id goes straight to its page: a tension's, else a user's (the page says if it does not exist)

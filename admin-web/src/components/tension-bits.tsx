@@ -1,6 +1,8 @@
 // Small tension presentations used by the list and the detail page.
 import { useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
+import { Link } from '../lib/router.js';
+import { useSession } from '../lib/session.js';
 import { Badge } from './ui.js';
 
 export const STATES = ['alive', 'resolved', 'stale'] as const;
@@ -22,12 +24,29 @@ export function ScorePill({ score }: { score: number }) {
 }
 
 /** Who leads a tension, marked in words when that user is deactivated (the list and the page read the status with the lead). */
-export function LeadName({ lead }: { lead: { name: string; status?: string | null } | null }) {
+/** An actor's name, linked to its tensions (the list filtered on it). */
+export function ActorLink({ actor }: { actor: { id: string; name: string } }) {
+  return (
+    <Link to={`/tensions?actorId=${encodeURIComponent(actor.id)}`} className="name-link">
+      {actor.name}
+    </Link>
+  );
+}
+
+/** A lead's name, linked to the user's page for an operator who may read users. */
+export function LeadName({ lead }: { lead: { id?: string; name: string; status?: string | null } | null }) {
   const { t } = useI18n();
+  const { can } = useSession();
   if (!lead) return <span className="muted">{t('tension.noLead')}</span>;
   return (
     <>
-      {lead.name}
+      {lead.id && can('users:read') ? (
+        <Link to={`/users/${lead.id}`} className="name-link">
+          {lead.name}
+        </Link>
+      ) : (
+        lead.name
+      )}
       {lead.status === 'deactivated' ? (
         <>
           {' '}

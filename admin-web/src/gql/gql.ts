@@ -14,7 +14,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": typeof types.AuditLogDocument,
+    "\n  query AuditLog(\n    $action: String\n    $targetType: String\n    $targetId: ID\n    $byUserId: ID\n    $aboutUserId: ID\n    $from: DateTime\n    $to: DateTime\n    $limit: Int\n    $cursor: String\n  ) {\n    auditLog(\n      action: $action\n      targetType: $targetType\n      targetId: $targetId\n      byUserId: $byUserId\n      aboutUserId: $aboutUserId\n      from: $from\n      to: $to\n      limit: $limit\n      cursor: $cursor\n    ) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": typeof types.AuditLogDocument,
     "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": typeof types.UserApiKeysDocument,
     "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": typeof types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": typeof types.ProvisionApiKeyDocument,
@@ -23,13 +23,15 @@ type Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": typeof types.RotateMyApiKeyDocument,
+    "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": typeof types.BulkRevokeApiKeyDocument,
+    "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": typeof types.BulkRevokeMyApiKeyDocument,
     "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkResolveTensionDocument,
     "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": typeof types.BulkDropTensionDocument,
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": typeof types.BulkReassignTensionDocument,
     "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": typeof types.BulkSetTensionLeadDocument,
     "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": typeof types.BulkMatchingTensionsDocument,
     "\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": typeof types.BulkDeactivateUserDocument,
-    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n": typeof types.GlobalSearchDocument,
+    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!, $roles: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n    roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }\n  }\n": typeof types.GlobalSearchDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": typeof types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": typeof types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": typeof types.PickActorsDocument,
@@ -52,7 +54,7 @@ type Documents = {
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": typeof types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": typeof types.ChangePasswordDocument,
     "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": typeof types.AuditVocabularyDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": typeof types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n": typeof types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": typeof types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": typeof types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": typeof types.ActorVersionDocument,
@@ -85,7 +87,7 @@ type Documents = {
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": typeof types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": typeof types.ResetUserPasswordDocument,
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": typeof types.ResetUserMfaDocument,
-    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": typeof types.UsersDocument,
+    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n": typeof types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": typeof types.CreateUserDocument,
     "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": typeof types.WebhookDocument,
     "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": typeof types.WebhookDeliveriesDocument,
@@ -99,7 +101,7 @@ type Documents = {
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
 };
 const documents: Documents = {
-    "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": types.AuditLogDocument,
+    "\n  query AuditLog(\n    $action: String\n    $targetType: String\n    $targetId: ID\n    $byUserId: ID\n    $aboutUserId: ID\n    $from: DateTime\n    $to: DateTime\n    $limit: Int\n    $cursor: String\n  ) {\n    auditLog(\n      action: $action\n      targetType: $targetType\n      targetId: $targetId\n      byUserId: $byUserId\n      aboutUserId: $aboutUserId\n      from: $from\n      to: $to\n      limit: $limit\n      cursor: $cursor\n    ) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n": types.AuditLogDocument,
     "\n  query UserApiKeys($userId: ID!, $cursor: String) {\n    userApiKeys(userId: $userId, limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": types.UserApiKeysDocument,
     "\n  query MyApiKeys($cursor: String) {\n    myApiKeys(limit: 20, cursor: $cursor) {\n      data { id name prefix permissions createdAt lastUsedAt expiresAt revokedAt rotatedFromId }\n      nextCursor\n    }\n  }\n": types.MyApiKeysDocument,
     "\n  mutation ProvisionApiKey($userId: ID!, $input: CreateApiKeyInput!) {\n    provisionApiKey(userId: $userId, input: $input) { id name prefix key }\n  }\n": types.ProvisionApiKeyDocument,
@@ -108,13 +110,15 @@ const documents: Documents = {
     "\n  mutation RevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.RevokeMyApiKeyDocument,
     "\n  mutation RotateUserApiKey($userId: ID!, $keyId: ID!, $input: RotateApiKeyInput) {\n    rotateUserApiKey(userId: $userId, keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateUserApiKeyDocument,
     "\n  mutation RotateMyApiKey($keyId: ID!, $input: RotateApiKeyInput) {\n    rotateMyApiKey(keyId: $keyId, input: $input) { id name prefix key }\n  }\n": types.RotateMyApiKeyDocument,
+    "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n": types.BulkRevokeApiKeyDocument,
+    "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n": types.BulkRevokeMyApiKeyDocument,
     "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n": types.BulkResolveTensionDocument,
     "\n  mutation BulkDropTension($id: ID!) {\n    dropTension(id: $id) { tension { id state version } }\n  }\n": types.BulkDropTensionDocument,
     "\n  mutation BulkReassignTension($id: ID!, $actorId: ID!) {\n    reassignTension(id: $id, input: { actorId: $actorId }) { tension { id version } }\n  }\n": types.BulkReassignTensionDocument,
     "\n  mutation BulkSetTensionLead($id: ID!, $leadUserId: ID) {\n    setTensionLead(id: $id, input: { leadUserId: $leadUserId }) { tension { id version } }\n  }\n": types.BulkSetTensionLeadDocument,
     "\n  query BulkMatchingTensions($state: TensionState, $actorId: ID, $leadUserId: ID, $q: String, $minScore: Int, $sort: TensionSort, $cursor: String) {\n    tensions(state: $state, actorId: $actorId, leadUserId: $leadUserId, q: $q, minScore: $minScore, sort: $sort, limit: 100, cursor: $cursor) {\n      data { id name }\n      nextCursor\n    }\n  }\n": types.BulkMatchingTensionsDocument,
     "\n  mutation BulkDeactivateUser($id: ID!) {\n    deactivateUser(id: $id) { id status }\n  }\n": types.BulkDeactivateUserDocument,
-    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n": types.GlobalSearchDocument,
+    "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!, $roles: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n    roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }\n  }\n": types.GlobalSearchDocument,
     "\n  fragment HistoryEntryFields on HistoryEntry {\n    version type occurredAt summary summaryKey summaryParams\n    by { kind userId userName apiKeyName via }\n  }\n": types.HistoryEntryFieldsFragmentDoc,
     "\n  query TensionHistory($id: ID!, $limit: Int, $cursor: String) {\n    tensionHistory(id: $id, limit: $limit, cursor: $cursor) {\n      data { ...HistoryEntryFields }\n      nextCursor\n    }\n  }\n": types.TensionHistoryDocument,
     "\n  query PickActors($q: String, $type: ActorType, $cursor: String) {\n    actors(q: $q, type: $type, limit: 20, cursor: $cursor) {\n      data { id name type }\n      nextCursor\n    }\n  }\n": types.PickActorsDocument,
@@ -137,7 +141,7 @@ const documents: Documents = {
     "\n  query Me {\n    me {\n      user { id name email type }\n      roles { id code name }\n      permissions\n      authenticatedBy\n    }\n  }\n": types.MeDocument,
     "\n  mutation ChangePassword($input: ChangePasswordInput!) {\n    changePassword(input: $input)\n  }\n": types.ChangePasswordDocument,
     "\n  query AuditVocabulary {\n    auditVocabulary { actions targetTypes }\n  }\n": types.AuditVocabularyDocument,
-    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n": types.ActorsDocument,
+    "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n": types.ActorsDocument,
     "\n  mutation CreateActor($input: CreateActorInput!) {\n    createActor(input: $input) { id name type }\n  }\n": types.CreateActorDocument,
     "\n  mutation UpdateActor($id: ID!, $input: UpdateActorInput!) {\n    updateActor(id: $id, input: $input) { id name type version }\n  }\n": types.UpdateActorDocument,
     "\n  query ActorVersion($id: ID!) {\n    actor(id: $id) { id name type version }\n  }\n": types.ActorVersionDocument,
@@ -170,7 +174,7 @@ const documents: Documents = {
     "\n  mutation ReactivateUser($id: ID!) {\n    reactivateUser(id: $id) { id status version updatedAt }\n  }\n": types.ReactivateUserDocument,
     "\n  mutation ResetUserPassword($id: ID!, $password: String!) {\n    resetUserPassword(id: $id, password: $password)\n  }\n": types.ResetUserPasswordDocument,
     "\n  mutation ResetUserMfa($id: ID!) {\n    resetUserMfa(id: $id)\n  }\n": types.ResetUserMfaDocument,
-    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n": types.UsersDocument,
+    "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n": types.UsersDocument,
     "\n  mutation CreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { id }\n  }\n": types.CreateUserDocument,
     "\n  query Webhook($id: ID!) {\n    webhook(id: $id) { id url description types enabled disabledReason failingSince previousSecretExpiresAt version createdAt }\n  }\n": types.WebhookDocument,
     "\n  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {\n    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {\n      data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }\n      nextCursor\n    }\n  }\n": types.WebhookDeliveriesDocument,
@@ -201,7 +205,7 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query AuditLog($action: String, $targetType: String, $targetId: ID, $byUserId: ID, $from: DateTime, $to: DateTime, $limit: Int, $cursor: String) {\n    auditLog(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, from: $from, to: $to, limit: $limit, cursor: $cursor) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query AuditLog(\n    $action: String\n    $targetType: String\n    $targetId: ID\n    $byUserId: ID\n    $aboutUserId: ID\n    $from: DateTime\n    $to: DateTime\n    $limit: Int\n    $cursor: String\n  ) {\n    auditLog(\n      action: $action\n      targetType: $targetType\n      targetId: $targetId\n      byUserId: $byUserId\n      aboutUserId: $aboutUserId\n      from: $from\n      to: $to\n      limit: $limit\n      cursor: $cursor\n    ) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query AuditLog(\n    $action: String\n    $targetType: String\n    $targetId: ID\n    $byUserId: ID\n    $aboutUserId: ID\n    $from: DateTime\n    $to: DateTime\n    $limit: Int\n    $cursor: String\n  ) {\n    auditLog(\n      action: $action\n      targetType: $targetType\n      targetId: $targetId\n      byUserId: $byUserId\n      aboutUserId: $aboutUserId\n      from: $from\n      to: $to\n      limit: $limit\n      cursor: $cursor\n    ) {\n      data {\n        id at action changes\n        by { kind userId userName apiKeyId apiKeyName via }\n        target { type id label }\n      }\n      nextCursor\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -237,6 +241,14 @@ export function graphql(source: "\n  mutation RotateMyApiKey($keyId: ID!, $input
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation BulkRevokeApiKey($userId: ID!, $keyId: ID!) {\n    revokeApiKey(userId: $userId, keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"): (typeof documents)["\n  mutation BulkRevokeMyApiKey($keyId: ID!) {\n    revokeMyApiKey(keyId: $keyId)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"): (typeof documents)["\n  mutation BulkResolveTension($id: ID!) {\n    resolveTension(id: $id) { tension { id state version } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -261,7 +273,7 @@ export function graphql(source: "\n  mutation BulkDeactivateUser($id: ID!) {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n"): (typeof documents)["\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n  }\n"];
+export function graphql(source: "\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!, $roles: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n    roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }\n  }\n"): (typeof documents)["\n  query GlobalSearch($q: String!, $tensions: Boolean!, $users: Boolean!, $actors: Boolean!, $roles: Boolean!) {\n    tensions(q: $q, limit: 5) @include(if: $tensions) { data { id name } }\n    users(q: $q, limit: 5) @include(if: $users) { data { id name email } }\n    actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }\n    roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -353,7 +365,7 @@ export function graphql(source: "\n  query AuditVocabulary {\n    auditVocabular
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n"): (typeof documents)["\n  query Actors($type: ActorType, $q: String, $limit: Int, $cursor: String) {\n    actors(type: $type, q: $q, limit: $limit, cursor: $cursor) {\n      data { id name type version tensionCount createdAt updatedAt }\n      nextCursor\n    }\n    actorsTotal(type: $type, q: $q) { count exact }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -485,7 +497,7 @@ export function graphql(source: "\n  mutation ResetUserMfa($id: ID!) {\n    rese
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"): (typeof documents)["\n  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n  }\n"];
+export function graphql(source: "\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n"): (typeof documents)["\n  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {\n    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {\n      data { id type email name status roles { id name } linkedActor { id name } }\n      nextCursor\n    }\n    usersTotal(type: $type, status: $status, q: $q) { count exact }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,4 +1,5 @@
 // Activity: the audit trail (SPEC §11), newest first, with its filters kept in the URL and cursor paging.
+import { DayField } from '../components/day-field.js';
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -10,7 +11,7 @@ import { UserField } from '../components/pickers.js';
 import { ExportLinks } from '../components/export-links.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 
-const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'from', 'to'] as const;
+const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'aboutUserId', 'from', 'to'] as const;
 
 /** The server's lists of actions and target types, so the filters offer exactly what the trail can hold. */
 const AuditVocabularyDocument = graphql(`
@@ -45,6 +46,7 @@ export function ActivityPage() {
       targetType: filters.targetType || null,
       targetId: filters.targetId || null,
       byUserId: filters.byUserId || null,
+      aboutUserId: filters.aboutUserId || null,
       from: dayStart(filters.from),
       // the `to` day is included: the query's `to` is exclusive, so it is the start of the next day
       to: dayStart(filters.to, 1),
@@ -68,6 +70,7 @@ export function ActivityPage() {
               targetType: filters.targetType,
               targetId: filters.targetId,
               byUserId: filters.byUserId,
+              aboutUserId: filters.aboutUserId,
               from: dayStart(filters.from),
               to: dayStart(filters.to, 1),
             }}
@@ -100,16 +103,20 @@ export function ActivityPage() {
           )}
         </Field>
         <UserField label={t('audit.byUser')} optional noneLabel={t('common.any')} value={filters.byUserId} onChange={(byUserId) => setFilters({ byUserId })} />
-        <Field label={t('audit.from')} optional>
-          {(p) => <input {...p} name="from" type="date" value={filters.from} onChange={(e) => setFilters({ from: e.target.value })} />}
-        </Field>
-        <Field label={t('audit.to')} optional>
-          {(p) => <input {...p} name="to" type="date" value={filters.to} onChange={(e) => setFilters({ to: e.target.value })} />}
-        </Field>
+        <DayField label={t('audit.from')} name="from" value={filters.from} onChange={(from) => setFilters({ from })} />
+        <DayField label={t('audit.to')} name="to" value={filters.to} onChange={(to) => setFilters({ to })} />
         {filters.targetId ? (
           <p className="filter-chip">
             {t('audit.targetIdFilter', { id: rows.find((r) => r.target.id === filters.targetId)?.target.label ?? filters.targetId })}{' '}
             <Button variant="ghost" onClick={() => setFilters({ targetId: '' })}>
+              {t('audit.anyTarget')}
+            </Button>
+          </p>
+        ) : null}
+        {filters.aboutUserId ? (
+          <p className="filter-chip">
+            {t('audit.aboutUserFilter', { id: rows.find((r) => r.target.id === filters.aboutUserId)?.target.label ?? filters.aboutUserId })}{' '}
+            <Button variant="ghost" onClick={() => setFilters({ aboutUserId: '' })}>
               {t('audit.anyTarget')}
             </Button>
           </p>

@@ -1,4 +1,5 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { asActorType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useClient, useMutation } from 'urql';
@@ -37,6 +38,7 @@ const ActorsDocument = graphql(`
       data { id name type version tensionCount createdAt updatedAt }
       nextCursor
     }
+    actorsTotal(type: $type, q: $q) { count exact }
   }
 `);
 const CreateActorDocument = graphql(`
@@ -67,8 +69,9 @@ export function ActorsPage() {
   const { t, formatDate } = useI18n();
   useTitle(t('actors.title'));
   const { can } = useSession();
-  const [filters, setFilters] = useUrlFilters(['type', 'q'] as const);
+  const [filters, setFilters] = useUrlFilters(['type', 'q', 'limit'] as const);
   const { type, q: search } = filters;
+  const limit = pageSize(filters.limit);
   // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
   const [q, setQ] = useState(search);
   const [searched, setSearched] = useState(search);
@@ -81,7 +84,7 @@ export function ActorsPage() {
   // a failed refetch keeps the list (and an open dialog) as it was, with a notice, and retries by itself
   const [{ data, error, fetching, retrying }, refetch] = useKeptQuery({
     query: ActorsDocument,
-    variables: { type: asActorType(type), q: search || null, limit: 20, cursor: pager.cursor },
+    variables: { type: asActorType(type), q: search || null, limit, cursor: pager.cursor },
     context,
   });
   const [creating, setCreating] = useState(false);
@@ -184,6 +187,7 @@ export function ActorsPage() {
               </tbody>
             </table>
           </div>
+          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.actorsTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
           <Pager
             page={pager.page}
             hasNext={Boolean(data.actors.nextCursor)}

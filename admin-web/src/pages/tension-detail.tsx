@@ -10,7 +10,7 @@ import { useSession } from '../lib/session.js';
 import { setFlash } from '../lib/flash.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
-import { LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { ActorLink, LeadName, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { EditCommand, type Applied, type EditKind } from '../components/tension-edit.js';
 import type { Entry } from '../components/history-timeline.js';
 import { APPLIED_BY_CALLER } from '../lib/client.js';
@@ -158,7 +158,9 @@ function TensionFacts({ tension }: { tension: Tension }) {
       <dt>{t('tension.field.potentialFuture')}</dt>
       <dd>{text(tension.potentialFuture)}</dd>
       <dt>{t('tension.field.actor')}</dt>
-      <dd>{tension.actor.name}</dd>
+      <dd>
+        <ActorLink actor={tension.actor} />
+      </dd>
       <dt>{t('tension.field.lead')}</dt>
       <dd>
         <LeadName lead={tension.lead} />
@@ -204,7 +206,10 @@ function TensionCommands({
   const { navigate } = useRouter();
   const [editing, setEditing] = useState<EditKind | null>(null);
   const [discarding, setDiscarding] = useState(false);
-  const [notice, setNotice] = useState<'saved' | 'unchanged' | null>(null);
+  const [notice, setNotice] = useState<'saved' | 'unchanged' | 'dropped' | 'revived' | null>(null);
+  // the version the page's own Drop produced: Undo revives at exactly that version, so a change by anyone
+  // else since is a version conflict, never overwritten
+  const [undoAt, setUndoAt] = useState<number | null>(null);
   const [failure, setFailure] = useState<CombinedError | null>(null);
   const [resolveState, resolve] = useMutation(ResolveDocument);
   const [dropState, drop] = useMutation(DropDocument);
@@ -214,16 +219,26 @@ function TensionCommands({
   const busy = resolveState.fetching || dropState.fetching || reopenState.fetching || reviveState.fetching;
   const vars = { id: tension.id, expectedVersion: tension.version };
 
-  const done = (result: Applied) => {
+  const done = (result: Applied, said: 'saved' | 'dropped' | 'revived' = 'saved') => {
+    setUndoAt(null);
     if (result.error) {
       setFailure(result.error);
       setNotice(null);
     } else {
       setFailure(null);
-      setNotice(result.event ? 'saved' : 'unchanged');
+      setNotice(result.event ? said : 'unchanged');
+      if (said === 'dropped' && result.event && result.tension) setUndoAt(result.tension.version);
       onApplied(result);
     }
   };
+  const undoDrop = async (version: number) =>
+    done(
+      await track(async () => {
+        const r = await revive({ id: tension.id, expectedVersion: version }, APPLIED_BY_CALLER);
+        return { error: r.error, ...r.data?.reviveTension };
+      }),
+      'revived',
+    );
   const lifecycle: Record<LifecycleVerb, () => Promise<void>> = useMemo(
     () => ({
       resolve: async () =>
@@ -239,6 +254,7 @@ function TensionCommands({
             const r = await drop(vars, APPLIED_BY_CALLER);
             return { error: r.error, ...r.data?.dropTension };
           }),
+          'dropped',
         ),
       reopen: async () =>
         done(
@@ -284,8 +300,24 @@ function TensionCommands({
         </Alert>
       ) : failure ? (
         <ErrorAlert error={failure} />
+      ) : notice === 'dropped' ? (
+        // a drop is honest to undo (SPEC §3: revive takes a stale tension back to alive)
+        <Alert
+          kind="success"
+          action={
+            undoAt !== null && can('tensions:write') ? (
+              <Button disabled={busy} onClick={() => void undoDrop(undoAt)}>
+                {t('common.undo')}
+              </Button>
+            ) : null
+          }
+        >
+          {t('tension.dropped')}
+        </Alert>
       ) : notice ? (
-        <Alert kind={notice === 'saved' ? 'success' : 'info'}>{notice === 'saved' ? t('tension.saved') : t('tension.unchanged')}</Alert>
+        <Alert kind={notice === 'unchanged' ? 'info' : 'success'}>
+          {notice === 'revived' ? t('tension.revived') : notice === 'saved' ? t('tension.saved') : t('tension.unchanged')}
+        </Alert>
       ) : null}
       <div className="toolbar" role="toolbar" aria-label={t('common.actions')}>
         {can('tensions:write') ? (

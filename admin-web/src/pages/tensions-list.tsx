@@ -1,4 +1,5 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { asTensionSort, asTensionState } from '../lib/enums';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
@@ -11,7 +12,7 @@ import { useFlash } from '../lib/flash.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
-import { LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
+import { ActorLink, LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
 import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
@@ -35,10 +36,6 @@ const TensionsDocument = graphql(`
     }
   }
 `);
-
-/** Page sizes offered (issue 36); the API serves up to 100. */
-const PAGE_SIZES = [20, 50, 100] as const;
-const pageSize = (v: string) => PAGE_SIZES.find((n) => String(n) === v) ?? PAGE_SIZES[0];
 
 const SORTS = ['-score', 'score', '-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
 /** Columns the API sorts by, and the direction a first click asks for. */
@@ -90,7 +87,7 @@ export function TensionsPage() {
         filters={filters}
         filtered={filtered}
         onSort={(sort) => setFilter({ sort: sort === '-score' ? '' : sort })}
-        onPageSize={(n) => setFilter({ limit: n === PAGE_SIZES[0] ? '' : String(n) })}
+        onPageSize={(n) => setFilter({ limit: limitParam(n) })}
       />
     </>
   );
@@ -199,7 +196,7 @@ function TensionTable({
   onSort: (sort: string) => void;
   onPageSize: (n: number) => void;
 }) {
-  const { t, formatDate, lang } = useI18n();
+  const { t, formatDate } = useI18n();
   const limit = pageSize(filters.limit);
   const { can } = useSession();
   const pager = usePager();
@@ -332,7 +329,9 @@ function TensionTable({
                 <td data-label={t('tensions.col.state')}>
                   <StateBadge state={r.state} />
                 </td>
-                <td data-label={t('tensions.col.actor')}>{r.actor.name}</td>
+                <td data-label={t('tensions.col.actor')}>
+                  <ActorLink actor={r.actor} />
+                </td>
                 <td data-label={t('tensions.col.lead')}>
                   <LeadName lead={r.lead} />
                 </td>
@@ -344,20 +343,7 @@ function TensionTable({
           </tbody>
         </table>
       </div>
-      <div className="list-footer">
-        <RangeText page={pager.page} limit={limit} shown={rows.length} total={data.tensionsTotal} lang={lang} />
-        <Field label={t('list.pageSize')}>
-          {(p) => (
-            <select {...p} name="limit" value={limit} onChange={(e) => onPageSize(Number(e.target.value))}>
-              {PAGE_SIZES.map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
+      <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.tensionsTotal} onPageSize={onPageSize} />
       <Pager
         page={pager.page}
         hasNext={Boolean(data.tensions.nextCursor)}
@@ -365,31 +351,6 @@ function TensionTable({
         onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)}
       />
     </>
-  );
-}
-
-/** "1–20 of 2,000", or "of 10,000+" past the bound the server counts to. */
-function RangeText({
-  page,
-  limit,
-  shown,
-  total,
-  lang,
-}: {
-  page: number;
-  limit: number;
-  shown: number;
-  total: { count: number; exact: boolean };
-  lang: string;
-}) {
-  const { t } = useI18n();
-  const n = new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB');
-  const from = (page - 1) * limit + 1;
-  const params = { from: n.format(from), to: n.format(from + shown - 1), total: `${n.format(total.count)}${total.exact ? '' : '+'}` };
-  return (
-    <p className="list-range muted" role="status" data-testid="list-range">
-      {shown === 0 ? t('list.rangeNone', params) : t('list.range', params)}
-    </p>
   );
 }
 

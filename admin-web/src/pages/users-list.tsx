@@ -1,4 +1,5 @@
 // Users: list with type/status filters and search, and creating a human (password) or an agent (none).
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { asUserStatus, asUserType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -18,11 +19,12 @@ import type { BulkItem } from '../components/bulk-actions.js';
 import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
 
 const UsersDocument = graphql(`
-  query Users($type: UserType, $status: UserStatus, $q: String, $cursor: String) {
-    users(type: $type, status: $status, q: $q, limit: 20, cursor: $cursor) {
+  query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {
+    users(type: $type, status: $status, q: $q, limit: $limit, cursor: $cursor) {
       data { id type email name status roles { id name } linkedActor { id name } }
       nextCursor
     }
+    usersTotal(type: $type, status: $status, q: $q) { count exact }
   }
 `);
 const CreateUserDocument = graphql(`
@@ -36,8 +38,9 @@ export function UsersPage() {
   useTitle(t('users.title'));
   const { can } = useSession();
   const pager = usePager();
-  const [filters, setFilters] = useUrlFilters(['type', 'status', 'q'] as const);
+  const [filters, setFilters] = useUrlFilters(['type', 'status', 'q', 'limit'] as const);
   const { type, status, q: search } = filters;
+  const limit = pageSize(filters.limit);
   // the search box follows the URL (Back, a cleared filter) but keeps what is being typed
   const [q, setQ] = useState(search);
   const [searched, setSearched] = useState(search);
@@ -49,7 +52,7 @@ export function UsersPage() {
   const context = useMemo(() => ({ additionalTypenames: ['User'] }), []);
   const [{ data, error, fetching }, refetch] = useQuery({
     query: UsersDocument,
-    variables: { type: asUserType(type), status: asUserStatus(status), q: search || null, cursor: pager.cursor },
+    variables: { type: asUserType(type), status: asUserStatus(status), q: search || null, limit, cursor: pager.cursor },
     context,
   });
   const rows = data?.users.data ?? [];
@@ -183,6 +186,7 @@ export function UsersPage() {
               </tbody>
             </table>
           </div>
+          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.usersTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
           <Pager
             page={pager.page}
             hasNext={Boolean(data.users.nextCursor)}

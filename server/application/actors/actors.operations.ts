@@ -5,7 +5,8 @@
 // stay with humans (a delete discards every tension of the actor).
 import { defineOperation, type OperationEntry } from '../operations.js';
 import { actorOutput, actorPageOutput, createActorInput, listActorsQuery, updateActorInput } from './actor.inputs.js';
-import { createActor, deleteActor, getActor, listActors, updateActor } from './actors.js';
+import { countActors, countActorsQuery, createActor, deleteActor, getActor, listActors, updateActor } from './actors.js';
+import { listTotalOutput } from '../list-total.js';
 
 const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 const TENSION_WORK = 'An agent sensing tensions needs the actors they belong to: reading and creating one widens no rights.';
@@ -13,6 +14,23 @@ const NOT_FOR_AGENTS =
   'A rename is bookkeeping for humans, and a delete discards every tension of the actor in one go: neither is tension work an agent needs.';
 
 export const ACTOR_OPERATIONS: OperationEntry[] = [
+  defineOperation({
+    operation: 'actors.count',
+    run: (deps, ctx, _p, input) => countActors(deps, ctx, input),
+    input: countActorsQuery,
+    output: listTotalOutput,
+    // GraphQL only: the REST facade keeps exactly the contract's paths (SPEC §5), which have no count
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'actorsTotal',
+      type: 'ListTotal',
+      args: 'flat',
+      description:
+        'How many actors the same filters as the actors list match: exact up to 10,000, past it 10,000 with exact false. Counted with a bound, never over every row.',
+    },
+    mcp: { exposed: false, why: 'A total for the admin list\'s "1–20 of N"; list_actors pages are what an agent reads.' },
+  }),
   defineOperation({
     operation: 'actors.list',
     run: (deps, ctx, _p, input) => listActors(deps, ctx, input),

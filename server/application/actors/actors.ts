@@ -15,6 +15,7 @@ import { takeFeedLock } from '../../persistence/event-store.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
 import { staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -47,6 +48,17 @@ export async function listActors(deps: Deps, ctx: Ctx, query: unknown): Promise<
   if (!cursor.ok) return cursor;
   const rows = await actors.listActorRows(reader(deps.orm), { type: q.type, q: q.q, after: cursor.value }, q.limit + 1);
   return ok(toPage(deps, 'actors', rows, q.limit, (r) => ({ n: r.sort_name, id: r.id }), toView));
+}
+
+export const countActorsQuery = listActorsQuery.pick({ type: true, q: true });
+
+/** How many actors the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countActors(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'actors.count');
+  if (denied) return denied;
+  const parsed = parseInput(countActorsQuery, query);
+  if (!parsed.ok) return parsed;
+  return ok(boundedTotal(await actors.countActorRows(reader(deps.orm), parsed.value, TOTAL_BOUND)));
 }
 
 export async function getActor(deps: Deps, ctx: Ctx, rawId: string): Promise<Result<ActorView>> {

@@ -137,6 +137,9 @@ export const listAuditQuery = z
     targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()).describe('Only entries about this kind of target.'),
     targetId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only entries about this target (a UUID).'),
     byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only what this user did (a UUID).'),
+    aboutUserId: z
+      .preprocess(blankToUndefined, uuidSchema.optional())
+      .describe("Only entries about this user (a UUID): the user as the target, or one of the user's API keys (provisioned, created, rotated, revoked)."),
     from: instant.describe('Only entries at or after this instant (ISO 8601 with offset).'),
     to: instant.describe('Only entries before this instant (ISO 8601 with offset); after `from`.'),
     limit: pageLimit,

@@ -61,8 +61,8 @@ export async function loadRole(em: EntityManager, id: string): Promise<RoleView 
 }
 
 /** One page of roles ordered by code, after `afterCode`. */
-export async function listRoleRows(em: EntityManager, afterCode: string | undefined, take: number): Promise<RoleView[]> {
-  return toViews(em, await roleRowsAfterCode(em, afterCode, take));
+export async function listRoleRows(em: EntityManager, afterCode: string | undefined, take: number, q?: string): Promise<RoleView[]> {
+  return toViews(em, await roleRowsAfterCode(em, afterCode, take, q));
 }
 
 /** The roles of each user, in code order. */

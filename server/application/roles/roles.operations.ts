@@ -43,7 +43,7 @@ export const ROLE_OPERATIONS: OperationEntry[] = [
       status: 200,
       tag: 'roles',
       input: 'query',
-      summary: 'List roles',
+      summary: 'List roles (q finds by name or code)',
       description: 'Roles, a page at a time, each with its own and its effective (inherited) permissions.',
     },
     graphql: { kind: 'query', field: 'roles', type: 'RolePage', args: 'flat' },

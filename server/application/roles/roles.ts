@@ -28,7 +28,11 @@ const codeSchema = z
   .trim()
   .regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'must be 1–63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter');
 
-export const listRolesInput = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
+export const listRolesInput = z.strictObject({
+  q: z.string().trim().max(200).optional().describe('Matches the name or the code case-insensitively; at most 200 characters.'),
+  limit: pageLimit,
+  cursor: cursorSchema,
+});
 export const createRoleInput = z.strictObject({
   code: codeSchema.describe('A stable code, unique: 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a letter.'),
   name: nameSchema.describe('The display name, 1-200 characters (trimmed).'),
@@ -71,10 +75,10 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
   if (denied) return denied;
   const parsed = parseInput(listRolesInput, input);
   if (!parsed.ok) return parsed;
-  const { limit } = parsed.value;
+  const { limit, q } = parsed.value;
   const after = parsed.value.cursor === undefined ? ok(undefined) : decodeCursor(deps, 'roles', parsed.value.cursor, z.tuple([textKey]));
   if (!after.ok) return after;
-  const rows = await listRoleRows(reader(deps.orm), after.value?.[0], limit + 1);
+  const rows = await listRoleRows(reader(deps.orm), after.value?.[0], limit + 1, q || undefined);
   return ok(
     toPage(
       deps,

@@ -1,5 +1,6 @@
 // Tension reads: the filtered, keyset-paged list, one tension, and its history (SPEC §4, §5).
 
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { readStream, streamExists } from '../../persistence/event-store.js';
 import { countTensionRows, loadTensionRow, queryTensionRows, rowToView, type TensionSortKey } from '../../persistence/tension-projection.js';
@@ -43,16 +44,6 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   return ok(toPage(deps, 'tensions', rows, q.limit, (r) => ({ s: q.sort, v: r.sort_value, id: r.id }), rowToView));
 }
 
-/** Totals are exact up to this many; past it a list says "10,000+" (issue 36: never a count of every row). */
-export const TOTAL_BOUND = 10_000;
-
-export interface ListTotal {
-  /** the exact count, or TOTAL_BOUND when there are more */
-  count: number;
-  /** false: there are more than `count` */
-  exact: boolean;
-}
-
 /** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
 export async function countTensions(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<ListTotal>> {
   const denied = authorize(ctx, 'tensions.count');
@@ -60,7 +51,7 @@ export async function countTensions(deps: Deps, ctx: Ctx, query: unknown): Promi
   const parsed = parseInput(listTensionsQuery.pick({ state: true, actorId: true, leadUserId: true, q: true, minScore: true }), query);
   if (!parsed.ok) return parsed;
   const n = await countTensionRows(reader(deps.orm), parsed.value, TOTAL_BOUND);
-  return ok({ count: Math.min(n, TOTAL_BOUND), exact: n <= TOTAL_BOUND });
+  return ok(boundedTotal(n));
 }
 
 /** One tension as it is now, or, with `asOfVersion` / `asOf` in `query`, as it was then (SPEC §15). */

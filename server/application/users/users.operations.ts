@@ -14,6 +14,8 @@ import {
   getUser,
   listUsers,
   listUsersInput,
+  countUsers,
+  countUsersInput,
   reactivateUser,
   resetPasswordInput,
   resetUserPassword,
@@ -22,6 +24,7 @@ import {
   updateUser,
   updateUserInput,
 } from './users.js';
+import { listTotalOutput } from '../list-total.js';
 import { userOutput } from './user.read.js';
 import {
   apiKeyOutput,
@@ -58,6 +61,23 @@ export const USER_OPERATIONS: OperationEntry[] = [
     },
     graphql: { kind: 'query', field: 'users', type: 'UserPage', args: 'flat' },
     mcp: { exposed: 'narrowed', name: 'list_users', why: 'An agent picks a tension lead: it gets id, name, type and status, no emails, roles or keys.' },
+  }),
+  defineOperation({
+    operation: 'users.count',
+    run: (deps, ctx, _p, input) => countUsers(deps, ctx, input),
+    input: countUsersInput,
+    output: listTotalOutput,
+    // GraphQL only: the REST facade keeps exactly the contract's paths (SPEC §5), which have no count
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'usersTotal',
+      type: 'ListTotal',
+      args: 'flat',
+      description:
+        'How many users the same filters as the users list match: exact up to 10,000, past it 10,000 with exact false. Counted with a bound, never over every row.',
+    },
+    mcp: { exposed: false, why: 'A total for the admin list\'s "1–20 of N"; list_users pages are what an agent reads.' },
   }),
   defineOperation({
     operation: 'users.create',

@@ -22,6 +22,7 @@ import { mayActOnUser } from './act-on-user.js';
 import { diffFields, fieldsOf, recordAudit, userTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 
 const dedupe = <T>(xs: T[]) => [...new Set(xs)];
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: 'email', maxLength: 320 });
@@ -159,6 +160,17 @@ export async function listUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<R
       (u) => u,
     ),
   );
+}
+
+export const countUsersInput = listUsersInput.pick({ type: true, status: true, q: true });
+
+/** How many users the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countUsers(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'users.count');
+  if (denied) return denied;
+  const parsed = parseInput(countUsersInput, input);
+  if (!parsed.ok) return parsed;
+  return ok(boundedTotal(await users.countUserRows(reader(deps.orm), parsed.value, TOTAL_BOUND)));
 }
 
 export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<UserView>> {

@@ -101,7 +101,7 @@ describe('GET /api/v1/openapi.json', () => {
     const ids = operations().map(({ op }) => op.operationId);
     for (const id of ids)
       expect(id).toMatch(
-        /^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|send|retry|replay|stream|login|logout|start|confirm|disable|export)[A-Z]?[A-Za-z]*$/,
+        /^(get|list|create|update|delete|sense|rename|rescore|revise|set|reassign|resolve|drop|reopen|revive|discard|deactivate|reset|change|provision|revoke|rotate|reactivate|send|retry|replay|stream|login|logout|start|confirm|disable|export|count)[A-Z]?[A-Za-z]*$/,
       );
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(['listTensions', 'renameTension', 'discardTension', 'getOpenApiDocument', 'listMyApiKeys', 'setUserRoles']));
