@@ -98,6 +98,6 @@ export function makeDeps(config: Config, logger: Logger, db: Database, sessionSe
  * Adds the parts one instance holds for one database (its feed, its open streams' guards, the database's
  * traits) to the plain dependencies: made here, once, and shared by every request through `Deps`.
  */
-export function withInstanceParts(db: Pick<Database, 'traits'>, base: Omit<Deps, 'database' | 'feed' | 'streamGuards'>): Deps {
-  return { ...base, database: db.traits, feed: createFeed(base), streamGuards: new RightsWatch(base) };
+export function withInstanceParts(db: Pick<Database, 'traits'>, base: Omit<Deps, 'database' | 'feed' | 'streamGuards' | 'statements'>): Deps {
+  return { ...base, database: db.traits, feed: createFeed(base), streamGuards: new RightsWatch(base), statements: base.orm.em.fork() };
 }

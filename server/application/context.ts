@@ -1,5 +1,5 @@
 // Who is calling, through which face, and the dependencies every use case receives as arguments.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -57,6 +57,12 @@ export interface Deps {
   feed: Feed;
   /** this instance's open streams: their count per user and their credentials' checks (events/stream-guard.ts) */
   streamGuards: RightsWatch;
+  /**
+   * One EntityManager shared by the hot path's plain statements outside a transaction (the key lookup, a
+   * command's reads and write): they never touch an identity map, so one fork serves them all rather than two
+   * forks a request (persistence/transaction.ts `statementReader`, issue 37).
+   */
+  statements: EntityManager;
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
   /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */

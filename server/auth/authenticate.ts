@@ -18,7 +18,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export async function authenticateApiKey(deps: Deps, key: string): Promise<Result<Caller>> {
   if (!isWellFormedApiKey(key)) return UNAUTHENTICATED('The API key is malformed.');
   // statements only (the lookup, the use's record): no EntityManager of its own per request
-  const em = statementReader(deps.orm);
+  const em = statementReader(deps);
   // Expiry against the service's clock: the one that computed an expiry or the end of a rotation's overlap.
   const now = deps.clock();
   const row = await keyHolder(em, hashApiKey(key), now);

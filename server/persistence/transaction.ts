@@ -35,20 +35,14 @@ export function reader(orm: MikroORM): EntityManager {
   return openAmbient(orm)?.tx ?? orm.em.fork();
 }
 
-const statementOnly = new WeakMap<MikroORM, EntityManager>();
-
 /**
  * `reader` for code that only runs statements (`prepared`, `execute`) and never loads, persists or
- * flushes an entity, nor opens a transaction on it: one EntityManager per ORM, outside any transaction
- * as `reader`'s fork is, without a fork per call (a fork builds a unit of work, an identity map and
+ * flushes an entity, nor opens a transaction on it: one EntityManager per instance, outside any transaction
+ * as `reader`'s fork is (`Deps.statements`, made once per instance by `withInstanceParts`), without a fork per call (a fork builds a unit of work, an identity map and
  * loaders: 10–15 µs each in a micro-benchmark, two per REST rescore, issue 37). Inside `withinTransaction`, its transaction.
  */
-export function statementReader(orm: MikroORM): EntityManager {
-  const open = openAmbient(orm);
-  if (open) return open.tx;
-  let em = statementOnly.get(orm);
-  if (!em) statementOnly.set(orm, (em = orm.em.fork()));
-  return em;
+export function statementReader(deps: { orm: MikroORM; statements: EntityManager }): EntityManager {
+  return openAmbient(deps.orm)?.tx ?? deps.statements;
 }
 
 /**

@@ -131,7 +131,7 @@ export async function executeTensionCommand(deps: Deps, ctx: Ctx, req: CommandRe
   try {
     const result = req.build.standalone
       ? // statements only (the read, the write): no EntityManager of its own per command
-        await runTensionCommand(statementReader(deps.orm), deps, ctx, req)
+        await runTensionCommand(statementReader(deps), deps, ctx, req)
       : await reader(deps.orm).transactional(async (tx) => {
           // before the lookups' row locks give the transaction its id (see takeFeedLock)
           await takeFeedLock(tx);
