@@ -101,6 +101,44 @@ describe('dashboardTensions', () => {
     expect(after.byState).toEqual((await counted()).byState);
   });
 
+  it('counts rows written in bulk by one statement (an import, a bulk load) as the tables hold them', async () => {
+    const actor = await newActor(admin, 'Bulk Org');
+    const template = await newTension(admin, { name: 'bulk template', actorId: actor, score: 3 });
+    const id = (g: string) => `('00000000-0000-4000-8000-' || (200000000000 + ${g}))::uuid`;
+    // 60 events of three types and 60 rows over three scores and two states, each table in one statement
+    await app.em().execute(
+      `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+       select gen_random_uuid(), 'tension', ${id('g')}, 1, (array['TensionSensed', 'TensionResolved', 'TensionDropped'])[1 + g % 3], 1,
+              e.data || jsonb_build_object('id', ${id('g')}, 'score', 1 + g % 4), e.metadata, e.occurred_at
+       from generate_series(1, 60) g, domain_events e where e.stream_id = ? and e.version = 1`,
+      [template.id],
+    );
+    await app.em().execute(
+      `insert into tensions (id, name, current_context, potential_future, score, state, actor_id, lead_user_id, version, created_at, updated_at)
+       select ${id('g')}, 'Bulk ' || g, t.current_context, t.potential_future, 1 + g % 3, case when g % 2 = 0 then 'alive' else 'resolved' end,
+              t.actor_id, null, 1, t.created_at, t.updated_at
+       from generate_series(1, 60) g, tensions t where t.id = ?`,
+      [template.id],
+    );
+    const same = async (rollup: string, truth: string) => expect(await app.em().execute(rollup)).toEqual(await app.em().execute(truth));
+    await same(
+      'select actor_id, state, score, n::int from tension_load where n <> 0 order by 1, 2, 3',
+      'select actor_id, state, score, count(*)::int as n from tensions group by 1, 2, 3 order by 1, 2, 3',
+    );
+    await same(
+      'select day, type, sum(n)::int as n, sum(score_sum)::int as s from tension_flow_days group by 1, 2 order by 1, 2',
+      `select (occurred_at at time zone 'UTC')::date as day, type, count(*)::int as n,
+              sum(case when type = 'TensionSensed' then coalesce((data ->> 'score')::int, 0) else 0 end)::int as s
+       from domain_events where stream_type = 'tension' group by 1, 2 order by 1, 2`,
+    );
+    // and a bulk delete, as a rebuild's
+    await app.em().execute(`delete from tensions where name like 'Bulk %'`);
+    await same(
+      'select actor_id, state, score, n::int from tension_load where n <> 0 order by 1, 2, 3',
+      'select actor_id, state, score, count(*)::int as n from tensions group by 1, 2, 3 order by 1, 2, 3',
+    );
+  });
+
   it('refuses a period outside 1–52 weeks', async () => {
     for (const weeks of [0, 53, -1]) {
       const res = await admin.gql(STATS, { weeks });
