@@ -384,16 +384,23 @@ describe('admin web app', () => {
     await page.getByText('Settlement the same day.').waitFor();
 
     const id = new URL(page.url()).pathname.split('/').pop()!;
-    for (const score of [7, 6, 7, 6, 7, 6, 7]) {
+    // 5 entries so far, and 101 rescores: 106, in pages of 50
+    for (let i = 0; i <= 100; i++) {
+      const score = i % 2 ? 6 : 7;
       expect((await rest(`/tensions/${id}/rescore`, { method: 'POST', body: JSON.stringify({ score }) })).status).toBe(200);
     }
     await page.reload();
     await history.getByText('Score raised from 6 to 7').first().waitFor();
-    expect(await history.locator('.timeline-item').count()).toBe(10);
+    expect(await history.locator('.timeline-item').count()).toBe(50);
     await page.getByRole('button', { name: 'Load more' }).click();
+    await history.locator('.timeline-item').nth(99).waitFor();
+    expect(await history.locator('.timeline-item').count()).toBe(100);
+    // Load all: the pages left, to the first event, and no button after it
+    await page.getByRole('button', { name: 'Load all' }).click();
     await history.getByText('Tension sensed as “Settlement is slow”').waitFor();
-    expect(await history.locator('.timeline-item').count()).toBe(12);
+    expect(await history.locator('.timeline-item').count()).toBe(106);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Load all' }).count()).toBe(0);
     expect((await history.locator('.timeline-summary').allTextContents()).slice(-5)).toEqual([
       'Reassigned from Globex to Initech',
       'Lead assigned to Administrator',
@@ -402,6 +409,11 @@ describe('admin web app', () => {
       'Tension sensed as “Settlement is slow”',
     ]);
     await screenshot(page, '16-tension-history-more');
+    // the breadcrumb names the page and leads back to the list
+    const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
+    expect(await crumbs.locator('[aria-current="page"]').textContent()).toBe('Settlement takes a week');
+    await crumbs.getByRole('link', { name: 'Tensions', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tensions' }).waitFor();
 
     await goTo('Tensions');
     await pick(page, 'Lead', 'Administrator');

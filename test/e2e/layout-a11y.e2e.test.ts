@@ -117,14 +117,18 @@ describe('phone layout, 390 × 844 and 360 × 780', () => {
     }
   }
 
-  it('reaches "My account" through the menu and keeps row actions in view', async () => {
+  it('reaches "My account" through the menu, which says who is signed in, and keeps row actions in view', async () => {
     const page = await signedIn({ width: 390, height: 844, lang: 'en' });
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     expect(await nav.getByRole('link', { name: 'My account' }).isVisible()).toBe(false);
     const menu = page.getByRole('button', { name: 'Menu' });
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    const whoami = page.locator('header').getByText(/^Signed in as /);
+    expect(await whoami.isVisible()).toBe(false);
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    // the open menu says who is signed in
+    expect(await whoami.isVisible()).toBe(true);
     await screenshot(page, 'phone-en-menu-open');
     await nav.getByRole('link', { name: 'My account' }).click();
     await page.getByRole('heading', { name: 'My account', level: 1 }).waitFor();

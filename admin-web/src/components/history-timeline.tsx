@@ -1,5 +1,6 @@
-// A tension's history, newest first: each page of entries its own query, "load more" adds the next.
-import { useState } from 'react';
+// A tension's history, newest first: each page of 50 entries its own query, "Load more" adds the next and
+// "Load all" keeps adding pages until the first event.
+import { useCallback, useEffect, useState } from 'react';
 import { graphql } from '../gql/index.js';
 import { translateSummary, useI18n } from '../i18n/index.js';
 import type { MessageKey } from '../i18n/en.js';
@@ -25,12 +26,15 @@ const TensionHistoryDocument = graphql(`
 `);
 
 export type Entry = HistoryEntryFieldsFragment;
-const PAGE = 10;
+const PAGE = 50;
 const VIA: Record<string, string> = { graphql: 'GraphQL', rest: 'REST', mcp: 'MCP', cli: 'CLI' };
 
 /** `fresh`: entries the page's own commands just appended (their answers carry them), shown without a refetch. */
 export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[] }) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [all, setAll] = useState(false);
+  // a cursor already asked for is never added twice (Load all asks again at every render of the last page)
+  const more = useCallback((c: string) => setCursors((cs) => (cs.includes(c) ? cs : [...cs, c])), []);
   return (
     <>
       <CompareVersions id={id} />
@@ -43,7 +47,9 @@ export function HistoryTimeline({ id, fresh = [] }: { id: string; fresh?: Entry[
             cursor={cursor}
             last={i === cursors.length - 1}
             first={i === 0}
-            onMore={(c) => setCursors((cs) => [...cs, c])}
+            loadAll={all}
+            onMore={more}
+            onAll={() => setAll(true)}
           />
         ))}
       </ol>
@@ -57,18 +63,26 @@ function HistoryPage({
   cursor,
   last,
   first,
+  loadAll,
   onMore,
+  onAll,
 }: {
   id: string;
   fresh: Entry[];
   cursor: string | null;
   last: boolean;
   first: boolean;
+  loadAll: boolean;
   onMore: (c: string) => void;
+  onAll: () => void;
 }) {
   const { t } = useI18n();
   // a failed refetch keeps the entries shown; a failed first load shows its Retry and retries once online
   const [{ data, error, fetching }, refetch] = useKeptQuery({ query: TensionHistoryDocument, variables: { id, limit: PAGE, cursor } });
+  const next = last ? (data?.tensionHistory.nextCursor ?? null) : null;
+  useEffect(() => {
+    if (loadAll && next) onMore(next);
+  }, [loadAll, next, onMore]);
   if (error && !data)
     return (
       <li>
@@ -94,9 +108,13 @@ function HistoryPage({
       {[...newer, ...page.data].map((entry) => (
         <HistoryItem key={entry.version} id={id} entry={entry} />
       ))}
-      {last && page.nextCursor ? (
+      {next && loadAll ? (
         <li className="timeline-more">
-          <Button onClick={() => page.nextCursor && onMore(page.nextCursor)}>{t('common.loadMore')}</Button>
+          <Loading />
+        </li>
+      ) : next ? (
+        <li className="timeline-more">
+          <Button onClick={() => onMore(next)}>{t('common.loadMore')}</Button> <Button onClick={onAll}>{t('history.loadAll')}</Button>
         </li>
       ) : null}
     </>

@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type Rea
 import type { CombinedError } from 'urql';
 import { useI18n } from '../i18n/index.js';
 import { errorCode, fieldErrors } from '../lib/errors.js';
+import { Link } from '../lib/router.js';
 import { fieldErrorText, fieldLabel, refusalText } from '../lib/refusals.js';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -124,10 +125,29 @@ export function Badge({ tone = 'neutral', children }: { tone?: string; children:
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }
 
-export function PageHeader({ title, actions, children }: { title: string; actions?: ReactNode; children?: ReactNode }) {
+/** A page's place in the app: the pages above it, then itself (the current page, not a link). */
+export interface Crumb {
+  to: string;
+  label: string;
+}
+
+export function PageHeader({ title, actions, children, trail }: { title: string; actions?: ReactNode; children?: ReactNode; trail?: Crumb[] }) {
+  const { t } = useI18n();
   return (
     <header className="page-header">
       <div>
+        {trail?.length ? (
+          <nav aria-label={t('nav.breadcrumbs')} className="breadcrumbs">
+            <ol>
+              {trail.map((c) => (
+                <li key={c.to}>
+                  <Link to={c.to}>{c.label}</Link>
+                </li>
+              ))}
+              <li aria-current="page">{title}</li>
+            </ol>
+          </nav>
+        ) : null}
         <h1>{title}</h1>
         {children}
       </div>

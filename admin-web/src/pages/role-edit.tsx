@@ -1,5 +1,5 @@
 // Create or edit a role: permissions from the catalogue, inherited roles, and the effective result.
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { RoleQuery } from '../gql/graphql.js';
@@ -61,12 +61,12 @@ export function RoleEditPage({ id }: { id: string | null }) {
   return (
     <>
       <RetryingNotice error={retrying} />
-      <RoleForm key={data?.role?.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} back={back} />
+      <RoleForm key={data?.role?.id ?? 'new'} role={data?.role ?? null} catalogue={catalogue.data.permissions} />
     </>
   );
 }
 
-function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: string[]; back: ReactNode }) {
+function RoleForm({ role, catalogue }: { role: Role | null; catalogue: string[] }) {
   const { t } = useI18n();
   const { can } = useSession();
   const { navigate } = useRouter();
@@ -156,7 +156,7 @@ function RoleForm({ role, catalogue, back }: { role: Role | null; catalogue: str
 
   return (
     <>
-      <PageHeader title={role ? role.name : t('roles.create.title')} actions={back}>
+      <PageHeader title={role ? role.name : t('roles.create.title')} trail={[{ to: '/roles', label: t('nav.roles') }]}>
         {role?.system ? (
           <div className="header-meta">
             <Badge tone="blue">{t('roles.system')}</Badge>

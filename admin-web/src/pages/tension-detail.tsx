@@ -118,14 +118,7 @@ export function TensionDetailPage({ id }: { id: string }) {
   return (
     <>
       <RetryingNotice error={retrying} />
-      <PageHeader
-        title={tension.name}
-        actions={
-          <Link to="/tensions" className="btn btn-ghost">
-            ← {t('nav.tensions')}
-          </Link>
-        }
-      >
+      <PageHeader title={tension.name} trail={[{ to: '/tensions', label: t('nav.tensions') }]}>
         <div className="header-meta">
           <StateBadge state={tension.state} />
           <LiveIndicator state={live} />

@@ -1,6 +1,5 @@
 // A tension's history on its own page: the way to read a discarded tension's record (its stream outlives it).
 import { useI18n } from '../i18n/index.js';
-import { Link } from '../lib/router.js';
 import { useTitle } from '../lib/use-title.js';
 import { HistoryTimeline } from '../components/history-timeline.js';
 import { PageHeader } from '../components/ui.js';
@@ -10,14 +9,7 @@ export function TensionHistoryPage({ id }: { id: string }) {
   useTitle(t('tension.discardedTitle'));
   return (
     <>
-      <PageHeader
-        title={t('tension.discardedTitle')}
-        actions={
-          <Link to="/tensions" className="btn btn-ghost">
-            ← {t('nav.tensions')}
-          </Link>
-        }
-      >
+      <PageHeader title={t('tension.discardedTitle')} trail={[{ to: '/tensions', label: t('nav.tensions') }]}>
         <p className="muted">{t('tension.discardedIntro')}</p>
       </PageHeader>
       <section className="card" aria-labelledby="history-h">

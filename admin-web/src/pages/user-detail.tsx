@@ -1,5 +1,5 @@
 // One user: profile edit, roles, deactivation, a new password (humans) and API keys (agents).
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useClient, useMutation, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import type { UserQuery } from '../gql/graphql.js';
@@ -71,10 +71,10 @@ export function UserDetailPage({ id }: { id: string }) {
     return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   }
   if (!data?.user) return fetching ? <Loading /> : null;
-  return <UserDetail user={data.user} back={back} retrying={retrying} />;
+  return <UserDetail user={data.user} retrying={retrying} />;
 }
 
-function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; retrying: CombinedError | null }) {
+function UserDetail({ user, retrying }: { user: User; retrying: CombinedError | null }) {
   const { t } = useI18n();
   const { can, me } = useSession();
   const client = useClient();
@@ -95,7 +95,7 @@ function UserDetail({ user, back, retrying }: { user: User; back: ReactNode; ret
   return (
     <>
       <RetryingNotice error={retrying} />
-      <PageHeader title={user.name} actions={back}>
+      <PageHeader title={user.name} trail={[{ to: '/users', label: t('nav.users') }]}>
         <div className="header-meta">
           <Badge tone={user.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${user.type}` as MessageKey)}</Badge>
           <Badge tone={active ? 'green' : 'grey'}>{t(`users.status.${user.status}` as MessageKey)}</Badge>

@@ -5,7 +5,7 @@ import { useMemo, useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
-import { Link, useRouter } from '../lib/router.js';
+import { useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
@@ -76,11 +76,9 @@ export function WebhookDetailPage({ id }: { id: string }) {
   if (!endpoint) return fetching ? <Loading /> : <EmptyState>{t('common.notFound')}</EmptyState>;
   return (
     <>
-      <p>
-        <Link to="/webhooks">← {t('webhooks.title')}</Link>
-      </p>
       <PageHeader
         title={endpoint.url}
+        trail={[{ to: '/webhooks', label: t('webhooks.title') }]}
         actions={
           writer ? (
             <>
