@@ -47,6 +47,21 @@ describe('two dispatchers on one database', () => {
     const events: { id: string }[] = await app.em().execute('select id from domain_events');
     await until(() => receivers.slice(0, 3).every((r) => new Set(r.ids()).size === events.length), 'every event on the healthy receivers', 60_000);
     await until(() => receivers[3].received.length >= events.length, 'every first attempt on the failing receiver', 60_000);
+    // The receiver counts a request before its answer reaches the dispatcher, which then reads the clock for the retry's
+    // time: move the clock only once every failed first attempt is recorded, or a retry is due after the only move.
+    await until(
+      async () => {
+        const [row] = await app
+          .em()
+          .execute<{ n: number }[]>(
+            `select count(*)::int as n from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.url = ? and d.attempts >= 1 and d.status <> 'pending'`,
+            [receivers[3].url],
+          );
+        return row.n >= events.length;
+      },
+      'every failed first attempt recorded',
+      60_000,
+    );
     time.advance(5_000);
     await until(
       async () => {
