@@ -39,6 +39,7 @@ export async function startService(config: Config, logger: Logger, appOptions: A
     const boot = await bootstrap(db.orm, {
       adminEmail: config.adminEmail,
       adminPassword: config.adminPassword,
+      passwordHashing: config.passwordHashing,
       newId: deps.newId,
       clock: deps.clock,
     });

@@ -43,7 +43,7 @@ export const runUsers: CommandRun = async (args, { config, logger }) => {
   }
   const generated = config.adminPassword ? undefined : generatePassword();
   const password = passwordSchema.parse(config.adminPassword ?? generated);
-  const hash = await hashPassword(password); // before the transaction: argon2 is slow
+  const hash = await hashPassword(password, config.passwordHashing); // before the transaction: argon2 is slow
   const db = await openServiceDatabase(config, logger);
   try {
     const now = new Date();

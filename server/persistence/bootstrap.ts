@@ -2,6 +2,7 @@
 
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { generatePassword, hashPassword } from '../auth/password.js';
+import type { PasswordHashing } from '../config.js';
 import { insertAuditEntry } from './audit.js';
 import type { AuditAction } from '../application/audit/audit.js';
 
@@ -21,6 +22,8 @@ export async function bootstrap(
     adminPassword?: string;
     /** instead of `adminPassword`: its hash (`hashPassword`), made once for many bootstraps (the test suite's) */
     adminPasswordHash?: string;
+    /** the cost of the admin's hash (`Config.passwordHashing`) */
+    passwordHashing: PasswordHashing;
     newId: () => string;
     clock: () => Date;
   },
@@ -29,7 +32,7 @@ export async function bootstrap(
   const [{ n }] = await em.execute('select count(*)::int as n from users');
   const generatedPassword = n === 0 && !opts.adminPassword && !opts.adminPasswordHash ? generatePassword() : undefined;
   // Hash before the transaction: never hold one across slow work.
-  const hash = n === 0 ? (opts.adminPasswordHash ?? (await hashPassword(opts.adminPassword ?? generatedPassword!))) : undefined;
+  const hash = n === 0 ? (opts.adminPasswordHash ?? (await hashPassword(opts.adminPassword ?? generatedPassword!, opts.passwordHashing))) : undefined;
   const email = (opts.adminEmail ?? 'admin@example.com').toLowerCase();
   const now = opts.clock();
 

@@ -35,7 +35,7 @@ export async function startTestApp(
   appOptions: AppOptions = {},
 ): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
-  const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...overrides };
+  const config: Config = { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PASSWORD_HASHING: 'floor' }), ...overrides };
   const fullDeps: Deps = withInstanceParts(db, {
     orm: db.orm,
     config,
@@ -46,8 +46,14 @@ export async function startTestApp(
     metrics: createMetrics(db.orm, deps.clock),
     ...deps,
   });
-  // The hash global-setup.ts made of ADMIN.password (same argon2 parameters as production), not one per file.
-  await bootstrap(db.orm, { adminEmail: ADMIN.email, adminPasswordHash: inject('adminPasswordHash'), newId: randomUUID, clock: fullDeps.clock });
+  // The hash global-setup.ts made of ADMIN.password (argon2id at SPEC's floor, as every hash the suite makes), not one per file.
+  await bootstrap(db.orm, {
+    adminEmail: ADMIN.email,
+    adminPasswordHash: inject('adminPasswordHash'),
+    passwordHashing: config.passwordHashing,
+    newId: randomUUID,
+    clock: fullDeps.clock,
+  });
   const app = buildApp(fullDeps, appOptions);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

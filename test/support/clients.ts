@@ -35,7 +35,7 @@ export function unwrap<T>(result: Result<T>, what: string): T {
 
 /** Dependencies for seeding a database no app serves yet (the embedded one belongs to one process at a time). */
 export function seedDeps(db: Pick<Database, 'orm' | 'traits'>): Deps {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PASSWORD_HASHING: 'floor' });
   const { orm } = db;
   return withInstanceParts(db, {
     orm,

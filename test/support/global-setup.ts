@@ -1,7 +1,7 @@
 // Once per `vitest run`, before any test file: the migrated database every file starts from, and the first
 // admin's password hash. Each file used to create a database, run every migration (about 3 s on PostgreSQL,
 // 15 s and more on the embedded database, whose initdb runs in WebAssembly) and hash the admin's password
-// with argon2 (about 0.15 s of one core); now it clones the template (PostgreSQL: `create database … template`;
+// with argon2 (about 0.5 s of CPU at the library's defaults); now it clones the template (PostgreSQL: `create database … template`;
 // embedded: PGlite loads a tarball of a migrated data folder) and bootstraps with the ready hash.
 // Tests that deliberately migrate (an empty PostgreSQL database, a data folder on disk) still do.
 import { spawn } from 'node:child_process';
@@ -22,7 +22,7 @@ declare module 'vitest' {
     postgresTemplate: string | null;
     /** embedded: a tarball of a migrated data folder (PGlite's dumpDataDir) each file's database loads */
     embeddedTemplate: string | null;
-    /** argon2id hash of the test admin's password (the production parameters), computed once per run */
+    /** argon2id hash of the test admin's password (at SPEC §1's floor, `PASSWORD_HASHING=floor`), computed once per run */
     adminPasswordHash: string;
     /** this run's part of every per-file PostgreSQL database's name, so the teardown finds what is left */
     runId: string;
@@ -109,7 +109,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const onPostgres = Boolean(process.env.DATABASE_URL);
   const runId = newRunId();
   const [hash, postgres, embedded] = await Promise.all([
-    hashPassword(ADMIN.password),
+    hashPassword(ADMIN.password, 'floor'),
     onPostgres ? postgresTemplate(runId) : null,
     onPostgres ? null : embeddedTemplate(),
   ]);

@@ -108,7 +108,7 @@ export async function login(deps: Deps, actx: AnonCtx, input: unknown): Promise<
   const user = await credentialsByEmail(em, email);
   const eligible = user && user.type === 'human' && user.status === 'active' && user.passwordHash;
   // Verify against a real hash either way, outside any transaction, so every refusal costs the same.
-  const verified = await verifyPassword(eligible ? user.passwordHash! : await dummyHash(), password);
+  const verified = await verifyPassword(eligible ? user.passwordHash! : await dummyHash(deps.config.passwordHashing), password);
   // A refusal keeps the reserved attempt as the failure it was.
   const refused = async () => {
     deps.metrics.loginFailure();
@@ -254,7 +254,7 @@ export async function changePassword(deps: Deps, ctx: Ctx, input: unknown, clien
     await recordAudit(deps, reader(deps.orm), ctx, { action: 'auth.password_change_failed', target: userTarget(userId, row.email) });
     return validationFailed([{ path: 'currentPassword', message: 'is not the current password', code: 'incorrect', params: {} }]);
   }
-  const hash = await hashPassword(newPassword);
+  const hash = await hashPassword(newPassword, deps.config.passwordHashing);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
     await setPasswordHash(tx, userId, hash, now);

@@ -101,7 +101,7 @@ export async function createUser(deps: Deps, ctx: Ctx, input: unknown): Promise<
   if (!parsed.ok) return parsed;
   const v = parsed.value;
   // argon2 is slow: hash before the transaction, never inside it.
-  const hash = v.password ? await hashPassword(v.password) : null;
+  const hash = v.password ? await hashPassword(v.password, deps.config.passwordHashing) : null;
   const id = deps.newId();
   const now = deps.clock();
   try {
@@ -343,7 +343,7 @@ export async function resetUserPassword(deps: Deps, ctx: Ctx, id: string, input:
   const early = await mayActOnUser(em, ctx.caller, userId);
   if (early) return early;
   if (user.type !== 'human') return refuse('not_applicable', 'Agent users have no password; they use API keys.');
-  const hash = await hashPassword(parsed.value.password);
+  const hash = await hashPassword(parsed.value.password, deps.config.passwordHashing);
   const now = deps.clock();
   return transact(deps.orm, async (tx) => {
     await lockIdentityChanges(tx);

@@ -113,7 +113,8 @@ describe('SIGTERM', () => {
   });
 
   it('turns /readyz 503 at once, serves through the grace period, finishes every request started before it, exits 0', async () => {
-    const env = { ...ADMIN, DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: '1500', ...(db ? { DATABASE_URL: db.url! } : {}) };
+    // The library's argon2 cost (not the suite's floor), so that the logins below are still running at the signal.
+    const env = { ...ADMIN, DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: '1500', PASSWORD_HASHING: 'standard', ...(db ? { DATABASE_URL: db.url! } : {}) };
     const server = await startServerProcess(env);
     const login = () =>
       fetch(`${server.url}/api/v1/auth/login`, {
