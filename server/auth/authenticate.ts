@@ -8,7 +8,7 @@ import { keyHolder, recordKeyUse } from '../persistence/api-keys.js';
 import { sessionHolder } from '../persistence/sessions.js';
 import { hasConfirmedMfa } from '../persistence/second-factor.js';
 import { recordGrantUse, tokenHolder } from '../persistence/oauth-store.js';
-import { reader, statementReader } from '../persistence/transaction.js';
+import { statementReader } from '../persistence/transaction.js';
 
 export const UNAUTHENTICATED = (detail = 'A valid API key or session is required.'): Refusal => refuse('unauthenticated', detail);
 
@@ -52,7 +52,7 @@ export async function authenticateApiKey(deps: Deps, key: string): Promise<Resul
 export async function authenticateSession(deps: Deps, token: string): Promise<Caller | null> {
   const claims = verifySessionToken(deps.sessionSecret, token);
   if (!claims) return null;
-  const em = reader(deps.orm);
+  const em = statementReader(deps);
   const row = await sessionHolder(em, claims.sessionId, claims.userId);
   if (!row) return null;
   const grants = row.grants ?? [];
@@ -85,7 +85,7 @@ export function bearerToken(header: string | undefined): string | undefined | nu
  */
 export async function authenticateOAuthToken(deps: Deps, token: string, resource: string): Promise<Result<Caller>> {
   if (!/^[\w-]{20,128}$/.test(token)) return UNAUTHENTICATED('The access token is malformed.');
-  const em = reader(deps.orm);
+  const em = statementReader(deps);
   const now = deps.clock();
   const row = await tokenHolder(em, hashApiKey(token), now);
   const audiences = row ? (Array.isArray(row.aud) ? row.aud : [row.aud]) : [];
