@@ -11,7 +11,7 @@ import { graphqlField, inputJsonOf, zodInputType, type JsonSchema } from './zod-
 import { inputOptional, pathParamsOf, type OperationEntry } from '../server/application/operations.js';
 import { OPERATIONS } from '../server/application/registry.js';
 import type { Result } from '../server/domain/errors.js';
-import { ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
+import { ApiKeyHitListRef, ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
 import { RolePageRef, RoleRef } from './roles/roles.type.js';
 import { MeRef } from './auth/auth.type.js';
 import { MfaEnrolmentRef, MfaStatusRef, RecoveryCodesRef } from './auth/second-factor.js';
@@ -28,6 +28,7 @@ const OUTPUT_TYPES = {
   UserPage: UserPageRef,
   ApiKey: ApiKeyRef,
   ApiKeyPage: ApiKeyPageRef,
+  ApiKeyHitList: ApiKeyHitListRef,
   CreatedApiKey: CreatedApiKeyRef,
   Role: RoleRef,
   RolePage: RolePageRef,

@@ -1,10 +1,10 @@
 import { builder } from '../builder.js';
 import { userOutput } from '../../server/application/users/user.read.js';
-import { apiKeyOutput, createdApiKeyOutput } from '../../server/application/users/api-keys.js';
+import { apiKeyHitOutput, apiKeyHitsOutput, apiKeyOutput, createdApiKeyOutput } from '../../server/application/users/api-keys.js';
 import { describedBy, pageDescription, pageFields } from '../described.js';
 import { ActorTypeEnum, UserStatusEnum, UserTypeEnum } from '../enums.js';
 import type { UserView } from '../../server/application/users/user.read.js';
-import type { ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
+import type { ApiKeyHit, ApiKeyMetadata, CreatedApiKey } from '../../server/application/users/api-keys.js';
 import type { Page } from '../../server/application/paging.js';
 import { RoleRef } from '../roles/roles.type.js';
 
@@ -91,4 +91,24 @@ export const ApiKeyPageRef = builder.objectRef<Page<ApiKeyMetadata>>('ApiKeyPage
       data: t.field({ type: [ApiKeyRef], resolve: (p) => p.data }),
       nextCursor: t.exposeString('nextCursor', { nullable: true }),
     }),
+});
+
+const ApiKeyOwnerRef = builder.objectRef<ApiKeyHit['user']>('ApiKeyOwner').implement({
+  description: 'The user whose key it is.',
+  fields: (t) =>
+    describedBy(apiKeyHitOutput.shape.user, {
+      id: t.exposeID('id'),
+      name: t.exposeString('name'),
+      type: t.expose('type', { type: UserTypeEnum }),
+    }),
+});
+
+export const ApiKeyHitRef = builder.objectRef<ApiKeyHit>('ApiKeyHit').implement({
+  description: 'A key found by the search: its metadata (never the key or its hash) and whose it is.',
+  fields: (t) => describedBy(apiKeyHitOutput, { ...apiKeyFields(t), user: t.field({ type: ApiKeyOwnerRef, resolve: (k) => k.user }) }),
+});
+
+export const ApiKeyHitListRef = builder.objectRef<{ data: ApiKeyHit[] }>('ApiKeyHitList').implement({
+  description: 'Keys found: live keys first, then newest first.',
+  fields: (t) => describedBy(apiKeyHitsOutput, { data: t.field({ type: [ApiKeyHitRef], resolve: (p) => p.data }) }),
 });

@@ -40,6 +40,7 @@ export const OPERATION_PERMISSIONS = {
   'users.resetPassword': 'users:write',
   'users.resetMfa': 'users:write',
   'users.listApiKeys': 'users:read',
+  'users.searchApiKeys': 'users:read',
   'users.provisionApiKey': 'users:write',
   'users.revokeApiKey': 'users:write',
   'users.rotateApiKey': 'users:write',

@@ -1,4 +1,5 @@
 // API key rows (SPEC §2, API key): creation, listing, revocation and rotation with overlap.
+import { likePattern } from './transaction.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray, userGrantsSql } from './role-graph.js';
 import { prepared } from './statements.js';
@@ -64,6 +65,32 @@ export interface KeyRow {
 }
 
 const KEY_COLUMNS = `id, name, prefix, created_at, last_used_at, ${ENDS_AT} as expires_at, revoked_at, permissions, rotated_from_id`;
+
+export interface KeyHitRow extends KeyRow {
+  user_id: string;
+  user_name: string;
+  user_type: 'human' | 'agent';
+}
+
+/**
+ * Keys of any user whose prefix starts with `text` (as typed: a key is case-sensitive), whose name holds it
+ * (case-insensitively), or whose id it is; live keys first, newest first. Served by `api_keys_prefix_idx` and
+ * `api_keys_name_trgm_idx`, so it never reads every key.
+ */
+export async function searchKeyRows(em: EntityManager, text: string, id: string | null, limit: number): Promise<KeyHitRow[]> {
+  const startsWith = `${likePattern(text).slice(1, -1)}%`;
+  return em.execute<KeyHitRow[]>(
+    `select k.id, k.name, k.prefix, k.created_at, k.last_used_at, least(k.expires_at, k.overlap_ends_at) as expires_at, k.revoked_at,
+            k.permissions, k.rotated_from_id, u.id as user_id, u.name as user_name, u.type as user_type
+     from api_keys k join users u on u.id = k.user_id
+     where k.id in (
+       (select id from api_keys where prefix like ? order by created_at desc limit ?)
+       union (select id from api_keys where name ilike ? order by created_at desc limit ?)
+       union (select id from api_keys where id = ?::uuid))
+     order by (k.revoked_at is null) desc, k.created_at desc, k.id desc limit ?`,
+    [startsWith, limit, likePattern(text), limit, id, limit],
+  );
+}
 
 export async function keyRowById(em: EntityManager, keyId: string): Promise<KeyRow | null> {
   const [row] = await em.execute<KeyRow[]>(`select ${KEY_COLUMNS} from api_keys where id = ?`, [keyId]);

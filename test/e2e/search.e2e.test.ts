@@ -11,6 +11,8 @@ let app: TestApp;
 let browser: Browser;
 let tensionId = '';
 let roleId = '';
+let keyPrefix = '';
+let keyOwnerId = '';
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
@@ -21,6 +23,9 @@ beforeAll(async () => {
   const actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
   tensionId = (await api.post('/tensions', { name: 'Invoices from the quayside arrive late', actorId: actor })).body.tension.id;
   await api.post('/tensions', { name: 'Cranes idle overnight', actorId: actor });
+  const bot = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'], name: 'Quay Bot' });
+  keyOwnerId = bot.userId;
+  keyPrefix = (await api.get(`/users/${bot.userId}/api-keys`)).body.data[0].prefix;
   roleId = (await api.post('/roles', { code: 'quay_auditor', name: 'Quay auditor', permissions: ['tensions:read'] })).body.id;
 });
 
@@ -30,6 +35,9 @@ afterAll(async () => {
   await app?.close();
 });
 
+const EN_LABEL = 'Search tensions, users, actors, roles and API keys by name, email, key prefix or id';
+const DE_LABEL = 'Spannungen, Benutzer, Akteure, Rollen und API-Schlüssel nach Name, E-Mail, Schlüsselpräfix oder ID suchen';
+
 const signedIn = (lang: 'en' | 'de'): Promise<Page> => signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US' });
 
 describe('global search', () => {
@@ -37,7 +45,7 @@ describe('global search', () => {
     const page = await signedIn('en');
     await page.locator('body').click();
     await page.keyboard.press('Control+k');
-    const box = page.getByRole('combobox', { name: 'Search tensions, users, actors and roles by name, email or id' });
+    const box = page.getByRole('combobox', { name: EN_LABEL });
     await box.fill('quayside');
     await page.getByRole('option', { name: /Invoices from the quayside arrive late/ }).waitFor();
     expect(await page.getByRole('option', { name: /Cranes/ }).count()).toBe(0);
@@ -52,7 +60,7 @@ describe('global search', () => {
     const page = await signedIn('de');
     await page.locator('body').click();
     await page.keyboard.press('/');
-    const box = page.getByRole('combobox', { name: 'Spannungen, Benutzer, Akteure und Rollen nach Name, E-Mail oder ID suchen' });
+    const box = page.getByRole('combobox', { name: DE_LABEL });
     await box.fill('Kräne');
     await page.getByText('Nichts gefunden.').waitFor();
     await box.fill('idle');
@@ -74,8 +82,18 @@ describe('global search', () => {
     const page = await signedIn('de');
     await page.locator('body').click();
     await page.keyboard.press('Control+k');
-    await page.getByRole('combobox', { name: 'Spannungen, Benutzer, Akteure und Rollen nach Name, E-Mail oder ID suchen' }).fill('auditor');
+    await page.getByRole('combobox', { name: DE_LABEL }).fill('auditor');
     await page.getByRole('option', { name: /Rolle Quay auditor · quay_auditor/ }).click();
     await page.waitForURL(`**/roles/${roleId}`);
+  }, 60_000);
+
+  it('finds an API key by the start of its prefix, says whose it is, and opens its user (en)', async () => {
+    const page = await signedIn('en');
+    await page.locator('body').click();
+    await page.keyboard.press('Control+k');
+    await page.getByRole('combobox', { name: EN_LABEL }).fill(keyPrefix.slice(0, 9));
+    await page.getByRole('option', { name: `API key Quay Bot key · ${keyPrefix} · Quay Bot` }).click();
+    await page.waitForURL(`**/users/${keyOwnerId}`);
+    await page.getByRole('heading', { level: 1, name: 'Quay Bot' }).waitFor();
   }, 60_000);
 });

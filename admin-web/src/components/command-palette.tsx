@@ -1,5 +1,6 @@
 // Global search and keyboard (issue 36): ⌘K / Ctrl+K or `/` opens a search over tensions (name), users (name or
-// email), actors (name) and roles (name or code), or one of them by id; `?` lists the shortcuts; `g t` and `g u` go to the tension and
+// email), actors (name), roles (name or code) and API keys (prefix as shown, name; a key opens its user's page),
+// or one of them by id; `?` lists the shortcuts; `g t` and `g u` go to the tension and
 // user lists. Keys typed into a field are the field's, never a shortcut.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from 'urql';
@@ -15,11 +16,12 @@ const SearchDocument = graphql(`
     users(q: $q, limit: 5) @include(if: $users) { data { id name email } }
     actors(q: $q, limit: 5) @include(if: $actors) { data { id name } }
     roles(q: $q, limit: 5) @include(if: $roles) { data { id name code } }
+    apiKeySearch(q: $q, limit: 5) @include(if: $users) { data { id name prefix revokedAt user { id name } } }
   }
 `);
 
 interface Hit {
-  kind: 'tension' | 'user' | 'actor' | 'role';
+  kind: 'tension' | 'user' | 'actor' | 'role' | 'key';
   label: string;
   detail?: string;
   href: string;
@@ -76,6 +78,12 @@ export function CommandPalette() {
         ...(data?.users?.data ?? []).map((x) => ({ kind: 'user' as const, label: x.name, detail: x.email, href: `/users/${x.id}` })),
         ...(data?.actors?.data ?? []).map((x) => ({ kind: 'actor' as const, label: x.name, href: `/tensions?actorId=${x.id}` })),
         ...(data?.roles?.data ?? []).map((x) => ({ kind: 'role' as const, label: x.name, detail: x.code, href: `/roles/${x.id}` })),
+        ...(data?.apiKeySearch?.data ?? []).map((x) => ({
+          kind: 'key' as const,
+          label: x.name,
+          detail: [x.prefix, x.user.name, ...(x.revokedAt ? [t('search.keyRevoked')] : [])].join(' · '),
+          href: `/users/${x.user.id}`,
+        })),
       ]
     : [];
   // an id goes straight to its page: a tension's, else a user's (the page says if it does not exist)

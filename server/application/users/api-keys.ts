@@ -8,14 +8,14 @@ import { coversAll } from '../../domain/permissions.js';
 import { authorize, callerGrants } from '../authorize.js';
 import { parseInput } from '../validate.js';
 import type { Ctx, Deps } from '../context.js';
-import { createdAtIdKey, cursorSchema, decodeCursor, pageLimit, toPage, type Page } from '../paging.js';
+import { createdAtIdKey, cursorSchema, decodeCursor, limitParam, pageLimit, toPage, type Page } from '../paging.js';
 import { userNotFound } from './users.js';
 import { idOf, nameSchema } from '../schemas.js';
 import { mayActOnUser } from './act-on-user.js';
 import { reader, transact } from '../../persistence/transaction.js';
 import { lockIdentityChanges, userGrants } from '../../persistence/role-graph.js';
 import { grantSchema } from '../roles/roles.js';
-import { endOverlapBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, type KeyRow } from '../../persistence/api-keys.js';
+import { endOverlapBy, insertKey, keyRowById, keyRowsOf, lockUserKey, revokeKey, searchKeyRows, type KeyRow } from '../../persistence/api-keys.js';
 import { shareCredentialOwner, userSummary } from '../../persistence/users.js';
 import { fieldsOf, keyTarget, recordAudit } from '../audit/audit.js';
 
@@ -77,6 +77,34 @@ export const createApiKeyInput = z.strictObject({
     .describe("Narrow the key to these permissions (each one the user holds); omitted or null: all of the user's, now and later"),
 });
 export const listApiKeysInput = z.strictObject({ limit: pageLimit, cursor: cursorSchema });
+
+/** The admin app's global search (issue 36's ⌘K) over every user's keys: one short list, no paging. */
+export const searchApiKeysInput = z.strictObject({
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('The start of a key as shown (its prefix, `mk_…`; case-sensitive, as a key is), a part of its name (any case), or its id.'),
+  limit: limitParam(20, 5, 'At most this many keys, 1-20; 5 when omitted.'),
+});
+
+export interface ApiKeyHit extends ApiKeyMetadata {
+  user: { id: string; name: string; type: 'human' | 'agent' };
+}
+
+export const apiKeyHitOutput = apiKeyOutput
+  .extend({
+    user: z
+      .object({
+        id: z.string().describe("The user's id."),
+        name: z.string().describe("The user's name."),
+        type: z.enum(['human', 'agent']).describe('human or agent'),
+      })
+      .describe('The user whose key it is.'),
+  })
+  .describe('A key found by the search: its metadata (never the key or its hash) and whose it is.') satisfies z.ZodType<ApiKeyHit>;
+export const apiKeyHitsOutput = z.object({ data: z.array(apiKeyHitOutput).describe('Live keys first, then newest first.') }).describe('Keys found.');
 /** One week: long enough for any agent's redeploy, short enough that a leaked old key dies soon. */
 const MAX_OVERLAP_SECONDS = 604_800;
 export const rotateApiKeyInput = z
@@ -270,6 +298,20 @@ export async function listUserApiKeys(deps: Deps, ctx: Ctx, userId: string, inpu
   const owner = await keyOwner(em, ctx, userId, false, false);
   if (typeof owner !== 'string') return owner;
   return listFor(deps, em, owner, input);
+}
+
+/**
+ * Keys of any user by prefix, name or id (users:read: reading any user's keys' metadata is not limited by the
+ * escalation rule, SPEC §2). Metadata and owner only, never a key or its hash.
+ */
+export async function searchApiKeys(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<{ data: ApiKeyHit[] }>> {
+  const denied = authorize(ctx, 'users.searchApiKeys');
+  if (denied) return denied;
+  const parsed = parseInput(searchApiKeysInput, input);
+  if (!parsed.ok) return parsed;
+  const { q, limit } = parsed.value;
+  const rows = await searchKeyRows(reader(deps.orm), q, idOf(q), limit);
+  return ok({ data: rows.map((r) => ({ ...keyMetadata(r), user: { id: r.user_id, name: r.user_name, type: r.user_type } })) });
 }
 
 export async function revokeUserApiKey(deps: Deps, ctx: Ctx, userId: string, keyId: string): Promise<Result<null>> {

@@ -27,6 +27,7 @@ import {
 import { listTotalOutput } from '../list-total.js';
 import { userOutput } from './user.read.js';
 import {
+  apiKeyHitsOutput,
   apiKeyOutput,
   createApiKeyInput,
   createdApiKeyOutput,
@@ -36,6 +37,8 @@ import {
   revokeUserApiKey,
   rotateApiKeyInput,
   rotateUserApiKey,
+  searchApiKeys,
+  searchApiKeysInput,
 } from './api-keys.js';
 
 export const userPageOutput = pageOutput(userOutput, 'users');
@@ -230,6 +233,24 @@ export const USER_OPERATIONS: OperationEntry[] = [
     },
     graphql: { kind: 'query', field: 'userApiKeys', type: 'ApiKeyPage', args: 'flat', params: KEY_PARAMS },
     mcp: { exposed: false, why: NOT_FOR_AGENTS.identityRead },
+  }),
+  defineOperation({
+    operation: 'users.searchApiKeys',
+    run: (deps, ctx, _p, input) => searchApiKeys(deps, ctx, input),
+    input: searchApiKeysInput,
+    output: apiKeyHitsOutput,
+    // GraphQL only: the REST facade keeps exactly the contract's paths (SPEC §5), which have no key search
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'apiKeySearch',
+      type: 'ApiKeyHitList',
+      args: 'flat',
+      description:
+        "Any user's API keys whose prefix starts with q (as typed), whose name holds q (any case), or whose id is q: live keys first, then newest. Metadata and owner, never a key or its hash. For the admin app's global search.",
+    },
+    mcp: { exposed: false, why: NOT_FOR_AGENTS.identityRead },
+    example: { q: 'mk_' },
   }),
   defineOperation({
     operation: 'users.provisionApiKey',
