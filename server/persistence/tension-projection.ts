@@ -169,7 +169,8 @@ function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][
 
 /** Branches in the order of their `sort_group`, one page of them in `order`, then joined for the read shape. */
 function unionPage(q: TensionQuery, branches: { sql: string; params: unknown[] }[], order: string): { sql: string; params: unknown[] } {
-  if (branches.length === 0) branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [] }];
+  if (branches.length === 0)
+    branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [] }];
   return {
     sql: `${TENSION_SELECT}, t.sort_value, t.sort_key from (
        select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?) t ${TENSION_FROM}

@@ -70,9 +70,14 @@ export const listTensionsQuery = z.strictObject({
   leadUserId: uuidSchema.optional().describe('Only the tensions this user leads (a UUID).'),
   q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
-  sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt, name, state, actor or lead; a leading "-" for descending (default -score). ' +
-      'state: alive, resolved, stale (-state: the other way round), within a state the strongest first; actor and lead: by the name, ' +
-      'case-insensitively, then id; tensions without a lead come last either way.',),
+  sort: z
+    .enum(TENSION_SORTS)
+    .default('-score')
+    .describe(
+      'The order: score, updatedAt, createdAt, name, state, actor or lead; a leading "-" for descending (default -score). ' +
+        'state: alive, resolved, stale (-state: the other way round), within a state the strongest first; actor and lead: by the name, ' +
+        'case-insensitively, then id; tensions without a lead come last either way.',
+    ),
   limit: pageLimit,
   cursor: cursorSchema,
 });

@@ -63,7 +63,16 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     after = cursor.value;
   }
   const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after });
-  return ok(toPage(deps, 'tensions', rows, q.limit, (r) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id }), rowToView));
+  return ok(
+    toPage(
+      deps,
+      'tensions',
+      rows,
+      q.limit,
+      (r) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id }),
+      rowToView,
+    ),
+  );
 }
 
 /** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */

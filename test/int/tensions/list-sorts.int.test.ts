@@ -111,8 +111,14 @@ describe('GET /tensions?sort=state|actor|lead', () => {
   it('lists the tensions without a lead last, in both directions', async () => {
     for (const sort of ['lead', '-lead']) {
       const rows = (await c.get(`/tensions?sort=${sort}&limit=100`)).body.data as Row[];
-      expect(rows.slice(-6).every((r) => r.lead === null), sort).toBe(true);
-      expect(rows.slice(0, -6).every((r) => r.lead !== null), sort).toBe(true);
+      expect(
+        rows.slice(-6).every((r) => r.lead === null),
+        sort,
+      ).toBe(true);
+      expect(
+        rows.slice(0, -6).every((r) => r.lead !== null),
+        sort,
+      ).toBe(true);
     }
     const asc = ((await c.get('/tensions?sort=lead&limit=100')).body.data as Row[]).map((r) => r.lead?.name ?? null);
     expect(asc.slice(0, 6).map((n) => n?.toLowerCase())).toEqual(Array(6).fill('adam'));
