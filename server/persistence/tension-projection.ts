@@ -133,8 +133,9 @@ export async function countTensionRows(em: EntityManager, q: TensionFilter, boun
 
 /**
  * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
- * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
- * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
+ * follow; `sort_value` (and, for state, actor and lead, `sort_key`) is the cursor's. Every column sort reads
+ * `(column, id)` in one direction, as its index stores it (the grouped sorts: stateListSql, partyListSql),
+ * and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
  * deep it is. `q` stays a case-insensitive substring; the trigram indexes of `tension_search` serve it
  * (migrations 20261126010000 and 20261126120000). Exported so the plan-shape test explains exactly what the service runs.
  */
