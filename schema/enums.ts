@@ -42,13 +42,26 @@ export const TensionStateEnum = closedSet('TensionState', {
   }),
 });
 
+/** The sorts that are not a column's lowest or highest first (issue 36). */
+const SORT_DESCRIPTIONS: Partial<Record<(typeof TENSION_SORTS)[number], string>> = {
+  state: 'state: alive, resolved, stale; within a state the highest score first',
+  '-state': 'state: stale, resolved, alive; within a state the highest score first',
+  actor: "the actor's name A-Z (case-insensitive), then the actor's id",
+  '-actor': "the actor's name Z-A (case-insensitive), then the actor's id",
+  lead: "the lead's name A-Z (case-insensitive), then the lead's id; tensions without a lead last",
+  '-lead': "the lead's name Z-A (case-insensitive), then the lead's id; tensions without a lead last",
+};
+
 export const TensionSortEnum = closedSet('TensionSort', {
   description: 'The order of a tension list: a column ascending, or with `_desc` descending (REST writes `-score`). Default `score_desc`.',
   values: Object.fromEntries(
     TENSION_SORTS.map((sort) => {
       const column = sort.replace(/^-/, '');
       const desc = sort.startsWith('-');
-      return [desc ? `${column}_desc` : column, { value: sort, description: `${column}, ${desc ? 'highest or latest' : 'lowest or earliest'} first` }];
+      return [
+        desc ? `${column}_desc` : column,
+        { value: sort, description: SORT_DESCRIPTIONS[sort] ?? `${column}, ${desc ? 'highest or latest' : 'lowest or earliest'} first` },
+      ];
     }),
   ),
 });

@@ -66,7 +66,7 @@ export const TENSION_TOOLS: ToolDef[] = [
     title: 'List tensions',
     description:
       'Lists tensions, highest score first by default. Filters: state (alive|resolved|stale), actorId, leadUserId, q (case-insensitive ' +
-      'text in name and contexts), minScore (1-10). sort: score|updatedAt|createdAt|name, prefix "-" for descending. Pages: limit (1-100, ' +
+      'text in name and contexts), minScore (1-10). sort: score|updatedAt|createdAt|name|state|actor|lead, prefix "-" for descending (lead: no lead last either way). Pages: limit (1-100, ' +
       'default 20) and cursor (pass back nextCursor; null means the last page).',
     operation: 'tensions.list',
     input: listTensionsQuery,

@@ -57,13 +57,19 @@ export function rowToView(row: TensionRow): TensionView {
   };
 }
 
-export type TensionSortKey = 'score' | 'updatedAt' | 'createdAt' | 'name';
+/** The sorts on one column of `tensions`: `(column, id)` in one direction, as its index stores it. */
+type ColumnSortKey = 'score' | 'updatedAt' | 'createdAt' | 'name';
+/** The sorts through a group: a tension's state, its actor, its lead (issue 36; SPEC §5 is silent on them). */
+type GroupSortKey = 'state' | 'actor' | 'lead';
+export type TensionSortKey = ColumnSortKey | GroupSortKey;
 const SORT_COLUMN = {
   score: ['t.score', 'int'],
   updatedAt: ['t.updated_at', 'timestamptz'],
   createdAt: ['t.created_at', 'timestamptz'],
   name: ['t.name', 'text'],
 } as const;
+/** The states in the order `sort=state` lists them: the lifecycle's, which is also their alphabetical order. */
+export const STATE_ORDER = ['alive', 'resolved', 'stale'] as const;
 
 export interface TensionFilter {
   state?: string;
@@ -76,8 +82,12 @@ export interface TensionFilter {
 export interface TensionQuery extends TensionFilter {
   sort: TensionSortKey;
   descending: boolean;
-  /** keyset: the sort value (as text) and id of the last row already seen */
-  after?: { v: string; id: string };
+  /**
+   * keyset: the sort value (as text) and id of the last row already seen; the sorts through a group also
+   * need the group's second key `k` (state: the score; actor and lead: their id). `v` and `k` are null for
+   * a row without a lead under `sort=lead`.
+   */
+  after?: { v: string | null; k?: string | null; id: string };
   limit: number;
 }
 
@@ -123,12 +133,15 @@ export async function countTensionRows(em: EntityManager, q: TensionFilter, boun
 
 /**
  * The list's statement: one page of the filtered list in keyset order, plus one row to tell whether more
- * follow; `sort_value` is the cursor's. Every sort reads `(column, id)` in one direction, as its index
- * stores it, and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
+ * follow; `sort_value` (and, for state, actor and lead, `sort_key`) is the cursor's. Every column sort reads
+ * `(column, id)` in one direction, as its index stores it (the grouped sorts: stateListSql, partyListSql),
+ * and a later page starts after the cursor's row (no OFFSET), so a page costs the same however
  * deep it is. `q` stays a case-insensitive substring; the trigram indexes of `tension_search` serve it
  * (migrations 20261126010000 and 20261126120000). Exported so the plan-shape test explains exactly what the service runs.
  */
 export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
+  if (q.sort === 'state') return stateListSql(q);
+  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort);
   const [column, cast] = SORT_COLUMN[q.sort];
   const { where, params, add } = tensionFilterSql(q);
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
@@ -136,7 +149,7 @@ export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[
   // The page is chosen on `tensions` alone, then joined: the planner's join strategy can never turn a
   // page into a join and sort of every matching row (it did for `minScore=10&sort=score`, page 2).
   return {
-    sql: `${TENSION_SELECT}, t.sort_value from (
+    sql: `${TENSION_SELECT}, t.sort_value, null::text as sort_key from (
        select t.*, ${column}::text as sort_value from tensions t
        ${where.length ? `where ${where.join(' and ')}` : ''}
        order by ${column} ${dir}, t.id ${dir} limit ?) t ${TENSION_FROM}
@@ -145,7 +158,142 @@ export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[
   };
 }
 
-export async function queryTensionRows(em: EntityManager, q: TensionQuery): Promise<(TensionRow & { sort_value: string })[]> {
+/** One branch of a grouped page: tensions matching the filters and `extra`, as the outer query orders them, at most a page. */
+function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][], order: string): { sql: string; params: unknown[] } {
+  const { where, params, add } = tensionFilterSql(q);
+  for (const [sql, ...values] of extra) add(sql, ...values);
+  return {
+    sql: `(select t.*, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?)`,
+    params: [...params, q.limit + 1],
+  };
+}
+
+/** Branches in the order of their `sort_group`, one page of them in `order`, then joined for the read shape. */
+function unionPage(q: TensionQuery, branches: { sql: string; params: unknown[] }[], order: string): { sql: string; params: unknown[] } {
+  if (branches.length === 0)
+    branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [] }];
+  return {
+    sql: `${TENSION_SELECT}, t.sort_value, t.sort_key from (
+       select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?) t ${TENSION_FROM}
+     order by ${order}`,
+    params: [...branches.flatMap((b) => b.params), q.limit + 1],
+  };
+}
+
+/**
+ * `sort=state`: the states in their order (alive, resolved, stale; `-state` the other way round), and within
+ * a state as the default list, strongest first (`score desc, id desc`): an operator who groups by state
+ * still wants the most pressing tension of each group on top, so `-state` turns the groups round, not the
+ * order inside them. One branch per state left to read, each a walk of `tensions_state_score_idx`
+ * `(state, score desc, id desc)` from the cursor's row, at most a page; the cursor holds the state, score and id.
+ */
+function stateListSql(q: TensionQuery): { sql: string; params: unknown[] } {
+  const order = q.descending ? [...STATE_ORDER].reverse() : [...STATE_ORDER];
+  const start = q.after ? order.indexOf(q.after.v as (typeof STATE_ORDER)[number]) : 0;
+  const branches = order
+    .map((state, i) => ({ state, i }))
+    .filter(({ state, i }) => i >= Math.max(start, 0) && (!q.state || q.state === state))
+    .map(({ state, i }) => {
+      const extra: [string, ...unknown[]][] = [['t.state = ?', state]];
+      if (q.after && i === start) extra.push(['(t.score, t.id) < (?::int, ?::uuid)', q.after.k, q.after.id]);
+      return branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc');
+    });
+  return unionPage(q, branches, 't.sort_group, t.score desc, t.id desc');
+}
+
+/**
+ * `sort=actor` and `sort=lead`: by the actor's (the lead user's) name as the actors list orders names,
+ * `lower(name)`, then its id, then the tension's id, all in the one direction; under `lead` the tensions
+ * without a lead come last in both directions, by id. The cursor holds the name, the party's id and the
+ * tension's id (name and party null for no lead). Two shapes, chosen here rather than left to estimates:
+ *
+ * - Walking the parties (no `q`, no filter on the other party): the parties in name order
+ *   (`actors_name_idx`, `users_lower_name_idx`), each one's tensions in id order, at most a page each
+ *   (`tensions_actor_id_idx`, `tensions_lead_id_idx`), until a page is full; a later page first finishes
+ *   the cursor's party. Never a join of every tension with its party. The tensions are read by
+ *   `(party, id)` in the index's own order, spelt as a range rather than `=`: with `=` the planner drops the
+ *   party from the order and may walk the primary key instead, skipping other parties' rows, which for a
+ *   party with few (or no) matching tensions reads the whole table.
+ * - Matches first (`q`, or `leadUserId` under `actor`, `actorId` under `lead`): the filter bounds the rows
+ *   (its trigram index, one party's index), which are joined with their party and sorted.
+ *
+ * The tensions without a lead are read likewise: by `(lead_user_id, id)` when walking, else as the filter finds them.
+ */
+function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; params: unknown[] } {
+  const [party, column] = sort === 'actor' ? (['actors', 't.actor_id'] as const) : (['users', 't.lead_user_id'] as const);
+  const own = sort === 'actor' ? q.actorId : q.leadUserId;
+  const other = sort === 'actor' ? q.leadUserId : q.actorId;
+  const dir = q.descending ? 'desc' : 'asc';
+  const [cmp, upTo] = q.descending ? ['<', '>='] : ['>', '<='];
+  const after = q.after;
+  const inNoLead = sort === 'lead' && after !== undefined && after.v === null;
+  const matchesFirst = Boolean(q.q || other);
+  const branches: { sql: string; params: unknown[] }[] = [];
+  if (!inNoLead && matchesFirst) {
+    const { where, params } = tensionFilterSql(q);
+    const keyset: string[] = [];
+    const keysetParams: unknown[] = [];
+    if (after) {
+      keyset.push(`(lower(p.name), p.id) ${cmp}= (?, ?::uuid)`, `(lower(p.name), p.id, t.id) ${cmp} (?, ?::uuid, ?::uuid)`);
+      keysetParams.push(after.v, after.k, after.v, after.k, after.id);
+    }
+    // `offset 0` keeps the matches a subquery of their own: planned inside the join, a page's few remaining
+    // parties looked cheaper to join with every tension and test each for the text.
+    branches.push({
+      sql: `(select t.*, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
+         from (select t.* from tensions t where ${where.join(' and ')} offset 0) t join ${party} p on p.id = ${column}
+         ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
+         order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
+      params: [...params, ...keysetParams, q.limit + 1],
+    });
+  } else if (!inNoLead) {
+    // the party's own filter is the walk's (one party), not a condition on its tensions
+    const filter: TensionQuery = { ...q, actorId: sort === 'actor' ? undefined : q.actorId, leadUserId: sort === 'lead' ? undefined : q.leadUserId };
+    if (after) {
+      // the rest of the cursor's party (under its name as the cursor has it, so the order stays the cursor's)
+      const rest = branch(
+        filter,
+        `0 as sort_group, ?::text as sort_value, ${column}::text as sort_key`,
+        [
+          [`(${column}, t.id) ${cmp} (?::uuid, ?::uuid)`, after.k, after.id],
+          [`${column} ${upTo} ?::uuid`, after.k],
+        ],
+        `${column} ${dir}, t.id ${dir}`,
+      );
+      rest.params.unshift(after.v);
+      branches.push(rest);
+    }
+    const { where, params, add } = tensionFilterSql(filter);
+    add(`${column} >= p.id and ${column} <= p.id`);
+    const partyWhere: string[] = [];
+    const partyParams: unknown[] = [];
+    if (after) {
+      partyWhere.push(`(lower(p.name), p.id) ${cmp} (?, ?::uuid)`);
+      partyParams.push(after.v, after.k);
+    }
+    if (own) {
+      partyWhere.push('p.id = ?::uuid');
+      partyParams.push(own);
+    }
+    branches.push({
+      sql: `(select t.*, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
+         from (select p.id, lower(p.name) as sort_name from ${party} p ${partyWhere.length ? `where ${partyWhere.join(' and ')}` : ''}
+               order by lower(p.name) ${dir}, p.id ${dir}) p
+         cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
+         order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
+      params: [...partyParams, ...params, q.limit + 1, q.limit + 1],
+    });
+  }
+  if (sort === 'lead' && !q.leadUserId) {
+    const extra: [string, ...unknown[]][] = [['t.lead_user_id is null']];
+    if (inNoLead) extra.push([`t.id ${cmp} ?::uuid`, after.id]);
+    const order = matchesFirst ? `t.id ${dir}` : `t.lead_user_id ${dir}, t.id ${dir}`;
+    branches.push(branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order));
+  }
+  return unionPage(q, branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`);
+}
+
+export async function queryTensionRows(em: EntityManager, q: TensionQuery): Promise<(TensionRow & { sort_value: string | null; sort_key: string | null })[]> {
   const { sql, params } = tensionListSql(q);
   return em.execute(sql, params);
 }

@@ -233,10 +233,18 @@ export type TensionEventType =
 
 /** The order of a tension list: a column ascending, or with `_desc` descending (REST writes `-score`). Default `score_desc`. */
 export type TensionSort =
+  /** the actor's name A-Z (case-insensitive), then the actor's id */
+  | 'actor'
+  /** the actor's name Z-A (case-insensitive), then the actor's id */
+  | 'actor_desc'
   /** createdAt, lowest or earliest first */
   | 'createdAt'
   /** createdAt, highest or latest first */
   | 'createdAt_desc'
+  /** the lead's name A-Z (case-insensitive), then the lead's id; tensions without a lead last */
+  | 'lead'
+  /** the lead's name Z-A (case-insensitive), then the lead's id; tensions without a lead last */
+  | 'lead_desc'
   /** name, lowest or earliest first */
   | 'name'
   /** name, highest or latest first */
@@ -245,6 +253,10 @@ export type TensionSort =
   | 'score'
   /** score, highest or latest first */
   | 'score_desc'
+  /** state: alive, resolved, stale; within a state the highest score first */
+  | 'state'
+  /** state: stale, resolved, alive; within a state the highest score first */
+  | 'state_desc'
   /** updatedAt, lowest or earliest first */
   | 'updatedAt'
   /** updatedAt, highest or latest first */

@@ -15,5 +15,22 @@ export const asUserStatus = pick<UserStatus>(['active', 'deactivated']);
 export function asTensionSort(sort: string | null | undefined): TensionSort {
   const column = (sort ?? '').replace(/^-/, '');
   const value = (sort ?? '').startsWith('-') ? `${column}_desc` : column;
-  return pick<TensionSort>(['score', 'score_desc', 'updatedAt', 'updatedAt_desc', 'createdAt', 'createdAt_desc', 'name', 'name_desc'])(value) ?? 'score_desc';
+  return (
+    pick<TensionSort>([
+      'score',
+      'score_desc',
+      'updatedAt',
+      'updatedAt_desc',
+      'createdAt',
+      'createdAt_desc',
+      'name',
+      'name_desc',
+      'state',
+      'state_desc',
+      'actor',
+      'actor_desc',
+      'lead',
+      'lead_desc',
+    ])(value) ?? 'score_desc'
+  );
 }

@@ -37,12 +37,30 @@ const TensionsDocument = graphql(`
   }
 `);
 
-const SORTS = ['-score', 'score', '-updatedAt', 'updatedAt', '-createdAt', 'createdAt', 'name', '-name'] as const;
+const SORTS = [
+  '-score',
+  'score',
+  '-updatedAt',
+  'updatedAt',
+  '-createdAt',
+  'createdAt',
+  'name',
+  '-name',
+  'state',
+  '-state',
+  'actor',
+  '-actor',
+  'lead',
+  '-lead',
+] as const;
 /** Columns the API sorts by, and the direction a first click asks for. */
 const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
   name: { field: 'name', first: '' },
   score: { field: 'score', first: '-' },
   updated: { field: 'updatedAt', first: '-' },
+  state: { field: 'state', first: '' },
+  actor: { field: 'actor', first: '' },
+  lead: { field: 'lead', first: '' },
 };
 const FILTERS = ['state', 'actorId', 'leadUserId', 'q', 'minScore', 'sort', 'limit'] as const;
 /** how long typing must pause before the list searches */
@@ -299,9 +317,9 @@ function TensionTable({
               ) : null}
               <SortHeader column="name" label={t('tensions.col.name')} sort={sort} onSort={onSort} />
               <SortHeader column="score" label={t('tensions.col.score')} sort={sort} onSort={onSort} className="num" />
-              <th scope="col">{t('tensions.col.state')}</th>
-              <th scope="col">{t('tensions.col.actor')}</th>
-              <th scope="col">{t('tensions.col.lead')}</th>
+              <SortHeader column="state" label={t('tensions.col.state')} sort={sort} onSort={onSort} />
+              <SortHeader column="actor" label={t('tensions.col.actor')} sort={sort} onSort={onSort} />
+              <SortHeader column="lead" label={t('tensions.col.lead')} sort={sort} onSort={onSort} />
               <SortHeader column="updated" label={t('tensions.col.updated')} sort={sort} onSort={onSort} />
             </tr>
           </thead>

@@ -46,7 +46,22 @@ export const reassignTensionInput = z.strictObject({ actorId: uuidSchema.describ
 /** resolve, drop, reopen, revive and discard: no fields but the optional expectedVersion */
 export const lifecycleInput = z.strictObject({ expectedVersion });
 
-export const TENSION_SORTS = ['score', '-score', 'updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'name', '-name'] as const;
+export const TENSION_SORTS = [
+  'score',
+  '-score',
+  'updatedAt',
+  '-updatedAt',
+  'createdAt',
+  '-createdAt',
+  'name',
+  '-name',
+  'state',
+  '-state',
+  'actor',
+  '-actor',
+  'lead',
+  '-lead',
+] as const;
 export const TENSION_STATES = ['alive', 'resolved', 'stale'] as const;
 
 export const listTensionsQuery = z.strictObject({
@@ -55,7 +70,14 @@ export const listTensionsQuery = z.strictObject({
   leadUserId: uuidSchema.optional().describe('Only the tensions this user leads (a UUID).'),
   q: z.string().max(200).optional().describe('Text to find in the name, current context or potential future (case-insensitive), at most 200 characters.'),
   minScore: intParam(1, 10).optional().describe('Only tensions scored at least this, 1-10.'),
-  sort: z.enum(TENSION_SORTS).default('-score').describe('The order: score, updatedAt, createdAt or name; a leading "-" for descending (default -score).'),
+  sort: z
+    .enum(TENSION_SORTS)
+    .default('-score')
+    .describe(
+      'The order: score, updatedAt, createdAt, name, state, actor or lead; a leading "-" for descending (default -score). ' +
+        'state: alive, resolved, stale (-state: the other way round), within a state the strongest first; actor and lead: by the name, ' +
+        'case-insensitively, then id; tensions without a lead come last either way.',
+    ),
   limit: pageLimit,
   cursor: cursorSchema,
 });

@@ -3,7 +3,15 @@
 import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 import { ok, refuse, type Result } from '../../domain/errors.js';
 import { readStream, streamExists } from '../../persistence/event-store.js';
-import { countTensionRows, loadTensionRow, queryTensionRows, rowToView, type TensionSortKey } from '../../persistence/tension-projection.js';
+import {
+  countTensionRows,
+  loadTensionRow,
+  queryTensionRows,
+  rowToView,
+  STATE_ORDER,
+  type TensionQuery,
+  type TensionSortKey,
+} from '../../persistence/tension-projection.js';
 import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
@@ -18,11 +26,25 @@ import { readTensionAsOf } from './tension.past.js';
 
 /** A list cursor's sort value, by the column's type: exactly what the keyset comparison below can cast. */
 const SORT_VALUE = { int: intTextKey, timestamptz: instantKey, text: textKey } as const;
-const SORT_CAST = { score: 'int', updatedAt: 'timestamptz', createdAt: 'timestamptz', name: 'text' } as const satisfies Record<
-  TensionSortKey,
-  keyof typeof SORT_VALUE
->;
-const listCursor = (sort: string, cast: keyof typeof SORT_VALUE) => z.strictObject({ s: z.literal(sort), v: SORT_VALUE[cast], id: uuidKey });
+const SORT_CAST = { score: 'int', updatedAt: 'timestamptz', createdAt: 'timestamptz', name: 'text' } as const;
+/**
+ * The key a cursor holds: `{s, v, id}` for a column sort (as ever, so cursors issued before stay good); the
+ * sorts through a group add `k`: state (v) and score (k), or the party's lower-cased name (v) and id (k),
+ * both null for a tension without a lead.
+ */
+function listCursor(sort: string, key: TensionSortKey) {
+  const s = z.literal(sort);
+  switch (key) {
+    case 'state':
+      return z.strictObject({ s, v: z.enum(STATE_ORDER), k: intTextKey, id: uuidKey });
+    case 'actor':
+      return z.strictObject({ s, v: textKey, k: uuidKey, id: uuidKey });
+    case 'lead':
+      return z.union([z.strictObject({ s, v: textKey, k: uuidKey, id: uuidKey }), z.strictObject({ s, v: z.null(), k: z.null(), id: uuidKey })]);
+    default:
+      return z.strictObject({ s, v: SORT_VALUE[SORT_CAST[key]], id: uuidKey });
+  }
+}
 const historyCursor = z.strictObject({ before: z.number().int().min(1).max(2_147_483_647) });
 
 export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promise<Result<TensionPage>> {
@@ -34,14 +56,23 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   const desc = q.sort.startsWith('-');
   const sortKey = q.sort.replace(/^-/, '') as TensionSortKey;
 
-  let after: { v: string; id: string } | undefined;
+  let after: TensionQuery['after'];
   if (q.cursor) {
-    const cursor = decodeCursor(deps, 'tensions', q.cursor, listCursor(q.sort, SORT_CAST[sortKey]));
+    const cursor = decodeCursor(deps, 'tensions', q.cursor, listCursor(q.sort, sortKey));
     if (!cursor.ok) return cursor;
     after = cursor.value;
   }
   const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after });
-  return ok(toPage(deps, 'tensions', rows, q.limit, (r) => ({ s: q.sort, v: r.sort_value, id: r.id }), rowToView));
+  return ok(
+    toPage(
+      deps,
+      'tensions',
+      rows,
+      q.limit,
+      (r) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id }),
+      rowToView,
+    ),
+  );
 }
 
 /** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */

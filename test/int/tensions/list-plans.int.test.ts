@@ -89,6 +89,12 @@ const SORTS: [TensionSortKey, boolean][] = [
   ['createdAt', false],
   ['name', false],
   ['name', true],
+  ['state', false],
+  ['state', true],
+  ['actor', false],
+  ['actor', true],
+  ['lead', false],
+  ['lead', true],
 ];
 const common = word(123);
 const FILTERS: [string, Partial<TensionQuery>][] = [
@@ -132,7 +138,7 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
         const rows = await queryTensionRows(em, q);
         if (rows.length <= 20) continue;
         const last = rows[19];
-        const second = tensionListSql({ ...q, after: { v: last.sort_value, id: last.id } });
+        const second = tensionListSql({ ...q, after: { v: last.sort_value, k: last.sort_key, id: last.id } });
         for (const scan of seqScans(await plan(second.sql, second.params))) offenders.push(`${name}, page 2: ${scan}`);
       }
     }

@@ -1,0 +1,77 @@
+// The tensions list sorted by state, actor and lead (issue 36): their column headers sort (in the URL, with
+// `aria-sort`), the tensions without a lead come last either way, and the sort control names the new orders
+// in English and German.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { client, seedUserWithKey } from '../support/clients.js';
+import { insertUser } from '../support/tensions.js';
+import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  ensureWebBuild();
+  browser = await launchBrowser();
+  app = await startTestApp({ rateLimitPerMinute: 0 });
+  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const harbour = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
+  const anchorage = (await api.post('/actors', { name: 'anchorage', type: 'organization' })).body.id;
+  const berit = await insertUser(app, { name: 'Berit' });
+  const ahmed = await insertUser(app, { name: 'Ahmed' });
+  const tensions = [
+    { name: 'Cranes idle', actorId: harbour, score: 9 },
+    { name: 'Bollards rusting', actorId: harbour, score: 5, leadUserId: berit },
+    { name: 'Tug schedule slips', actorId: anchorage, score: 3, leadUserId: ahmed },
+  ];
+  for (const t of tensions) expect((await api.post('/tensions', t)).status).toBe(201);
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close();
+  await browser?.close();
+  await app?.close();
+});
+
+const shownNames = (page: Page) => page.locator('table tbody tr a.row-link').allTextContents();
+
+describe('tensions list sorted by state, actor and lead', () => {
+  it('the Actor and Lead headers sort both ways, no lead last', async () => {
+    const page = await signInAdmin(browser, app.url, contexts);
+    await page.getByRole('link', { name: 'Cranes idle' }).waitFor();
+    await page.getByRole('button', { name: /^Actor/ }).click();
+    await page.waitForURL(/sort=actor/);
+    await expect.poll(() => shownNames(page)).toEqual(['Tug schedule slips', 'Bollards rusting', 'Cranes idle']);
+    expect(await page.getByRole('columnheader', { name: /^Actor/ }).getAttribute('aria-sort')).toBe('ascending');
+    await page.getByRole('button', { name: /^Actor/ }).click();
+    await page.waitForURL(/sort=-actor/);
+    await expect.poll(() => shownNames(page)).toEqual(['Cranes idle', 'Bollards rusting', 'Tug schedule slips']);
+    expect(await page.getByRole('columnheader', { name: /^Actor/ }).getAttribute('aria-sort')).toBe('descending');
+
+    await page.getByRole('button', { name: /^Lead/ }).click();
+    await page.waitForURL(/sort=lead/);
+    await expect.poll(() => shownNames(page)).toEqual(['Tug schedule slips', 'Bollards rusting', 'Cranes idle']);
+    await page.getByRole('button', { name: /^Lead/ }).click();
+    await page.waitForURL(/sort=-lead/);
+    await expect.poll(() => shownNames(page)).toEqual(['Bollards rusting', 'Tug schedule slips', 'Cranes idle']);
+
+    await page.getByRole('button', { name: /^State/ }).click();
+    await page.waitForURL(/sort=state/);
+    expect(await page.getByRole('columnheader', { name: /^State/ }).getAttribute('aria-sort')).toBe('ascending');
+    await expect.poll(() => shownNames(page)).toEqual(['Cranes idle', 'Bollards rusting', 'Tug schedule slips']);
+  });
+
+  it('the sort control offers the new orders, in English and in German', async () => {
+    const page = await signInAdmin(browser, app.url, contexts);
+    const sort = page.getByLabel('Sort by');
+    await sort.selectOption({ label: 'Lead, Z–A (no lead last)' });
+    await page.waitForURL(/sort=-lead/);
+    await expect.poll(() => shownNames(page)).toEqual(['Bollards rusting', 'Tug schedule slips', 'Cranes idle']);
+    await page.getByLabel('Language').selectOption('de');
+    const options = await page.getByLabel('Sortieren nach').locator('option').allTextContents();
+    expect(options).toEqual(expect.arrayContaining(['Zustand: lebendig, gelöst, ruhend', 'Akteur, A–Z', 'Akteur, Z–A', 'Verantwortlich, Z–A (ohne zuletzt)']));
+    await page.getByLabel('Sprache').selectOption('en');
+  });
+});
