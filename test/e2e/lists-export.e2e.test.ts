@@ -119,7 +119,7 @@ describe('users and actors lists: totals and page size', () => {
     ] as const) {
       await app.em().execute(
         `insert into webhook_deliveries (id, endpoint_id, message_id, event_type, payload, status, created_at)
-           select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, now() from generate_series(1, ?)`,
+           select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, date_trunc('milliseconds', now()) from generate_series(1, ?)`,
         [hook.body.id, status, n],
       );
     }

@@ -21,11 +21,12 @@ beforeAll(async () => {
   const hook = (n: number) => c.post('/webhooks', { url: `http://127.0.0.1:9/hook-${n}`, enabled: false });
   endpointId = (await hook(1)).body.id;
   otherEndpointId = (await hook(2)).body.id;
-  // deliveries as the dispatcher queues them (none runs here): 4 pending, 3 failed on the first endpoint, 2 on the other
+  // deliveries as the dispatcher queues them (none runs here; times in milliseconds, as the app writes them):
+  // 4 pending, 3 failed on the first endpoint, 2 on the other
   const insert = (endpoint: string, status: string, n: number) =>
     app.em().execute(
       `insert into webhook_deliveries (id, endpoint_id, message_id, event_type, payload, status, created_at)
-       select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, now() from generate_series(1, ?)`,
+       select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, date_trunc('milliseconds', now()) from generate_series(1, ?)`,
       [endpoint, status, n],
     );
   await insert(endpointId, 'pending', 4);
