@@ -8,7 +8,7 @@ import { unwrap } from './errors.js';
 import { done, idempotencyKeyArg, idempotentMutation } from './idempotency.js';
 import { ARG_DESCRIPTIONS, argDescription, inputDescription, listLimit, operationDescription, shapeOf } from './described.js';
 import { graphqlField, inputJsonOf, zodInputType, type JsonSchema } from './zod-input.js';
-import { inputOptional, pathParamsOf, type OperationEntry } from '../server/application/operations.js';
+import { entryPathParams, inputOptional, type OperationEntry } from '../server/application/operations.js';
 import { OPERATIONS } from '../server/application/registry.js';
 import type { Result } from '../server/domain/errors.js';
 import { ApiKeyHitListRef, ApiKeyPageRef, ApiKeyRef, CreatedApiKeyRef, UserPageRef, UserRef } from './users/users.type.js';
@@ -76,7 +76,7 @@ const named = <F extends (...args: never[]) => unknown>(name: string, fn: F): F 
 /** One entry's field on the query or mutation type. */
 function serve(entry: OperationEntry): void {
   const gql = entry.graphql!;
-  const params = (entry.rest ? pathParamsOf(entry.rest.path) : []).map((name) => ({ rest: name, arg: gql.params?.[name] ?? name }));
+  const params = entryPathParams(entry).map((name) => ({ rest: name, arg: gql.params?.[name] ?? name }));
   // the arguments as GraphQL states them (its own, when the REST query's form does not fit)
   const shown = gql.input ?? entry.input;
   const json = shown ? inputJsonOf(shown) : { properties: {} };

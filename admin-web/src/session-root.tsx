@@ -1,14 +1,16 @@
 // Owns the urql client and the session: a fresh client (empty cache) on every sign-in and
 // sign-out, and the login page whenever the server says the caller is not authenticated.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Provider, useMutation, useQuery } from 'urql';
+import { Provider, useClient, useMutation, useQuery } from 'urql';
 import { createClient } from './lib/client.js';
 import { MeDocument, SessionContext } from './lib/session.js';
 import { errorCode } from './lib/errors.js';
 import { graphql } from './gql/index.js';
 import { ErrorAlert, Loading } from './components/ui.js';
 import { LoginPage } from './pages/login.js';
-import { Shell } from './shell.js';
+import { Shell, startRequest } from './shell.js';
+import { useRouter } from './lib/router.js';
+import { startPageRequest } from './lib/prefetch.js';
 
 export type Notice = 'expired' | 'loggedOut' | null;
 
@@ -51,6 +53,14 @@ export function SessionRoot() {
 
 function Session({ notice, markSignedIn, restart }: { notice: Notice; markSignedIn: () => void; restart: (n: Notice) => void }) {
   const [{ data, error, fetching }, refetch] = useQuery({ query: MeDocument, requestPolicy: 'network-only' });
+  // the page's list goes out beside `me`, not after it (no waterfall at the start); only the page shows it
+  const client = useClient();
+  const { location } = useRouter();
+  const [startLocation] = useState(location);
+  useEffect(() => {
+    const request = startRequest(startLocation);
+    if (request) startPageRequest(client, request);
+  }, [client, startLocation]);
   const [, logout] = useMutation(LogoutDocument);
   const value = useMemo(() => {
     if (!data?.me) return null;

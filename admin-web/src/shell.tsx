@@ -2,13 +2,14 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useI18n } from './i18n/index.js';
 import type { MessageKey } from './i18n/en.js';
-import { Link, matchPath, useRouter } from './lib/router.js';
+import { Link, matchPath, useRouter, type Location } from './lib/router.js';
+import type { PageRequest } from './lib/prefetch.js';
 import { useSession } from './lib/session.js';
 import { useTitle } from './lib/use-title.js';
 import { Alert, Button, EmptyState, Loading, PageHeader } from './components/ui.js';
 import { LanguageSwitch } from './components/language-switch.js';
 import { CommandPalette } from './components/command-palette.js';
-import { TensionsPage } from './pages/tensions-list.js';
+import { TensionsPage, tensionsRequest } from './pages/tensions-list.js';
 import { TensionCreatePage } from './pages/tension-create.js';
 import { TensionDetailPage } from './pages/tension-detail.js';
 import { TensionHistoryPage } from './pages/tension-history.js';
@@ -30,10 +31,12 @@ interface Route {
   pattern: string;
   permission: string | null;
   render: (params: Record<string, string>) => ReactNode;
+  /** the page's list query, when the URL alone builds it: sent beside `me` at the app's start (lib/prefetch.ts) */
+  start?: (query: URLSearchParams) => PageRequest;
 }
 
 const ROUTES: Route[] = [
-  { pattern: '/tensions', permission: 'tensions:read', render: () => <TensionsPage /> },
+  { pattern: '/tensions', permission: 'tensions:read', render: () => <TensionsPage />, start: tensionsRequest },
   { pattern: '/tensions/new', permission: 'tensions:write', render: () => <TensionCreatePage /> },
   { pattern: '/tensions/:id', permission: 'tensions:read', render: (p) => <TensionDetailPage key={p.id} id={p.id} /> },
   { pattern: '/tensions/:id/history', permission: 'tensions:read', render: (p) => <TensionHistoryPage key={p.id} id={p.id} /> },
@@ -69,6 +72,17 @@ const NAV: { to: string; label: MessageKey; permission: string | null }[] = [
   { to: '/dashboard', label: 'nav.dashboard', permission: 'tensions:read' },
   { to: '/account', label: 'nav.account', permission: null },
 ];
+
+/**
+ * The list query the page at `location` starts with, when its URL alone builds it; null otherwise (a page that
+ * needs `me` first, a detail page). `/` opens the navigation's first entry, the tensions list for a caller
+ * who may read tensions (for one who may not, the request is refused and never shown).
+ */
+export function startRequest(location: Location): PageRequest | null {
+  const path = location.path === '/' || location.path === '' ? '/tensions' : location.path;
+  const route = ROUTES.find((r) => matchPath(r.pattern, path));
+  return route?.start?.(location.query) ?? null;
+}
 
 export function Shell() {
   const { t } = useI18n();

@@ -68,6 +68,11 @@ export interface GraphqlFace {
   /** GraphQL's name of a path parameter, when not the REST one (`{ id: 'userId' }`) */
   params?: Record<string, string>;
   /**
+   * The path parameters of an entry without a REST route (a GraphQL-only field about one object, as
+   * `webhookDeliveriesTotal(id)`): ids as a route's are, so an id that is not a UUID is not found alike.
+   */
+  pathParams?: readonly string[];
+  /**
    * `input`: one `input: <inputType>` argument (required when `{}` does not parse); `flat`: each input field
    * its own argument (list filters, `setUserRoles(id, roleIds)`); `none`: no input.
    */
@@ -136,6 +141,11 @@ export const defineOperation = (entry: OperationEntry): OperationEntry => entry;
 /** The path parameters of a REST path, in order (`/users/:id/api-keys/:keyId` → id, keyId). */
 export function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+}
+
+/** An entry's path parameters: its REST path's, or a GraphQL-only entry's own. */
+export function entryPathParams(entry: Pick<OperationEntry, 'rest' | 'graphql'>): readonly string[] {
+  return entry.rest ? pathParamsOf(entry.rest.path) : (entry.graphql?.pathParams ?? []);
 }
 
 /** Whether the input may be left out entirely: every field optional. */

@@ -92,6 +92,9 @@ export const OPERATION_PERMISSIONS = {
   'tensions.count': 'tensions:read',
   'users.count': 'users:read',
   'actors.count': 'actors:read',
+  'roles.count': 'roles:read',
+  'audit.count': 'audit:read',
+  'webhooks.countDeliveries': 'webhooks:read',
 } as const satisfies Record<string, Permission | null>;
 
 export type Operation = keyof typeof OPERATION_PERMISSIONS;

@@ -109,8 +109,7 @@ function toEntry(r: AuditRow): AuditEntry {
   };
 }
 
-/** Newest first, `(at, id)` descending; `before` is the key of the last entry of the previous page. */
-export async function listAuditEntries(em: EntityManager, filter: AuditFilter, before: [string, string] | undefined, limit: number): Promise<AuditListRow[]> {
+function auditFilterSql(filter: AuditFilter): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -129,6 +128,12 @@ export async function listAuditEntries(em: EntityManager, filter: AuditFilter, b
   }
   if (filter.from) add('at >= ?::timestamptz', filter.from);
   if (filter.to) add('at < ?::timestamptz', filter.to);
+  return { where, params };
+}
+
+/** Newest first, `(at, id)` descending; `before` is the key of the last entry of the previous page. */
+export async function listAuditEntries(em: EntityManager, filter: AuditFilter, before: [string, string] | undefined, limit: number): Promise<AuditListRow[]> {
+  const { where, params } = auditFilterSql(filter);
   if (before) {
     where.push('(at, id) < (?::timestamptz, ?::uuid)');
     params.push(...before);
@@ -139,4 +144,14 @@ export async function listAuditEntries(em: EntityManager, filter: AuditFilter, b
     [...params, limit],
   );
   return rows.map((r) => ({ entry: toEntry(r), key: [r.at_key, r.id] }));
+}
+
+/** How many entries match `filter`, counting at most `bound + 1` rows (a count with a LIMIT, never every row). */
+export async function countAuditEntries(em: EntityManager, filter: AuditFilter, bound: number): Promise<number> {
+  const { where, params } = auditFilterSql(filter);
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from audit_log ${where.length ? `where ${where.join(' and ')}` : ''} limit ?) s`,
+    [...params, bound + 1],
+  );
+  return row.n;
 }

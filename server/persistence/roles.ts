@@ -34,6 +34,16 @@ export async function roleRowsAfterCode(em: EntityManager, afterCode: string | u
   );
 }
 
+/** How many roles `q` finds (all without it), counting at most `bound + 1` rows (a count with a LIMIT, never every row). */
+export async function countRoleRows(em: EntityManager, q: string | undefined, bound: number): Promise<number> {
+  const like = q ? likePattern(q) : null;
+  const [row] = await em.execute<{ n: number }[]>(
+    'select count(*)::int as n from (select 1 from roles r where (?::text is null or r.name ilike ? or r.code ilike ?) limit ?) s',
+    [like, like, like, bound + 1],
+  );
+  return row.n;
+}
+
 /** Which roles each of the users holds directly. */
 export async function roleLinksOfUsers(em: EntityManager, userIds: readonly string[]): Promise<{ user_id: string; role_id: string }[]> {
   return em.execute<{ user_id: string; role_id: string }[]>('select user_id, role_id from user_roles where user_id = any(?::uuid[])', [pgArray(userIds)]);

@@ -267,6 +267,15 @@ export async function listDeliveryRows(
   return rows.map(toDelivery);
 }
 
+/** How many of an endpoint's deliveries are in `status` (all without it), counting at most `bound + 1` rows. */
+export async function countDeliveryRows(em: EntityManager, endpointId: string, status: DeliveryStatus | undefined, bound: number): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    'select count(*)::int as n from (select 1 from webhook_deliveries where endpoint_id = ? and (?::text is null or status = ?) limit ?) s',
+    [endpointId, status ?? null, status ?? null, bound + 1],
+  );
+  return row.n;
+}
+
 export async function findDelivery(em: EntityManager, endpointId: string, id: string): Promise<DeliveryRow | null> {
   const [row] = await em.execute<DeliveryRecord[]>(`select ${DELIVERY_COLUMNS} from webhook_deliveries where endpoint_id = ? and id = ?`, [endpointId, id]);
   return row ? toDelivery(row) : null;

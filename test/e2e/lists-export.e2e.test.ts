@@ -1,6 +1,7 @@
 // The tensions list's totals, page size and export as an operator uses them (issue 36), in English and German:
 // "1–20 of 30", a page size of 50, and the CSV the Export button downloads holding the rows the API lists for
-// the same filter. The users and actors lists show their totals and page size the same way.
+// the same filter. The users, actors and roles lists, the Activity page and a webhook's deliveries show their
+// totals and page size the same way.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -95,5 +96,52 @@ describe('users and actors lists: totals and page size', () => {
     await en.getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => actorsRange.textContent(), { timeout: 15_000 }).toBe('21–23 of 23');
     await screenshot(en, 'lists-03-actors-range-en');
+  }, 120_000);
+
+  it('German roles: "1–20 von N", page 2; English Activity: the filtered total; German deliveries: "1–20 von 23", by status', async () => {
+    for (let i = 0; i < 24; i++) expect((await api.post('/roles', { code: `lotsen-${i}`, name: `Lotsen ${i}`, permissions: [] })).status).toBe(201);
+    const roles = (await api.get('/roles?limit=100')).body.data.length;
+    expect(roles).toBeGreaterThan(24);
+    // Activity's filter: every role created (the seeding's and these), as the API pages them
+    let created = 0;
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const res = await api.get(`/audit?action=role.created&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      created += res.body.data.length;
+      cursor = res.body.nextCursor;
+    }
+    app.deps.config.webhookAllowPrivate = true;
+    const hook = await api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', enabled: false });
+    expect(hook.status).toBe(201);
+    // deliveries as the dispatcher queues them (none runs here): 20 pending, 3 failed
+    for (const [status, n] of [
+      ['pending', 20],
+      ['failed', 3],
+    ] as const) {
+      await app.em().execute(
+        `insert into webhook_deliveries (id, endpoint_id, message_id, event_type, payload, status, created_at)
+           select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, date_trunc('milliseconds', now()) from generate_series(1, ?)`,
+        [hook.body.id, status, n],
+      );
+    }
+
+    const de = await signedIn('de-DE');
+    await de.goto(`${app.url}/roles`);
+    const range = de.getByTestId('list-range');
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe(`1–20 von ${roles}`);
+    await de.getByRole('button', { name: 'Weiter' }).click();
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe(`21–${roles} von ${roles}`);
+
+    await de.goto(`${app.url}/webhooks/${hook.body.id}`);
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–20 von 23');
+    await de.getByLabel('Status', { exact: true }).selectOption('failed');
+    await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–3 von 3');
+
+    const en = await signedIn('en-US');
+    await en.goto(`${app.url}/activity?action=role.created`);
+    const activityRange = en.getByTestId('list-range');
+    await expect.poll(() => activityRange.textContent(), { timeout: 15_000 }).toBe(`1–20 of ${created}`);
+    await en.getByLabel('Per page').selectOption('50');
+    await expect.poll(() => activityRange.textContent(), { timeout: 15_000 }).toBe(`1–${created} of ${created}`);
+    expect(en.url()).toContain('limit=50');
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 // assert it covers the permission table, the mounted REST routes, the schema and the tool registry.
 import type { Operation } from '../../server/application/permission-table.js';
 import { TENSION_COMMANDS, type TensionCommandEntry, type TensionCommandOperation } from '../../server/application/tensions/registry.js';
-import { inputOptional, pathParamsOf, type OperationEntry } from '../../server/application/operations.js';
+import { entryPathParams, inputOptional, type OperationEntry } from '../../server/application/operations.js';
 import { OPERATIONS } from '../../server/application/registry.js';
 import { graphqlShapeOf, inputJsonOf } from '../../schema/zod-input.js';
 
@@ -101,7 +101,7 @@ function flatArgType(entry: OperationEntry, field: string): string {
  * MCP tool when it is exposed.
  */
 function registrySurface(entry: OperationEntry): OperationSurface {
-  const params = entry.rest ? pathParamsOf(entry.rest.path) : [];
+  const params = entryPathParams(entry);
   const example = entry.example ?? {};
   const gql = entry.graphql;
   let graphql: GraphqlSurface | null = null;

@@ -23,6 +23,7 @@ export const AuditLogDocument = graphql(`
     $to: DateTime
     $limit: Int
     $cursor: String
+    $withTotal: Boolean = false
   ) {
     auditLog(
       action: $action
@@ -41,6 +42,11 @@ export const AuditLogDocument = graphql(`
         target { type id label }
       }
       nextCursor
+    }
+    auditLogTotal(action: $action, targetType: $targetType, targetId: $targetId, byUserId: $byUserId, aboutUserId: $aboutUserId, from: $from, to: $to)
+      @include(if: $withTotal) {
+      count
+      exact
     }
   }
 `);

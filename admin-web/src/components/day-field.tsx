@@ -1,6 +1,7 @@
 // A day typed in the app's language (issue 36): a native date input shows the browser's format (mm/dd/yyyy in
 // an American Chromium, even in German), so this is a text input with the language's pattern — dd.mm.yyyy in
 // German, dd/mm/yyyy in English (the app's en-GB dates) — parsed here; the value is an ISO day (yyyy-mm-dd).
+// A time of day is hh:mm on the 24-hour clock in both languages (the app's en-GB and de times).
 import { useState } from 'react';
 import { useI18n } from '../i18n/index.js';
 import { Field } from './ui.js';
@@ -24,7 +25,31 @@ export function parseDay(text: string, lang: 'de' | 'en'): string | null {
   return `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
-export function DayField({ label, name, value, onChange }: { label: string; name: string; value: string; onChange: (iso: string) => void }) {
+/** `h:mm` / `hh:mm` on the 24-hour clock → `[hours, minutes]`, or null when it is no time of day. */
+export function parseTime(text: string): [number, number] | null {
+  const m = /^\s*(\d{1,2}):(\d{2})\s*$/.exec(text);
+  if (!m) return null;
+  const [h, min] = [Number(m[1]), Number(m[2])];
+  return h < 24 && min < 60 ? [h, min] : null;
+}
+
+export function DayField({
+  label,
+  name,
+  value,
+  onChange,
+  onValidity,
+  error,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (iso: string) => void;
+  /** told, as the operator types, whether the text is a day (or empty): a form can hold back its submit */
+  onValidity?: (valid: boolean) => void;
+  /** the server's word on the value, shown when the text itself is a day */
+  error?: string;
+}) {
   const { t, lang } = useI18n();
   const language = lang === 'de' ? 'de' : 'en';
   const [text, setText] = useState(() => formatDay(value, language));
@@ -37,7 +62,7 @@ export function DayField({ label, name, value, onChange }: { label: string; name
   const invalid = text.trim() !== '' && parseDay(text, language) === null;
   const pattern = t('common.dayPattern');
   return (
-    <Field label={label} optional hint={pattern} error={invalid ? t('field.day', { pattern }) : undefined}>
+    <Field label={label} optional hint={pattern} error={invalid ? t('field.day', { pattern }) : error}>
       {(p) => (
         <input
           {...p}
@@ -48,12 +73,11 @@ export function DayField({ label, name, value, onChange }: { label: string; name
           placeholder={pattern}
           value={text}
           onChange={(e) => {
-            setText(e.target.value);
-            if (e.target.value.trim() === '') onChange('');
-            else {
-              const iso = parseDay(e.target.value, language);
-              if (iso) onChange(iso);
-            }
+            const typed = e.target.value;
+            setText(typed);
+            const iso = typed.trim() === '' ? '' : parseDay(typed, language);
+            if (iso !== null) onChange(iso);
+            onValidity?.(iso !== null);
           }}
         />
       )}

@@ -3,10 +3,16 @@
 import { useCallback, useRef } from 'react';
 import { useRouter, withQuery } from './router.js';
 
+/** The page a URL's query opens: its number and cursor; a cursor without its page (or the other way round) is page 1. */
+export function pageOf(query: URLSearchParams): { page: number; cursor: string | null } {
+  const page = Math.max(1, Math.floor(Number(query.get('page'))) || 1);
+  const cursor = page > 1 ? query.get('cursor') : null;
+  return page === 1 || cursor ? { page, cursor } : { page: 1, cursor: null };
+}
+
 export function usePager() {
   const { location, navigate } = useRouter();
-  const page = Math.max(1, Math.floor(Number(location.query.get('page'))) || 1);
-  const cursor = page > 1 ? location.query.get('cursor') : null;
+  const { page, cursor } = pageOf(location.query);
   const walked = useRef(0);
   const at = useCallback(
     (patch: { page?: number; cursor?: string | null }, replace = false) => {
@@ -28,9 +34,7 @@ export function usePager() {
       window.history.back();
     } else at({ page: 1 }, true);
   }, [at]);
-  // a cursor without its page (or the other way round) starts again at the first page
-  const valid = page === 1 || Boolean(cursor);
-  return { cursor: valid ? cursor : null, page: valid ? page : 1, next, previous };
+  return { cursor, page, next, previous };
 }
 
 /** Filters kept in the URL: reading them, and changing some (which starts again at the first page). */

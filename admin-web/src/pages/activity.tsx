@@ -9,6 +9,7 @@ import { useTitle } from '../lib/use-title.js';
 import { ActivityTable, AuditLogDocument, auditContext, useAuditLabels } from '../components/activity.js';
 import { UserField } from '../components/pickers.js';
 import { ExportLinks } from '../components/export-links.js';
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 
 const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'aboutUserId', 'from', 'to'] as const;
@@ -33,7 +34,8 @@ export function ActivityPage() {
   const { actionText, targetTypeText } = useAuditLabels();
   useTitle(t('audit.title'));
   const pager = usePager();
-  const [filters, setFilters] = useUrlFilters(FILTERS);
+  const [filters, setFilters] = useUrlFilters([...FILTERS, 'limit'] as const);
+  const limit = pageSize(filters.limit);
   const filtered = FILTERS.some((k) => filters[k]);
   const context = useMemo(() => auditContext, []);
   const [{ data: vocabulary }] = useQuery({ query: AuditVocabularyDocument });
@@ -50,8 +52,10 @@ export function ActivityPage() {
       from: dayStart(filters.from),
       // the `to` day is included: the query's `to` is exclusive, so it is the start of the next day
       to: dayStart(filters.to, 1),
-      limit: 25,
+      limit,
       cursor: pager.cursor,
+      // the Activity page's "1–20 of N"; the user's and role's sections show their latest entries only
+      withTotal: true,
     },
     context,
   });
@@ -140,6 +144,7 @@ export function ActivityPage() {
           <div className="card">
             <ActivityTable entries={rows} caption={t('audit.title')} />
           </div>
+          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.auditLogTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
           <Pager
             page={pager.page}
             hasNext={Boolean(data.auditLog.nextCursor)}

@@ -5,16 +5,18 @@ import { graphql } from '../gql/index.js';
 import { useI18n } from '../i18n/index.js';
 import { Link } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
-import { usePager } from '../lib/use-pager.js';
+import { usePager, useUrlFilters } from '../lib/use-pager.js';
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { useTitle } from '../lib/use-title.js';
 import { Badge, EmptyState, ErrorAlert, Loading, PageHeader, Pager } from '../components/ui.js';
 
 const RolesDocument = graphql(`
-  query Roles($cursor: String) {
-    roles(limit: 50, cursor: $cursor) {
+  query Roles($limit: Int, $cursor: String) {
+    roles(limit: $limit, cursor: $cursor) {
       data { id code name permissions inherits system effectivePermissions }
       nextCursor
     }
+    rolesTotal { count exact }
   }
 `);
 
@@ -23,8 +25,10 @@ export function RolesPage() {
   useTitle(t('roles.title'));
   const { can } = useSession();
   const pager = usePager();
+  const [filters, setFilters] = useUrlFilters(['limit'] as const);
+  const limit = pageSize(filters.limit);
   const context = useMemo(() => ({ additionalTypenames: ['Role'] }), []);
-  const [{ data, error, fetching }, refetch] = useQuery({ query: RolesDocument, variables: { cursor: pager.cursor }, context });
+  const [{ data, error, fetching }, refetch] = useQuery({ query: RolesDocument, variables: { limit, cursor: pager.cursor }, context });
   const names = new Map((data?.roles.data ?? []).map((r) => [r.id, r.name]));
   return (
     <>
@@ -92,6 +96,13 @@ export function RolesPage() {
               </tbody>
             </table>
           </div>
+          <ListFooter
+            page={pager.page}
+            limit={limit}
+            shown={data.roles.data.length}
+            total={data.rolesTotal}
+            onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+          />
           <Pager
             page={pager.page}
             hasNext={Boolean(data.roles.nextCursor)}

@@ -9,7 +9,8 @@ import type { MessageKey } from '../i18n/en.js';
 import { Link, useRouter, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { useFlash } from '../lib/flash.js';
-import { usePager } from '../lib/use-pager.js';
+import { pageOf, usePager } from '../lib/use-pager.js';
+import { useStartedRequestPolicy } from '../lib/prefetch.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
 import { ActorLink, LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
@@ -69,17 +70,43 @@ const SEARCH_PAUSE_MS = 250;
 const LIVE_RELOAD_MS = 1_000;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
+function filtersOf(query: URLSearchParams): Filters {
+  const f = {} as Filters;
+  for (const k of FILTERS) f[k] = query.get(k) ?? '';
+  return f;
+}
+
+/** The list's filters as the API takes them (the bulk selection's "every matching tension" too). */
+function filterVariables(filters: Filters) {
+  return {
+    state: asTensionState(filters.state),
+    actorId: filters.actorId || null,
+    leadUserId: filters.leadUserId || null,
+    q: filters.q || null,
+    minScore: filters.minScore ? Number(filters.minScore) : null,
+    sort: asTensionSort(filters.sort),
+  };
+}
+
+const LIST_CONTEXT = { additionalTypenames: ['Tension'] };
+
+/** The list's query for a URL: built from the URL alone, so the app's start sends it beside `me` (lib/prefetch.ts). */
+export function tensionsRequest(query: URLSearchParams) {
+  const filters = filtersOf(query);
+  return {
+    query: TensionsDocument,
+    variables: { ...filterVariables(filters), limit: pageSize(filters.limit), cursor: pageOf(query).cursor },
+    context: LIST_CONTEXT,
+  };
+}
+
 export function TensionsPage() {
   const flash = useFlash();
   const { t } = useI18n();
   useTitle(t('tensions.title'));
   const { can } = useSession();
   const { location, navigate } = useRouter();
-  const filters = useMemo(() => {
-    const f = {} as Filters;
-    for (const k of FILTERS) f[k] = location.query.get(k) ?? '';
-    return f;
-  }, [location.query]);
+  const filters = useMemo(() => filtersOf(location.query), [location.query]);
   const setFilter = (patch: Partial<Filters>) => navigate(withQuery('/tensions', { ...filters, ...patch }), { replace: true });
   const filtered = FILTERS.some((k) => k !== 'sort' && k !== 'limit' && filters[k]);
 
@@ -218,20 +245,10 @@ function TensionTable({
   const limit = pageSize(filters.limit);
   const { can } = useSession();
   const pager = usePager();
-  const context = useMemo(() => ({ additionalTypenames: ['Tension'] }), []);
-  const filterVariables = {
-    state: asTensionState(filters.state),
-    actorId: filters.actorId || null,
-    leadUserId: filters.leadUserId || null,
-    q: filters.q || null,
-    minScore: filters.minScore ? Number(filters.minScore) : null,
-    sort: asTensionSort(filters.sort),
-  };
-  const [{ data, error, fetching }, refetch] = useQuery({
-    query: TensionsDocument,
-    variables: { ...filterVariables, limit, cursor: pager.cursor },
-    context,
-  });
+  const { location } = useRouter();
+  const request = tensionsRequest(location.query);
+  const requestPolicy = useStartedRequestPolicy(request);
+  const [{ data, error, fetching }, refetch] = useQuery({ ...request, requestPolicy });
   // bulk selection (issue 36): rows of this page, or every tension matching the filter
   const bulk = can('tensions:write');
   const [selected, setSelected] = useState<Map<string, BulkItem>>(new Map());
@@ -249,7 +266,7 @@ function TensionTable({
   const selectMatching = async () => {
     setMatching({ loading: true, capped: false });
     try {
-      const { items, capped } = await matchingTensions(filterVariables);
+      const { items, capped } = await matchingTensions(filterVariables(filters));
       setSelected(new Map(items.map((i) => [i.id, i])));
       setMatching({ loading: false, capped });
     } catch {

@@ -8,6 +8,7 @@ import { useI18n } from '../i18n/index.js';
 import { useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
+import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
 import { useTitle } from '../lib/use-title.js';
 import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
 import { EndpointDialog, RotateSecretDialog, SecretOnceDialog } from '../components/webhook-dialogs.js';
@@ -19,11 +20,12 @@ const WebhookDocument = graphql(`
   }
 `);
 const DeliveriesDocument = graphql(`
-  query WebhookDeliveries($id: ID!, $status: String, $cursor: String) {
-    webhookDeliveries(id: $id, status: $status, limit: 25, cursor: $cursor) {
+  query WebhookDeliveries($id: ID!, $status: String, $limit: Int, $cursor: String) {
+    webhookDeliveries(id: $id, status: $status, limit: $limit, cursor: $cursor) {
       data { id eventType attempts status lastResponseStatus lastError durationMs lastAttemptAt nextAttemptAt createdAt }
       nextCursor
     }
+    webhookDeliveriesTotal(id: $id, status: $status) { count exact }
   }
 `);
 const UpdateDocument = graphql(`
@@ -168,11 +170,12 @@ export function WebhookDetailPage({ id }: { id: string }) {
 function Deliveries({ id, writer }: { id: string; writer: boolean }) {
   const { t, formatDate } = useI18n();
   const pager = usePager();
-  const [filters, setFilters] = useUrlFilters(['status'] as const);
+  const [filters, setFilters] = useUrlFilters(['status', 'limit'] as const);
+  const limit = pageSize(filters.limit);
   const context = useMemo(() => ctx, []);
   const [{ data, error, fetching }, refetch] = useQuery({
     query: DeliveriesDocument,
-    variables: { id, status: filters.status || null, cursor: pager.cursor },
+    variables: { id, status: filters.status || null, limit, cursor: pager.cursor },
     context,
   });
   const [, retry] = useMutation(RetryDocument);
@@ -258,6 +261,13 @@ function Deliveries({ id, writer }: { id: string; writer: boolean }) {
               </tbody>
             </table>
           </div>
+          <ListFooter
+            page={pager.page}
+            limit={limit}
+            shown={rows.length}
+            total={data.webhookDeliveriesTotal}
+            onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+          />
           <Pager
             page={pager.page}
             hasNext={Boolean(data.webhookDeliveries.nextCursor)}

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { pageOutput } from '../paging.js';
 import { defineOperation, type OperationEntry } from '../operations.js';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, auditEntryOutput, auditVocabulary, listAudit, listAuditQuery } from './audit.js';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, auditEntryOutput, auditVocabulary, countAudit, countAuditQuery, listAudit, listAuditQuery } from './audit.js';
+import { listTotalOutput } from '../list-total.js';
 
 export const auditPageOutput = pageOutput(auditEntryOutput, 'the audit trail, newest first');
 const auditVocabularyOutput = z.object({
@@ -38,6 +39,23 @@ export const AUDIT_OPERATIONS: OperationEntry[] = [
       type: 'AuditEntryPage',
       args: 'flat',
       description: 'Identity and administration actions, newest first (SPEC §11); `from` inclusive, `to` exclusive.',
+    },
+    mcp: { exposed: false, why: NOT_FOR_AGENTS },
+  }),
+  defineOperation({
+    operation: 'audit.count',
+    run: (deps, ctx, _p, input) => countAudit(deps, ctx, input),
+    input: countAuditQuery,
+    output: listTotalOutput,
+    // GraphQL only: the REST facade keeps exactly the contract's paths (SPEC §5), which have no count
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'auditLogTotal',
+      type: 'ListTotal',
+      args: 'flat',
+      description:
+        'How many entries the same filters as auditLog match: exact up to 10,000, past it 10,000 with exact false. Counted with a bound, never over every row.',
     },
     mcp: { exposed: false, why: NOT_FOR_AGENTS },
   }),

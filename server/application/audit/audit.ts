@@ -3,13 +3,22 @@
 // is the newest-first filtered list every face serves. An entry never holds a password, hash or key.
 import { z } from 'zod';
 import { ok, type Result } from '../../domain/errors.js';
-import { insertAuditEntry, listAuditEntries, type AuditBy, type AuditChanges, type AuditEntry, type AuditTarget } from '../../persistence/audit.js';
+import {
+  countAuditEntries,
+  insertAuditEntry,
+  listAuditEntries,
+  type AuditBy,
+  type AuditChanges,
+  type AuditEntry,
+  type AuditTarget,
+} from '../../persistence/audit.js';
 import { reader, type Tx } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Caller, Ctx, Deps } from '../context.js';
 import { cursorSchema, decodeCursor, instantKey, pageLimit, toPage, uuidKey, type Page } from '../paging.js';
 import { uuidSchema } from '../schemas.js';
 import { parseInput } from '../validate.js';
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 
 export const AUDIT_ACTIONS = [
   'user.created',
@@ -131,23 +140,24 @@ const instant = z.preprocess(
     .optional(),
 );
 
-export const listAuditQuery = z
-  .object({
-    action: z.preprocess(blankToUndefined, z.enum(AUDIT_ACTIONS).optional()).describe('Only entries of this action.'),
-    targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()).describe('Only entries about this kind of target.'),
-    targetId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only entries about this target (a UUID).'),
-    byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only what this user did (a UUID).'),
-    aboutUserId: z
-      .preprocess(blankToUndefined, uuidSchema.optional())
-      .describe("Only entries about this user (a UUID): the user as the target, or one of the user's API keys (provisioned, created, rotated, revoked)."),
-    from: instant.describe('Only entries at or after this instant (ISO 8601 with offset).'),
-    to: instant.describe('Only entries before this instant (ISO 8601 with offset); after `from`.'),
-    limit: pageLimit,
-    cursor: cursorSchema,
-  })
-  .superRefine((v, c) => {
-    if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
-  });
+const auditFilters = {
+  action: z.preprocess(blankToUndefined, z.enum(AUDIT_ACTIONS).optional()).describe('Only entries of this action.'),
+  targetType: z.preprocess(blankToUndefined, z.enum(AUDIT_TARGET_TYPES).optional()).describe('Only entries about this kind of target.'),
+  targetId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only entries about this target (a UUID).'),
+  byUserId: z.preprocess(blankToUndefined, uuidSchema.optional()).describe('Only what this user did (a UUID).'),
+  aboutUserId: z
+    .preprocess(blankToUndefined, uuidSchema.optional())
+    .describe("Only entries about this user (a UUID): the user as the target, or one of the user's API keys (provisioned, created, rotated, revoked)."),
+  from: instant.describe('Only entries at or after this instant (ISO 8601 with offset).'),
+  to: instant.describe('Only entries before this instant (ISO 8601 with offset); after `from`.'),
+};
+const fromBeforeTo = (v: { from?: Date; to?: Date }, c: z.RefinementCtx) => {
+  if (v.from && v.to && v.from.getTime() >= v.to.getTime()) c.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+};
+
+export const listAuditQuery = z.object({ ...auditFilters, limit: pageLimit, cursor: cursorSchema }).superRefine(fromBeforeTo);
+/** The list's filters, for its total. */
+export const countAuditQuery = z.object(auditFilters).superRefine(fromBeforeTo);
 
 /** An entry as every face shows it. */
 export interface AuditEntryView extends Omit<AuditEntry, 'at'> {
@@ -203,6 +213,15 @@ export function auditVocabulary(ctx: Ctx): Result<AuditVocabulary> {
 }
 
 const auditCursorKey = z.tuple([instantKey, uuidKey]);
+
+/** How many entries the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countAudit(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'audit.count');
+  if (denied) return denied;
+  const parsed = parseInput(countAuditQuery, input);
+  if (!parsed.ok) return parsed;
+  return ok(boundedTotal(await countAuditEntries(reader(deps.orm), parsed.value, TOTAL_BOUND)));
+}
 
 export async function listAudit(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<Page<AuditEntryView>>> {
   const denied = authorize(ctx, 'audit.list');

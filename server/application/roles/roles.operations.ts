@@ -6,7 +6,20 @@
 import { z } from 'zod';
 import { pageOutput } from '../paging.js';
 import { defineOperation, NOT_FOR_AGENTS, type OperationEntry } from '../operations.js';
-import { createRole, createRoleInput, deleteRole, getRole, listPermissions, listRoles, listRolesInput, updateRole, updateRoleInput } from './roles.js';
+import {
+  countRoles,
+  countRolesInput,
+  createRole,
+  createRoleInput,
+  deleteRole,
+  getRole,
+  listPermissions,
+  listRoles,
+  listRolesInput,
+  updateRole,
+  updateRoleInput,
+} from './roles.js';
+import { listTotalOutput } from '../list-total.js';
 import { roleOutput } from './role.read.js';
 
 export const rolePageOutput = pageOutput(roleOutput, 'roles');
@@ -47,6 +60,23 @@ export const ROLE_OPERATIONS: OperationEntry[] = [
       description: 'Roles, a page at a time, each with its own and its effective (inherited) permissions.',
     },
     graphql: { kind: 'query', field: 'roles', type: 'RolePage', args: 'flat' },
+    mcp: { exposed: false, why: NOT_FOR_AGENTS.identityRead },
+  }),
+  defineOperation({
+    operation: 'roles.count',
+    run: (deps, ctx, _p, input) => countRoles(deps, ctx, input),
+    input: countRolesInput,
+    output: listTotalOutput,
+    // GraphQL only: the REST facade keeps exactly the contract's paths (SPEC §5), which have no count
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'rolesTotal',
+      type: 'ListTotal',
+      args: 'flat',
+      description:
+        'How many roles the same search as the roles list matches: exact up to 10,000, past it 10,000 with exact false. Counted with a bound, never over every row.',
+    },
     mcp: { exposed: false, why: NOT_FOR_AGENTS.identityRead },
   }),
   defineOperation({

@@ -16,6 +16,7 @@ import { listRoleRows, loadRole, type RoleView } from './role.read.js';
 import { diffFields, fieldsOf, recordAudit, roleTarget } from '../audit/audit.js';
 import { expectedVersionOf, staleVersion } from '../versions.js';
 import { lockRowVersion } from '../../persistence/row-versions.js';
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 
 /** A catalogue permission, `<resource>:*` or `*`: what roles and key scopes are written in. */
 export const grantSchema = z
@@ -89,6 +90,17 @@ export async function listRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<R
       (r) => r,
     ),
   );
+}
+
+export const countRolesInput = listRolesInput.pick({ q: true });
+
+/** How many roles the list's search matches, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countRoles(deps: Deps, ctx: Ctx, input: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'roles.count');
+  if (denied) return denied;
+  const parsed = parseInput(countRolesInput, input);
+  if (!parsed.ok) return parsed;
+  return ok(boundedTotal(await roles.countRoleRows(reader(deps.orm), parsed.value.q || undefined, TOTAL_BOUND)));
 }
 
 export async function getRole(deps: Deps, ctx: Ctx, id: string): Promise<Result<RoleView>> {

@@ -78,6 +78,9 @@ export const listDeliveriesInput = z.strictObject({
   cursor: cursorSchema,
 });
 
+/** The deliveries list's filter, for its total. */
+export const countDeliveriesInput = listDeliveriesInput.pick({ status: true });
+
 export const replayWebhookInput = z.strictObject({
   after: cursorParam.describe(
     "Send again every matching event after this feed cursor (an event page's nextCursor, §10). At most 10,000 a call: continue from the answer's nextCursor.",

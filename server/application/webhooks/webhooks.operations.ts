@@ -7,6 +7,7 @@
 // Reading endpoints and deliveries helps no tension work. Integrations are wired by humans on REST and GraphQL.
 import { defineOperation, type McpFace, type OperationEntry } from '../operations.js';
 import {
+  countDeliveriesInput,
   createWebhookInput,
   deliveryOutput,
   deliveryPageOutput,
@@ -20,7 +21,9 @@ import {
   webhookPageOutput,
   webhookWithSecretOutput,
 } from './webhook.inputs.js';
+import { listTotalOutput } from '../list-total.js';
 import {
+  countDeliveries,
   createWebhook,
   deleteWebhook,
   getWebhook,
@@ -199,6 +202,24 @@ export const WEBHOOK_OPERATIONS: OperationEntry[] = [
       description: 'Deliveries with their attempts, newest first, optionally of one status.',
     },
     graphql: { kind: 'query', field: 'webhookDeliveries', type: 'WebhookDeliveryPage', args: 'flat' },
+    mcp: NOT_FOR_AGENTS_READ,
+  }),
+  defineOperation({
+    operation: 'webhooks.countDeliveries',
+    run: (deps, ctx, p, input) => countDeliveries(deps, ctx, p.id, input),
+    input: countDeliveriesInput,
+    output: listTotalOutput,
+    // GraphQL only, as the other lists' totals: the REST facade keeps exactly the contract's paths (SPEC §14)
+    rest: null,
+    graphql: {
+      kind: 'query',
+      field: 'webhookDeliveriesTotal',
+      type: 'ListTotal',
+      args: 'flat',
+      pathParams: ['id'],
+      description:
+        "How many of an endpoint's deliveries the same status filter as webhookDeliveries matches: exact up to 10,000, past it 10,000 with exact false. Counted with a bound, never over every row.",
+    },
     mcp: NOT_FOR_AGENTS_READ,
   }),
   defineOperation({

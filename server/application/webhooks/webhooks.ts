@@ -17,11 +17,13 @@ import { feedHead, readFeed, type FeedCursor } from '../../persistence/event-sto
 import * as store from '../../persistence/webhooks.js';
 import { diffFields, fieldsOf, recordAudit } from '../audit/audit.js';
 import { staleVersion } from '../versions.js';
+import { boundedTotal, TOTAL_BOUND, type ListTotal } from '../list-total.js';
 import { encodeFeedCursor, resolveAfter, toFeedEventView } from '../events/events.js';
 import { checkDestination, systemResolver } from './destination.js';
 import {
   createWebhookInput,
   ENDPOINTS_MAX,
+  countDeliveriesInput,
   listDeliveriesInput,
   listWebhooksInput,
   PENDING_TESTS_MAX,
@@ -297,6 +299,18 @@ export async function listDeliveries(deps: Deps, ctx: Ctx, id: string, input: un
   if (!before.ok) return before;
   const rows = await store.listDeliveryRows(em, endpointId, parsed.value.status, before.value, parsed.value.limit + 1);
   return ok(toPage(deps, 'webhookDeliveries', rows, parsed.value.limit, (r) => [r.createdAt.toISOString(), r.seq], toDeliveryView));
+}
+
+/** How many of an endpoint's deliveries the list's filter matches, exact up to TOTAL_BOUND (a count with a LIMIT). */
+export async function countDeliveries(deps: Deps, ctx: Ctx, id: string, input: unknown): Promise<Result<ListTotal>> {
+  const denied = authorize(ctx, 'webhooks.countDeliveries');
+  if (denied) return denied;
+  const parsed = parseInput(countDeliveriesInput, input);
+  if (!parsed.ok) return parsed;
+  const endpointId = idOf(id);
+  const em = reader(deps.orm);
+  if (!endpointId || !(await store.findEndpoint(em, endpointId))) return notFound(id);
+  return ok(boundedTotal(await store.countDeliveryRows(em, endpointId, parsed.value.status, TOTAL_BOUND)));
 }
 
 export async function retryDelivery(deps: Deps, ctx: Ctx, id: string, deliveryId: string): Promise<Result<DeliveryView>> {
