@@ -10,6 +10,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // expect.poll waits up to 10 s (vitest's default is 1 s): a browser list reloading on a machine running two
+    // files at once took longer, and a poll's answer is its condition, not its speed (timings go to `npm run bench`).
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 120_000,
     // each file opens its own database (a fresh PostgreSQL database, or its own embedded one), cloned from
     // the migrated template the global setup makes once per run
