@@ -11,6 +11,7 @@ import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.j
 let app: TestApp;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
+const ids = new Map<string, string>();
 
 beforeAll(async () => {
   ensureWebBuild();
@@ -26,8 +27,15 @@ beforeAll(async () => {
     { name: 'Bollards rusting', actorId: harbour, score: 5, leadUserId: berit },
     { name: 'Tug schedule slips', actorId: anchorage, score: 3, leadUserId: ahmed },
   ];
-  for (const t of tensions) expect((await api.post('/tensions', t)).status).toBe(201);
+  for (const t of tensions) {
+    const created = await api.post('/tensions', t);
+    expect(created.status).toBe(201);
+    ids.set(t.name, created.body.tension.id);
+  }
 });
+
+/** Within one actor the tie-breaker is the tension's id (random UUIDs): Harbour's two tensions in id order. */
+const harbourById = (dir: 1 | -1) => ['Cranes idle', 'Bollards rusting'].sort((a, b) => dir * (ids.get(a)! < ids.get(b)! ? -1 : 1));
 
 afterAll(async () => {
   for (const c of contexts) await c.close();
@@ -43,11 +51,11 @@ describe('tensions list sorted by state, actor and lead', () => {
     await page.getByRole('link', { name: 'Cranes idle' }).waitFor();
     await page.getByRole('button', { name: /^Actor/ }).click();
     await page.waitForURL(/sort=actor/);
-    await expect.poll(() => shownNames(page)).toEqual(['Tug schedule slips', 'Bollards rusting', 'Cranes idle']);
+    await expect.poll(() => shownNames(page)).toEqual(['Tug schedule slips', ...harbourById(1)]);
     expect(await page.getByRole('columnheader', { name: /^Actor/ }).getAttribute('aria-sort')).toBe('ascending');
     await page.getByRole('button', { name: /^Actor/ }).click();
     await page.waitForURL(/sort=-actor/);
-    await expect.poll(() => shownNames(page)).toEqual(['Cranes idle', 'Bollards rusting', 'Tug schedule slips']);
+    await expect.poll(() => shownNames(page)).toEqual([...harbourById(-1), 'Tug schedule slips']);
     expect(await page.getByRole('columnheader', { name: /^Actor/ }).getAttribute('aria-sort')).toBe('descending');
 
     await page.getByRole('button', { name: /^Lead/ }).click();
