@@ -20,6 +20,7 @@ import { Migration20261126110000_oidc_sign_in } from './Migration20261126110000_
 import { Migration20261126120000_tension_search } from './Migration20261126120000_tension_search.js';
 import { Migration20261126130000_dashboard_rollups } from './Migration20261126130000_dashboard_rollups.js';
 import { Migration20261128130000_rollups_per_statement } from './Migration20261128130000_rollups_per_statement.js';
+import { Migration20261128170000_webhook_deliveries_lighter } from './Migration20261128170000_webhook_deliveries_lighter.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration20261126120000_tension_search', class: Migration20261126120000_tension_search },
   { name: 'Migration20261126130000_dashboard_rollups', class: Migration20261126130000_dashboard_rollups },
   { name: 'Migration20261128130000_rollups_per_statement', class: Migration20261128130000_rollups_per_statement },
+  { name: 'Migration20261128170000_webhook_deliveries_lighter', class: Migration20261128170000_webhook_deliveries_lighter },
 ];
