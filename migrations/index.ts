@@ -22,6 +22,7 @@ import { Migration20261126130000_dashboard_rollups } from './Migration2026112613
 import { Migration20261128130000_rollups_per_statement } from './Migration20261128130000_rollups_per_statement.js';
 import { Migration20261128140000_api_key_search } from './Migration20261128140000_api_key_search.js';
 import { Migration20261128150000_party_sort_indexes } from './Migration20261128150000_party_sort_indexes.js';
+import { Migration20261128170000_webhook_deliveries_lighter } from './Migration20261128170000_webhook_deliveries_lighter.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -47,4 +48,5 @@ export const migrationsList = [
   { name: 'Migration20261128130000_rollups_per_statement', class: Migration20261128130000_rollups_per_statement },
   { name: 'Migration20261128140000_api_key_search', class: Migration20261128140000_api_key_search },
   { name: 'Migration20261128150000_party_sort_indexes', class: Migration20261128150000_party_sort_indexes },
+  { name: 'Migration20261128170000_webhook_deliveries_lighter', class: Migration20261128170000_webhook_deliveries_lighter },
 ];

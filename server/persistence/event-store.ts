@@ -56,7 +56,7 @@ export interface AppendOptions {
   occurredAt: Date;
 }
 
-interface EventRow {
+export interface EventRow {
   position: string | number;
   id: string;
   stream_type: string;

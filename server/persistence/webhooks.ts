@@ -1,7 +1,7 @@
 // Webhook endpoints and deliveries (SPEC §14): the SQL of the use cases and of the dispatcher. An endpoint
 // row holds its secrets and its own feed checkpoint; a delivery row its attempts and next-attempt time.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FeedCursor } from './event-store.js';
+import { toStoredEvent, type EventRow, type FeedCursor, type StoredEvent } from './event-store.js';
 
 export type Tx = EntityManager;
 
@@ -188,23 +188,31 @@ export interface NewDelivery {
   messageId: string;
   eventId: string | null;
   eventType: string;
+  /** the event's stream (what orders first attempts); null: the delivery is its own */
+  stream: string | null;
+  /** the body of a message that is no feed event (a test message); null for an event, whose body is built from its row at each attempt */
   payload: unknown;
 }
+
+const deliveryRecord = (r: NewDelivery) => ({
+  id: r.id,
+  message_id: r.messageId,
+  event_id: r.eventId,
+  event_type: r.eventType,
+  stream: r.stream,
+  payload: r.payload ?? null,
+});
 
 /** Queues first attempts, in the order given (their `seq` keeps it). */
 export async function insertDeliveries(tx: EntityManager, endpointId: string, rows: NewDelivery[], at: Date): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(
-    `insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, payload, created_at)
-     select d.id, ?, d.message_id, d.event_id, d.event_type, d.payload, ?
-     from rows from (json_to_recordset(?::json) as (id uuid, message_id text, event_id uuid, event_type text, payload json))
-          with ordinality as d(id, message_id, event_id, event_type, payload, n)
+    `insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, stream, payload, created_at)
+     select d.id, ?, d.message_id, d.event_id, d.event_type, d.stream, d.payload, ?
+     from rows from (json_to_recordset(?::json) as (id uuid, message_id text, event_id uuid, event_type text, stream text, payload json))
+          with ordinality as d(id, message_id, event_id, event_type, stream, payload, n)
      order by n`,
-    [
-      endpointId,
-      at,
-      JSON.stringify(rows.map((r) => ({ id: r.id, message_id: r.messageId, event_id: r.eventId, event_type: r.eventType, payload: r.payload }))),
-    ],
+    [endpointId, at, JSON.stringify(rows.map(deliveryRecord))],
   );
 }
 
@@ -359,10 +367,10 @@ export async function fillLanes(em: EntityManager, fills: LaneFill[], at: Date):
        where e.id = w.endpoint_id and e.enabled and e.checkpoint_tid = w.from_tid::xid8 and e.checkpoint_pos = w.from_pos
        returning e.id),
      queued as (
-       insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, payload, created_at)
-       select d.id, d.endpoint_id, d.message_id, d.event_id, d.event_type, d.payload, ?
-       from rows from (json_to_recordset(?::json) as (id uuid, endpoint_id uuid, message_id text, event_id uuid, event_type text, payload json))
-            with ordinality as d(id, endpoint_id, message_id, event_id, event_type, payload, n)
+       insert into webhook_deliveries (id, endpoint_id, message_id, event_id, event_type, stream, payload, created_at)
+       select d.id, d.endpoint_id, d.message_id, d.event_id, d.event_type, d.stream, d.payload, ?
+       from rows from (json_to_recordset(?::json) as (id uuid, endpoint_id uuid, message_id text, event_id uuid, event_type text, stream text, payload json))
+            with ordinality as d(id, endpoint_id, message_id, event_id, event_type, stream, payload, n)
        where d.endpoint_id in (select id from moved)
        order by n)
      select id from moved`,
@@ -377,18 +385,7 @@ export async function fillLanes(em: EntityManager, fills: LaneFill[], at: Date):
         })),
       ),
       at,
-      JSON.stringify(
-        fills.flatMap((f) =>
-          f.deliveries.map((r) => ({
-            id: r.id,
-            endpoint_id: f.endpointId,
-            message_id: r.messageId,
-            event_id: r.eventId,
-            event_type: r.eventType,
-            payload: r.payload,
-          })),
-        ),
-      ),
+      JSON.stringify(fills.flatMap((f) => f.deliveries.map((r) => ({ ...deliveryRecord(r), endpoint_id: f.endpointId })))),
     ],
   );
   return rows.map((r) => r.id);
@@ -399,14 +396,16 @@ export interface ClaimedDelivery {
   endpointId: string;
   messageId: string;
   eventType: string;
-  /** the body as stored (the JSON text sent) */
-  body: string;
-  /** the body's `timestamp` (the event's commit), null for a test message */
-  timestamp: string | null;
+  /** the body as stored (a test message, or a row written before bodies were built from the event), else null */
+  payload: string | null;
+  /** the feed's event, when the body is built from it; null when it is stored (or the event is gone) */
+  event: StoredEvent | null;
   /** what orders it: the event's stream, or the delivery itself when it has none */
   stream: string;
   /** this attempt's number (1 for the first) */
   attempt: number;
+  /** a first attempt's run window, which its outcome must still hold; null for a retry (its attempt count is the claim) */
+  claimedUntil: Date | null;
   url: string;
   failingSince: Date | null;
   secrets: EndpointSecrets;
@@ -417,10 +416,11 @@ type ClaimRecord = {
   endpoint_id: string;
   message_id: string;
   event_type: string;
-  body: string;
-  ts: string | null;
+  payload: string | null;
+  event: EventRow | null;
   stream: string;
   attempts: number;
+  claimed_until: Date | string | null;
   url: string;
   failing_since: Date | string | null;
   secret: string;
@@ -432,17 +432,19 @@ const toClaim = (r: ClaimRecord): ClaimedDelivery => ({
   endpointId: r.endpoint_id,
   messageId: r.message_id,
   eventType: r.event_type,
-  body: r.body,
-  timestamp: r.ts,
+  payload: r.payload,
+  event: r.event ? toStoredEvent(r.event) : null,
   stream: r.stream,
-  attempt: r.attempts,
+  attempt: r.claimed_until === null ? r.attempts : 1,
+  claimedUntil: date(r.claimed_until),
   url: r.url,
   failingSince: date(r.failing_since),
   secrets: { secret: r.secret, previousSecret: r.previous_secret, previousSecretUntil: date(r.previous_secret_until) },
 });
-const CLAIMED = `d.id, d.endpoint_id, d.message_id, d.event_type, d.payload::text as body, d.payload ->> 'timestamp' as ts,
-  coalesce(d.payload #>> '{data,streamId}', d.id::text) as stream, d.attempts, e.url, e.failing_since, e.secret, e.previous_secret,
-  e.previous_secret_until`;
+const STREAM = `coalesce(d.stream, d.payload #>> '{data,streamId}', d.id::text)`;
+const CLAIMED = `d.id, d.endpoint_id, d.message_id, d.event_type, d.payload::text as payload,
+  (select to_json(ev) from domain_events ev where d.payload is null and ev.id = d.event_id) as event,
+  ${STREAM} as stream, d.attempts, d.claimed_until, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_until`;
 
 /** What a lane asks for: at most `room` first attempts, none of a stream in `busy` (one of its attempts is in flight). */
 export interface FirstAttemptWant {
@@ -455,9 +457,10 @@ export interface FirstAttemptWant {
  * Claims the next first attempts of several endpoints in one statement, each endpoint's in feed order
  * (`seq`): at most `room` each, and stopping before the first one whose stream already has an attempt in
  * flight or earlier in the batch, so the batch can be sent at once without two events of one stream
- * racing each other. A claim counts the attempt and moves its next-attempt time past the attempt's longest
- * run, so no other claim can take it (a crash leaves it due again then, as a retry). Answers the claimed
- * rows in each endpoint's order, and the endpoints that have first attempts waiting beyond them.
+ * racing each other. A claim sets `claimed_until` past the attempt's longest run, so no other claim takes
+ * it meanwhile, and a crash leaves it to be claimed again then, still in feed order. It writes no indexed
+ * column (a HOT update: no index entry); the attempt is counted when its outcome is written. Answers the
+ * claimed rows in each endpoint's order, and the endpoints that have first attempts waiting beyond them.
  */
 export async function claimFirstAttempts(
   em: EntityManager,
@@ -470,8 +473,9 @@ export async function claimFirstAttempts(
     `with want as (select * from json_to_recordset(?::json) as w(endpoint_id uuid, room int, busy text[])),
      candidate as (
        select c.* from want w cross join lateral (
-         select d.id, d.seq, d.endpoint_id, coalesce(d.payload #>> '{data,streamId}', d.id::text) as stream
-         from webhook_deliveries d where d.endpoint_id = w.endpoint_id and d.attempts = 0 and d.status = 'pending'
+         select d.id, d.seq, d.endpoint_id, ${STREAM} as stream
+         from webhook_deliveries d
+         where d.endpoint_id = w.endpoint_id and d.attempts = 0 and d.status = 'pending' and (d.claimed_until is null or d.claimed_until < ?)
          order by d.seq limit w.room + 1 for update skip locked) c),
      ranked as (
        select c.*, row_number() over (partition by c.endpoint_id, c.stream order by c.seq) as in_stream,
@@ -482,12 +486,12 @@ export async function claimFirstAttempts(
        where r.in_stream > 1 or r.stream = any(w.busy) or r.k > w.room group by r.endpoint_id),
      chosen as (select r.id from ranked r left join cut on cut.endpoint_id = r.endpoint_id where cut.seq is null or r.seq < cut.seq),
      claimed as (
-       update webhook_deliveries d set attempts = 1, last_attempt_at = ?, next_attempt_at = ?
+       update webhook_deliveries d set last_attempt_at = ?, claimed_until = ?
        from webhook_endpoints e where d.id in (select id from chosen) and e.id = d.endpoint_id and e.enabled
        returning d.seq, ${CLAIMED})
      select (select coalesce(json_agg(c order by c.endpoint_id, c.seq), '[]'::json) from claimed c) as claimed,
             (select json_object_agg(endpoint_id, n) from (select endpoint_id, count(*) as n from candidate group by endpoint_id) x) as candidates`,
-    [JSON.stringify(wants.map((w) => ({ endpoint_id: w.endpointId, room: w.room, busy: w.busy }))), now, runUntil],
+    [JSON.stringify(wants.map((w) => ({ endpoint_id: w.endpointId, room: w.room, busy: w.busy }))), now, now, runUntil],
   );
   const claimed = row.claimed.map(toClaim);
   const taken = new Map<string, number>();
@@ -525,7 +529,7 @@ export async function claimDueRetries(
                 row_number() over (partition by due.endpoint_id order by due.next_attempt_at) as k
          from due left join busy b on b.endpoint_id = due.endpoint_id) x
        where k + n <= ? order by next_attempt_at limit ?)
-     update webhook_deliveries d set attempts = d.attempts + 1, status = 'pending', last_attempt_at = ?, next_attempt_at = ?
+     update webhook_deliveries d set attempts = d.attempts + 1, status = 'pending', last_attempt_at = ?, next_attempt_at = ?, claimed_until = null
      from webhook_endpoints e where d.id in (select id from chosen) and e.id = d.endpoint_id
      returning ${CLAIMED}`,
     [now, limit * 4, JSON.stringify([...inFlight].map(([endpoint_id, n]) => ({ endpoint_id, n }))), perEndpoint, limit, now, runUntil],
@@ -542,12 +546,25 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/** Records an attempt's outcome, only if no later attempt of the delivery was claimed meanwhile. */
-export async function recordAttempt(tx: EntityManager, id: string, attempt: number, o: AttemptOutcome): Promise<boolean> {
+/**
+ * Whether an outcome is still the one to write: a first attempt's claim still holds (its window was not
+ * claimed again), or no later attempt of a retry was claimed meanwhile.
+ */
+const STILL_CLAIMED = `case when o.claimed_until is null then d.attempts = o.attempt else d.attempts = 0 and d.claimed_until = o.claimed_until end`;
+
+/** Records an attempt's outcome (and counts a first attempt), only if it still holds its claim. */
+export async function recordAttempt(
+  tx: EntityManager,
+  id: string,
+  claim: Pick<ClaimedDelivery, 'attempt' | 'claimedUntil'>,
+  o: AttemptOutcome,
+): Promise<boolean> {
   const rows = await tx.execute(
-    `update webhook_deliveries set status = ?, next_attempt_at = ?, last_response_status = ?, last_response_body = ?, last_error = ?, duration_ms = ?
-     where id = ? and attempts = ? returning 1`,
-    [o.status, o.nextAttemptAt, o.responseStatus, o.responseBody, o.error, o.durationMs, id, attempt],
+    `update webhook_deliveries d set attempts = o.attempt, status = ?, next_attempt_at = ?, last_response_status = ?, last_response_body = ?,
+       last_error = ?, duration_ms = ?, claimed_until = null
+     from (select ?::int as attempt, ?::timestamptz as claimed_until) o
+     where d.id = ? and ${STILL_CLAIMED} returning 1`,
+    [o.status, o.nextAttemptAt, o.responseStatus, o.responseBody, o.error, o.durationMs, claim.attempt, claim.claimedUntil, id],
   );
   return rows.length === 1;
 }
@@ -555,6 +572,7 @@ export async function recordAttempt(tx: EntityManager, id: string, attempt: numb
 export interface RecordedOutcome extends AttemptOutcome {
   id: string;
   attempt: number;
+  claimedUntil: Date | null;
   endpointId: string;
   succeeded: boolean;
   /** when the answer came */
@@ -571,12 +589,13 @@ export async function recordAttempts(em: EntityManager, outcomes: RecordedOutcom
   if (outcomes.length === 0) return new Set();
   const rows = await em.execute<{ id: string }[]>(
     `with o as (
-       select * from json_to_recordset(?::json) as o(id uuid, attempt int, endpoint_id uuid, ok boolean, at timestamptz, status text,
-         next_attempt_at timestamptz, response_status int, response_body text, error text, duration_ms int)),
+       select * from json_to_recordset(?::json) as o(id uuid, attempt int, claimed_until timestamptz, endpoint_id uuid, ok boolean, at timestamptz,
+         status text, next_attempt_at timestamptz, response_status int, response_body text, error text, duration_ms int)),
      recorded as (
-       update webhook_deliveries d set status = o.status, next_attempt_at = o.next_attempt_at, last_response_status = o.response_status,
-         last_response_body = o.response_body, last_error = o.error, duration_ms = o.duration_ms
-       from o where d.id = o.id and d.attempts = o.attempt
+       update webhook_deliveries d set attempts = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at,
+         last_response_status = o.response_status, last_response_body = o.response_body, last_error = o.error, duration_ms = o.duration_ms,
+         claimed_until = null
+       from o where d.id = o.id and ${STILL_CLAIMED}
        returning d.id),
      health as (
        select h.endpoint_id, h.ok_at,
@@ -594,6 +613,7 @@ export async function recordAttempts(em: EntityManager, outcomes: RecordedOutcom
         outcomes.map((o) => ({
           id: o.id,
           attempt: o.attempt,
+          claimed_until: o.claimedUntil?.toISOString() ?? null,
           endpoint_id: o.endpointId,
           ok: o.succeeded,
           at: o.at.toISOString(),
@@ -625,4 +645,23 @@ export async function backlog(em: EntityManager, now: Date): Promise<{ endpointI
     [now],
   );
   return rows.map((r) => ({ endpointId: r.endpoint_id, waiting: r.waiting, oldestSeconds: Math.max(0, r.oldest ?? 0) }));
+}
+
+/**
+ * Deletes up to `limit` succeeded deliveries created before `before`, each endpoint's read back from there
+ * by the log's index (so no index of its own to keep up on the hot path). Answers how many it deleted.
+ */
+export async function purgeSucceeded(em: EntityManager, before: Date, limit: number): Promise<number> {
+  const rows = await em.execute<{ n: number }[]>(
+    `with gone as (
+       delete from webhook_deliveries where id in (
+         select x.id from webhook_endpoints e cross join lateral (
+           select d.id from webhook_deliveries d where d.endpoint_id = e.id and d.created_at < ? and d.status = 'succeeded'
+           order by d.created_at desc, d.seq desc limit ?) x
+         limit ?)
+       returning 1)
+     select count(*)::int as n from gone`,
+    [before, limit, limit],
+  );
+  return rows[0].n;
 }

@@ -97,7 +97,7 @@ export interface FeedPageView {
   nextCursor: string;
 }
 
-export function toFeedEventView(e: FeedEvent): FeedEventView {
+export function toFeedEventView(e: StoredEvent): FeedEventView {
   const { apiKeyId: _hidden, ...metadata } = e.metadata;
   return {
     position: e.position,

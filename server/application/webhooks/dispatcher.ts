@@ -27,7 +27,7 @@ import { recordAudit } from '../audit/audit.js';
 import { systemCaller } from '../context.js';
 import { checkDestination, systemResolver, type HostResolver } from './destination.js';
 import { attempt, ATTEMPT_TIMEOUT_MS, notSent, PER_ENDPOINT, post, type AttemptResult } from './sender.js';
-import { deliveryOfEvent } from './webhooks.js';
+import { bodyOfEvent, deliveryOfEvent } from './webhooks.js';
 
 /** The waits before each retry (SPEC §14: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); then failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -39,6 +39,11 @@ const MIN_ROUND_MS = 25;
 const FILL_PAGE = 500;
 /** Outcomes written by one statement. */
 const RECORD_BATCH = 500;
+/** Succeeded deliveries are kept this long in the log (docs/webhooks.md), then deleted. */
+export const SUCCEEDED_KEPT_MS = 7 * 24 * 3_600_000;
+/** How often (on the schedule's clock) an instance deletes them, and how many one statement deletes. */
+const PURGE_EVERY_MS = 10 * 60_000;
+const PURGE_BATCH = 1_000;
 
 export interface DispatcherOptions {
   orm: MikroORM;
@@ -188,9 +193,18 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
 
   /** An event's commit to this answer, in seconds; null for a test message. (The event's time is the one it was recorded at.) */
   const lagOf = (d: store.ClaimedDelivery, now: Date): number | null => {
-    const at = d.eventType === 'webhook.test' || d.timestamp === null ? NaN : Date.parse(d.timestamp);
+    const stored = d.eventType === 'webhook.test' || d.payload === null ? null : (JSON.parse(d.payload) as { timestamp?: string }).timestamp;
+    const at = d.event ? d.event.occurredAt.getTime() : Date.parse(stored ?? '');
     return Number.isNaN(at) ? null : (now.getTime() - at) / 1000;
   };
+
+  /** What an attempt sends: the stored body, or the one built from the feed's event (null: the event is gone). */
+  const messageOf = (d: store.ClaimedDelivery, now: Date) => {
+    const body = d.payload ?? (d.event ? bodyOfEvent(d.event) : null);
+    return body === null ? null : { id: d.messageId, body, secrets: signingSecrets(d, now) };
+  };
+  const noEvent = (): Promise<AttemptResult> =>
+    Promise.resolve({ status: null, body: null, error: 'not sent: the event is no longer in the store', durationMs: 0, notSent: true });
 
   /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
   const signingSecrets = ({ secrets }: store.ClaimedDelivery, now: Date) => [
@@ -225,7 +239,7 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
         const { d, row, gone } = o;
         try {
           const recordedNow = await em().transactional(async (tx) => {
-            const recorded = await store.recordAttempt(tx, d.id, d.attempt, row);
+            const recorded = await store.recordAttempt(tx, d.id, d, row);
             if (!recorded) return false;
             await store.markEndpointHealth(tx, d.endpointId, row.succeeded, row.at);
             await disable(tx, d.endpointId, gone ? 'gone' : 'failing', row.at);
@@ -261,6 +275,7 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
       row: {
         id: d.id,
         attempt: d.attempt,
+        claimedUntil: d.claimedUntil,
         endpointId: d.endpointId,
         succeeded,
         at: now,
@@ -297,8 +312,11 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
       destination = { ok: false, reason: `could not be checked (${(err as Error).message})` };
     }
     for (const d of batch) {
-      const message = { id: d.messageId, body: d.body, secrets: signingSecrets(d, opts.clock()) };
-      run(d, destination.ok ? post(destination, message, { timeoutMs }, started) : Promise.resolve(notSent(destination.reason, started)));
+      const message = messageOf(d, opts.clock());
+      run(
+        d,
+        !destination.ok ? Promise.resolve(notSent(destination.reason, started)) : message ? post(destination, message, { timeoutMs }, started) : noEvent(),
+      );
     }
   };
 
@@ -364,6 +382,26 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
     track(claiming);
   };
 
+  /** Deletes the succeeded deliveries past their keeping, in batches, beside the rounds. */
+  let purgedAt = -Infinity;
+  let purging: Promise<void> | undefined;
+  const purge = () => {
+    const now = opts.clock();
+    if (purging || now.getTime() - purgedAt < PURGE_EVERY_MS) return;
+    purgedAt = now.getTime();
+    purging = (async () => {
+      try {
+        const before = new Date(now.getTime() - SUCCEEDED_KEPT_MS);
+        while (!stopping && (await store.purgeSucceeded(em(), before, PURGE_BATCH)) === PURGE_BATCH);
+      } catch (err) {
+        log.warn({ err }, 'webhooks: deleting old succeeded deliveries failed');
+      } finally {
+        purging = undefined;
+      }
+    })();
+    track(purging);
+  };
+
   const round = async () => {
     const held = await store.holdLanes(em(), id, leaseMs, 1000);
     lanes = held.map((l) => l.id);
@@ -387,10 +425,12 @@ export function startWebhookDispatcher(opts: DispatcherOptions): RunningDispatch
       }
       for (const d of due) {
         begin(d);
-        run(d, attempt(d.url, { id: d.messageId, body: d.body, secrets: signingSecrets(d, opts.clock()) }, rules, { timeoutMs }));
+        const message = messageOf(d, opts.clock());
+        run(d, message ? attempt(d.url, message, rules, { timeoutMs }) : noEvent());
       }
     }
     pump();
+    purge();
   };
 
   const listener = listenForCommits(opts.orm, wake, log);

@@ -13,7 +13,7 @@ import { parseInput } from '../validate.js';
 import { idOf } from '../schemas.js';
 import { decodeCursor, instantKey, toPage, uuidKey, type Page } from '../paging.js';
 import { reader, transact } from '../../persistence/transaction.js';
-import { feedHead, readFeed, type FeedCursor } from '../../persistence/event-store.js';
+import { feedHead, readFeed, type FeedCursor, type StoredEvent } from '../../persistence/event-store.js';
 import * as store from '../../persistence/webhooks.js';
 import { diffFields, fieldsOf, recordAudit } from '../audit/audit.js';
 import { staleVersion } from '../versions.js';
@@ -280,7 +280,12 @@ export async function sendTestMessage(deps: Deps, ctx: Ctx, id: string): Promise
     }
     const deliveryId = deps.newId();
     const payload = { type: 'webhook.test', timestamp: now.toISOString(), data: { endpointId, message: 'A test message from the market service.' } };
-    await store.insertDeliveries(tx, endpointId, [{ id: deliveryId, messageId: `msg_${deliveryId}`, eventId: null, eventType: 'webhook.test', payload }], now);
+    await store.insertDeliveries(
+      tx,
+      endpointId,
+      [{ id: deliveryId, messageId: `msg_${deliveryId}`, eventId: null, eventType: 'webhook.test', stream: null, payload }],
+      now,
+    );
     return ok(toDeliveryView((await store.findDelivery(tx, endpointId, deliveryId))!));
   });
 }
@@ -377,8 +382,13 @@ export async function replayWebhook(deps: Deps, ctx: Ctx, id: string, input: unk
   });
 }
 
-/** The delivery of a feed event: the Standard Webhooks body `{type, timestamp, data}` with the event as the feed shows it. */
-export function deliveryOfEvent(id: string, e: Parameters<typeof toFeedEventView>[0]): store.NewDelivery {
+/** The delivery of a feed event: its row names the event, whose body (`bodyOfEvent`) is built at each attempt. */
+export function deliveryOfEvent(id: string, e: StoredEvent): store.NewDelivery {
+  return { id, messageId: e.id, eventId: e.id, eventType: e.type, stream: e.streamId, payload: null };
+}
+
+/** The Standard Webhooks body `{type, timestamp, data}` of a feed event, with the event as the feed shows it. */
+export function bodyOfEvent(e: StoredEvent): string {
   const view = toFeedEventView(e);
-  return { id, messageId: e.id, eventId: e.id, eventType: e.type, payload: { type: e.type, timestamp: view.occurredAt, data: view } };
+  return JSON.stringify({ type: e.type, timestamp: view.occurredAt, data: view });
 }
