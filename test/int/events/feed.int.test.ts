@@ -2,7 +2,7 @@
 // order; opaque cursors, `after=now`, filters, the long poll, and the refusals (400, 403).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
@@ -198,44 +198,53 @@ describe('GET /events', () => {
     expectEachStreamInOrder(mine);
   });
 
-  it.skipIf(!onPostgres)('a transaction held open while later ones commit: no follower sees the later events first, none skips the held one', async () => {
-    // PostgreSQL only: the embedded database runs one transaction at a time, so nothing can be held open across others.
-    const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
-    const held = new pg.Client({ connectionString: app.db.url });
-    await held.connect();
-    const heldStream = randomUUID();
-    try {
-      await held.query('begin');
-      // A lower transaction id than every write below, committed last. (Straight into the store: a stream without a projection row is enough here.)
-      await held.query(
-        `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+  it.skipIf(!onPostgres)(
+    'a transaction held open while later ones commit: no follower sees the later events first, none skips the held one',
+    async () => {
+      // PostgreSQL only: the embedded database runs one transaction at a time, so nothing can be held open across others.
+      const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+      const held = new pg.Client({ connectionString: app.db.url });
+      await held.connect();
+      // Ended when the test ends, also by its timeout: a held transaction left open would hold back the horizon of
+      // every later test in this file (a slow CI run turned one timeout into four failures).
+      let ended: Promise<void> | undefined;
+      const endHeld = () => (ended ??= held.end().catch(() => undefined));
+      onTestFinished(endHeld);
+      const heldStream = randomUUID();
+      try {
+        await held.query('begin');
+        // A lower transaction id than every write below, committed last. (Straight into the store: a stream without a projection row is enough here.)
+        await held.query(
+          `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
          values ($1, 'tension', $2, 1, 'TensionSensed', 1, '{}', '{"via":"cli","actorKind":"system"}', now())`,
-        [randomUUID(), heldStream],
-      );
-      const later: string[] = [];
-      for (let i = 0; i < 3; i++) later.push((await newTension(c, { name: `Later ${i}`, actorId })).id);
-      // committed, but above the held transaction: invisible, and the cursor does not move past them
-      const blocked = await feedPage(app, reader.key, { after: start });
-      expect(blocked.data.filter((e) => later.includes(e.streamId))).toEqual([]);
-      // a long poll from there wakes only once the held one commits, and sees it first
-      const polling = feedPage(app, reader.key, { after: blocked.nextCursor, wait: 30 });
-      await untilWaiting(app, polling);
-      await held.query('commit');
-      const woken = await polling;
-      const seen = woken.data;
-      let cursor = woken.nextCursor;
-      for (;;) {
-        const page = await feedPage(app, reader.key, { after: cursor });
-        if (!page.data.length) break;
-        seen.push(...page.data);
-        cursor = page.nextCursor;
+          [randomUUID(), heldStream],
+        );
+        const later: string[] = [];
+        for (let i = 0; i < 3; i++) later.push((await newTension(c, { name: `Later ${i}`, actorId })).id);
+        // committed, but above the held transaction: invisible, and the cursor does not move past them
+        const blocked = await feedPage(app, reader.key, { after: start });
+        expect(blocked.data.filter((e) => later.includes(e.streamId))).toEqual([]);
+        // a long poll from there wakes only once the held one commits, and sees it first
+        const polling = feedPage(app, reader.key, { after: blocked.nextCursor, wait: 30 });
+        await untilWaiting(app, polling);
+        await held.query('commit');
+        const woken = await polling;
+        const seen = woken.data;
+        let cursor = woken.nextCursor;
+        for (;;) {
+          const page = await feedPage(app, reader.key, { after: cursor });
+          if (!page.data.length) break;
+          seen.push(...page.data);
+          cursor = page.nextCursor;
+        }
+        // (filtered to this test's streams)
+        expect(seen.map((e) => e.streamId).filter((id) => id === heldStream || later.includes(id))).toEqual([heldStream, ...later]);
+      } finally {
+        await endHeld();
       }
-      // (filtered to this test's streams)
-      expect(seen.map((e) => e.streamId).filter((id) => id === heldStream || later.includes(id))).toEqual([heldStream, ...later]);
-    } finally {
-      await held.end();
-    }
-  });
+    },
+    90_000,
+  );
 });
 
 describe("the horizon is this database's own (SPEC §10)", () => {
