@@ -11,26 +11,38 @@ export const asActorType = pick<ActorType>(['organization', 'individual', 'virtu
 export const asUserType = pick<UserType>(['human', 'agent']);
 export const asUserStatus = pick<UserStatus>(['active', 'deactivated']);
 
-/** REST's sort (`-score`, kept in the URL) as the GraphQL enum (`score_desc`); unknown → the default. */
+/** A sort as REST and the app's URL write it: `-score` for GraphQL's `score_desc`. */
+export type RestSort = TensionSort extends infer S ? (S extends `${infer C}_desc` ? `-${C}` : S) : never;
+
+/**
+ * Every sort the API offers, in the order the sort control lists them. Typed against the generated
+ * `TensionSort`: a sort the server adds and this list lacks fails the type-check (`Unoffered` below), as does
+ * one the server no longer has, or one without its label in every language.
+ */
+export const TENSION_SORTS = [
+  '-score',
+  'score',
+  '-updatedAt',
+  'updatedAt',
+  '-createdAt',
+  'createdAt',
+  'name',
+  '-name',
+  'state',
+  '-state',
+  'actor',
+  '-actor',
+  'lead',
+  '-lead',
+] as const satisfies readonly RestSort[];
+type Unoffered = Exclude<RestSort, (typeof TENSION_SORTS)[number]>;
+const everySortOffered: [Unoffered] extends [never] ? true : Unoffered = true;
+void everySortOffered;
+
+/** REST's sort (`-score`, kept in the URL; GraphQL's spelling `score_desc` is read too) as the GraphQL enum; unknown → the default. */
 export function asTensionSort(sort: string | null | undefined): TensionSort {
-  const column = (sort ?? '').replace(/^-/, '');
-  const value = (sort ?? '').startsWith('-') ? `${column}_desc` : column;
-  return (
-    pick<TensionSort>([
-      'score',
-      'score_desc',
-      'updatedAt',
-      'updatedAt_desc',
-      'createdAt',
-      'createdAt_desc',
-      'name',
-      'name_desc',
-      'state',
-      'state_desc',
-      'actor',
-      'actor_desc',
-      'lead',
-      'lead_desc',
-    ])(value) ?? 'score_desc'
-  );
+  const value = sort ?? '';
+  const rest = value.endsWith('_desc') ? `-${value.slice(0, -'_desc'.length)}` : value;
+  if (!(TENSION_SORTS as readonly string[]).includes(rest)) return 'score_desc';
+  return (rest.startsWith('-') ? `${rest.slice(1)}_desc` : rest) as TensionSort;
 }

@@ -1,6 +1,6 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
 import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
-import { asTensionSort, asTensionState } from '../lib/enums';
+import { asTensionSort, asTensionState, TENSION_SORTS } from '../lib/enums';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql/index.js';
@@ -38,22 +38,6 @@ const TensionsDocument = graphql(`
   }
 `);
 
-const SORTS = [
-  '-score',
-  'score',
-  '-updatedAt',
-  'updatedAt',
-  '-createdAt',
-  'createdAt',
-  'name',
-  '-name',
-  'state',
-  '-state',
-  'actor',
-  '-actor',
-  'lead',
-  '-lead',
-] as const;
 /** Columns the API sorts by, and the direction a first click asks for. */
 const SORTABLE: Record<string, { field: string; first: '' | '-' }> = {
   name: { field: 'name', first: '' },
@@ -213,9 +197,9 @@ function TensionFilters({
       <Field label={t('tensions.sort')}>
         {(p) => (
           <select {...p} name="sort" value={filters.sort || '-score'} onChange={(e) => setFilter({ sort: e.target.value === '-score' ? '' : e.target.value })}>
-            {SORTS.map((s) => (
+            {TENSION_SORTS.map((s) => (
               <option key={s} value={s}>
-                {t(`tensions.sort.${s}` as MessageKey)}
+                {t(`tensions.sort.${s}`)}
               </option>
             ))}
           </select>
