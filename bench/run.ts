@@ -377,7 +377,14 @@ async function main() {
       if (hooked) {
         const onHooked = async (onAppended: (event: string, at: number) => void, seconds = T) =>
           load(hooked.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds, onAppended);
-        round.webhooks = await webhookRound(hooked.url, onHooked, T, log);
+        // the sending service and every PostgreSQL backend of the bench's database (the others' are idle meanwhile)
+        const systemPids = async () => [
+          hooked.child.pid!,
+          ...(await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).map(
+            (r) => r.pid,
+          ),
+        ];
+        round.webhooks = await webhookRound(hooked.url, onHooked, T, log, systemPids);
         const x = round.webhooks;
         log(
           `round ${r} webhooks: rescore ${Math.round(x.alone.rps)} req/s alone, ${Math.round(x.hooked.rps)} with 10 endpoints, ${Math.round(x.withDead.rps)} with 9 + a dead one; ` +

@@ -4,6 +4,7 @@
 // load generator to each live receiver having that event. The receivers run in a child process of their
 // own (bench/webhook-receivers.ts), at the lowest priority, like the feed's SSE subscribers.
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { HttpResult } from './http-load.js';
 import { Api } from './lib/api.js';
@@ -11,6 +12,7 @@ import { freePort } from './lib/service.js';
 import { fmt, median, ratioFigure, type Figure } from './report.js';
 import type { RecordedLoad } from './feed.js';
 import type { ReceiverCommand, ReceiverReply, WebhookLag } from './webhook-receivers.js';
+import type { SenderCommand, SenderReply } from './webhook-sender.js';
 
 export const ENDPOINTS = 10;
 const GRACE_MS = 30_000;
@@ -27,6 +29,60 @@ export interface WebhookRound {
   /** the same with ENDPOINTS - 1 live endpoints and one whose port refuses connections */
   withDead: HttpResult;
   deadLag: WebhookLag;
+  /**
+   * The machine's floor: the same load beside a process that only signs and POSTs each appended event to
+   * the same receivers (no service, no database); what sending costs whatever the dispatcher's design.
+   */
+  floor: HttpResult;
+  floorSent: SenderReply;
+  /**
+   * CPU milliseconds per appended event of every process of the system under test (the load generator, the
+   * service, its PostgreSQL backends, the receivers, the sender), per phase: steadier than req/s on a shared
+   * machine, where other work takes cores from the phases unevenly. On a machine of its own, saturated by the
+   * load, throughput goes as the inverse of this cost.
+   */
+  cpuPerEvent: { alone: number; hooked: number; withDead: number; floor: number };
+  /** the same without the receivers' CPU: what the phases cost the sending side alone (receivers elsewhere) */
+  sendingCpuPerEvent: { alone: number; hooked: number; withDead: number; floor: number };
+}
+
+/** The processes whose CPU a phase is charged: the sending service and its PostgreSQL backends (the bench's own and its children are added). */
+export type SystemPids = () => Promise<number[]>;
+
+const TICK_MS = 1000 / 100; // USER_HZ
+/** CPU ms (user + system) a process has spent; 0 when it is gone. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs `phase` and answers the CPU ms every process in `pids()` (before or after) and this process spent meanwhile, and of it the `apart` process's. */
+async function charged<T>(pids: () => Promise<number[]>, phase: () => Promise<T>, apart?: number): Promise<{ value: T; cpuMs: number; apartMs: number }> {
+  const before = new Map((await pids()).map((pid) => [pid, processCpuMs(pid)]));
+  const self = process.cpuUsage();
+  const value = await phase();
+  const selfMs = (() => {
+    const d = process.cpuUsage(self);
+    return (d.user + d.system) / 1000;
+  })();
+  let cpuMs = selfMs;
+  const after = new Set([...before.keys(), ...(await pids())]);
+  // a process started during the phase (a new PostgreSQL backend) is charged all its CPU
+  let apartMs = 0;
+  for (const pid of after) {
+    const now = processCpuMs(pid);
+    // a process gone meanwhile (a backend closed) is not charged: its last figure cannot be read
+    if (now === 0) continue;
+    const spent = now - (before.get(pid) ?? 0);
+    cpuMs += spent;
+    if (pid === apart) apartMs += spent;
+  }
+  return { value, cpuMs, apartMs };
 }
 
 class Receivers {
@@ -44,6 +100,10 @@ class Receivers {
     if (child.pid !== undefined) setPriority(child.pid, 19);
     const ready = await ask(child, { cmd: 'start', count }, 'ready');
     return new Receivers(child, ready.urls);
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
   }
 
   reset = () => ask(this.child, { cmd: 'reset' }, 'reset');
@@ -83,11 +143,24 @@ async function endpoints(admin: Api, urls: string[]): Promise<() => Promise<void
  * machine's throughput over the round weighs on both sides alike. `recordedLoad` runs against the service
  * whose dispatcher sends (WEBHOOK_ALLOW_PRIVATE=true, the receivers are on 127.0.0.1).
  */
-export async function webhookRound(url: string, recordedLoad: RecordedLoad, seconds: number, log: (s: string) => void): Promise<WebhookRound> {
+export async function webhookRound(
+  url: string,
+  recordedLoad: RecordedLoad,
+  seconds: number,
+  log: (s: string) => void,
+  systemPids: SystemPids,
+): Promise<WebhookRound> {
   const admin = await Api.loginAdmin(url);
   const receivers = await Receivers.start(ENDPOINTS);
+  let senderPid: number | undefined;
+  const pids = async () => [...(await systemPids()), receivers.pid, ...(senderPid === undefined ? [] : [senderPid])];
+  const perEvent = (c: { value: { result: HttpResult } | HttpResult; cpuMs: number; apartMs: number }, withoutReceivers = false) => {
+    const r = 'result' in c.value ? c.value.result : c.value;
+    return (c.cpuMs - (withoutReceivers ? c.apartMs : 0)) / Math.max(1, r.requests);
+  };
   try {
-    const before = await recordedLoad(() => undefined, seconds / 2);
+    const beforeC = await charged(pids, () => recordedLoad(() => undefined, seconds / 2), receivers.pid);
+    const before = beforeC.value;
 
     const phase = async (urls: string[]) => {
       await receivers.reset();
@@ -100,16 +173,95 @@ export async function webhookRound(url: string, recordedLoad: RecordedLoad, seco
         await drop();
       }
     };
-    const ten = await phase(receivers.urls);
+    const tenC = await charged(pids, () => phase(receivers.urls), receivers.pid);
+    const ten = tenC.value;
     log(`  webhooks: 10 endpoints: ${Math.round(ten.result.rps)} req/s, lag p99 ${Math.round(ten.lag.p99)} ms (${ten.lag.missing} missing)`);
     // The dead one stays last in line, and its receiver's arrivals are not awaited: nothing goes there.
     const dead = `http://127.0.0.1:${await freePort()}/hook`;
-    const withDead = await phaseWithDead(receivers, admin, recordedLoad, seconds, dead);
-    const after = await recordedLoad(() => undefined, seconds / 2);
-    return { alone: inSequence(before, after), hooked: ten.result, lag: ten.lag, withDead: withDead.result, deadLag: withDead.lag };
+    const withDeadC = await charged(pids, () => phaseWithDead(receivers, admin, recordedLoad, seconds, dead), receivers.pid);
+    const withDead = withDeadC.value;
+    await receivers.reset();
+    const sender = await startSender(receivers.urls);
+    senderPid = sender.pid;
+    const floorC = await charged(pids, () => sender.beside((onAppended) => recordedLoad(onAppended, seconds)), receivers.pid).finally(() => sender.stop());
+    const floor = floorC.value;
+    senderPid = undefined;
+    log(`  webhooks: floor (bare signed POSTs, ${floor.sent.sent} sent, ${floor.sent.answered} answered): ${Math.round(floor.result.rps)} req/s`);
+    const afterC = await charged(pids, () => recordedLoad(() => undefined, seconds / 2), receivers.pid);
+    const after = afterC.value;
+    const cpuPerEvent = {
+      alone: (beforeC.cpuMs + afterC.cpuMs) / Math.max(1, before.requests + after.requests),
+      hooked: perEvent(tenC),
+      withDead: perEvent(withDeadC),
+      floor: perEvent(floorC),
+    };
+    const sendingCpuPerEvent = {
+      alone: (beforeC.cpuMs - beforeC.apartMs + afterC.cpuMs - afterC.apartMs) / Math.max(1, before.requests + after.requests),
+      hooked: perEvent(tenC, true),
+      withDead: perEvent(withDeadC, true),
+      floor: perEvent(floorC, true),
+    };
+    log(
+      `  webhooks: CPU ms per event, all processes: alone ${cpuPerEvent.alone.toFixed(3)}, 10 endpoints ${cpuPerEvent.hooked.toFixed(3)}, ` +
+        `9 + dead ${cpuPerEvent.withDead.toFixed(3)}, floor ${cpuPerEvent.floor.toFixed(3)}; ` +
+        `without the receivers: 10 endpoints ${sendingCpuPerEvent.hooked.toFixed(3)}, floor ${sendingCpuPerEvent.floor.toFixed(3)}`,
+    );
+    return {
+      cpuPerEvent,
+      sendingCpuPerEvent,
+      alone: inSequence(before, after),
+      hooked: ten.result,
+      lag: ten.lag,
+      withDead: withDead.result,
+      deadLag: withDead.lag,
+      floor: floor.result,
+      floorSent: floor.sent,
+    };
   } finally {
     await receivers.stop();
   }
+}
+
+/**
+ * A child process that signs and POSTs each appended event to every receiver (bench/webhook-sender.ts), started
+ * and ready (its imports done) before `run` is called: `run` (the load, reporting each appended event) runs
+ * beside it, which is told the count every 10 ms.
+ */
+async function startSender(urls: string[]) {
+  const child = fork(new URL('./webhook-sender.ts', import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      child.once('message', (m: T) => resolve(m));
+      child.once('exit', (code) => reject(new Error(`webhook sender exited with ${code}`)));
+    });
+  const tell = (m: SenderCommand) => child.send(m);
+  const ready = next<{ kind: 'ready' }>();
+  tell({ cmd: 'start', urls });
+  await ready;
+  return {
+    pid: child.pid ?? 0,
+    async beside(run: (onAppended: (event: string, at: number) => void) => Promise<HttpResult>) {
+      let pending = 0;
+      const flush = () => {
+        if (pending > 0) tell({ cmd: 'events', count: pending });
+        pending = 0;
+      };
+      const ticker = setInterval(flush, 10);
+      try {
+        const result = await run(() => void pending++);
+        flush();
+        const sent = next<SenderReply>();
+        tell({ cmd: 'stop' });
+        return { result, sent: await sent };
+      } finally {
+        clearInterval(ticker);
+      }
+    },
+    stop: () => child.disconnect(),
+  };
 }
 
 /** 9 live endpoints and a dead one; the lag is over the 9 live receivers (the 10th receiver gets nothing and is left out). */
@@ -176,6 +328,23 @@ export function webhookFigures(rounds: WebhookRound[]): Figure[] {
       target: `p99 <= ${LAG_P99_MS} ms`,
       pass: deadP99 <= LAG_P99_MS,
     },
+    ratioFigure(
+      `  floor: the same beside bare signed POSTs of each event to ${ENDPOINTS} receivers (no service, no database) vs none`,
+      rounds.map((r) => r.floor.rps),
+      rounds.map((r) => r.alone.rps),
+      ' req/s',
+      '>=',
+      COST_RATIO,
+    ),
+    cpuFigure(`CPU per event, all processes: ${ENDPOINTS} endpoints vs none (inverse ratio)`, rounds, 'hooked'),
+    cpuFigure(`CPU per event, all processes: ${ENDPOINTS - 1} live + 1 dead vs none (inverse ratio)`, rounds, 'withDead'),
+    cpuFigure(`  floor: CPU per event beside bare signed POSTs vs none (inverse ratio)`, rounds, 'floor'),
+    cpuFigure(`CPU per event without the receivers' (elsewhere): ${ENDPOINTS} endpoints vs none (inverse ratio)`, rounds, 'hooked', 'sendingCpuPerEvent'),
+    cpuFigure(`  floor without the receivers': bare signed POSTs vs none (inverse ratio)`, rounds, 'floor', 'sendingCpuPerEvent'),
+    {
+      name: '  floor: bare POSTs answered / sent, all rounds',
+      value: `${rounds.reduce((n, r) => n + r.floorSent.answered, 0)} / ${rounds.reduce((n, r) => n + r.floorSent.sent, 0)}`,
+    },
     {
       name: '  webhook deliveries missing or twice, all rounds',
       value: `${lost} of ${rounds.reduce((n, r) => n + r.lag.events * r.lag.receivers + r.deadLag.events * r.deadLag.receivers, 0)}`,
@@ -185,4 +354,22 @@ export function webhookFigures(rounds: WebhookRound[]): Figure[] {
   ];
 }
 
-export const webhookLoads = (rounds: WebhookRound[]): HttpResult[] => rounds.flatMap((r) => [r.alone, r.hooked, r.withDead]);
+/** alone ÷ phase CPU per event: the throughput ratio a machine of its own, saturated by the load, would see. */
+function cpuFigure(
+  name: string,
+  rounds: WebhookRound[],
+  phase: 'hooked' | 'withDead' | 'floor',
+  of: 'cpuPerEvent' | 'sendingCpuPerEvent' = 'cpuPerEvent',
+): Figure {
+  const ratio = median(rounds.map((r) => r[of].alone / r[of][phase]));
+  return {
+    name,
+    value: fmt(median(rounds.map((r) => r[of][phase])), ' ms', 3),
+    against: fmt(median(rounds.map((r) => r[of].alone)), ' ms', 3),
+    ratio,
+    target: `>= ${COST_RATIO}`,
+    pass: ratio >= COST_RATIO,
+  };
+}
+
+export const webhookLoads = (rounds: WebhookRound[]): HttpResult[] => rounds.flatMap((r) => [r.alone, r.hooked, r.withDead, r.floor]);
