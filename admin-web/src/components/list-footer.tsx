@@ -1,6 +1,7 @@
 // Under a list (issue 36): "1–20 of 2,000" (the API's bounded total: "10,000+" past it) and the page size.
 import { useI18n } from '../i18n/index.js';
-import { Field } from './ui.js';
+import type { usePager } from '../lib/use-pager.js';
+import { Field, Pager } from './ui.js';
 
 /** Page sizes offered; the API serves up to 100. */
 export const PAGE_SIZES = [20, 50, 100] as const;
@@ -57,5 +58,29 @@ export function ListFooter({
         )}
       </Field>
     </div>
+  );
+}
+
+/**
+ * Under a list paged by cursor: its range and page size (ListFooter), then previous/next (Pager) when there is
+ * more than one page. `nextCursor` is the page's; `onPageSize` keeps the chosen size (in the URL).
+ */
+export function ListPaging({
+  pager,
+  nextCursor,
+  ...footer
+}: {
+  pager: ReturnType<typeof usePager>;
+  nextCursor: string | null | undefined;
+  limit: number;
+  shown: number;
+  total?: ListTotal | null;
+  onPageSize: (n: number) => void;
+}) {
+  return (
+    <>
+      <ListFooter page={pager.page} {...footer} />
+      <Pager page={pager.page} hasNext={Boolean(nextCursor)} onPrevious={pager.previous} onNext={() => nextCursor && pager.next(nextCursor)} />
+    </>
   );
 }

@@ -121,6 +121,33 @@ export function EmptyState({ children, action }: { children: ReactNode; action?:
   );
 }
 
+/**
+ * A list page's states before its rows: the error with Retry while nothing was loaded, "Loading…" while the
+ * first answer is on its way, the empty state when `empty` names one for the loaded data; else the rows.
+ */
+export function ListStates<D>({
+  data,
+  error,
+  fetching,
+  refetch,
+  empty,
+  children,
+}: {
+  data: D | undefined;
+  error: CombinedError | undefined;
+  fetching: boolean;
+  refetch: (opts: { requestPolicy: 'network-only' }) => void;
+  /** the empty state's text, or null when the loaded data has rows to show */
+  empty: (data: D) => ReactNode;
+  children: (data: D) => ReactNode;
+}) {
+  if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
+  if (!data) return fetching ? <Loading /> : null;
+  const emptyText = empty(data);
+  if (emptyText !== null) return <EmptyState>{emptyText}</EmptyState>;
+  return children(data);
+}
+
 export function Badge({ tone = 'neutral', children }: { tone?: string; children: ReactNode }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }

@@ -9,8 +9,8 @@ import { useTitle } from '../lib/use-title.js';
 import { ActivityTable, AuditLogDocument, auditContext, useAuditLabels } from '../components/activity.js';
 import { UserField } from '../components/pickers.js';
 import { ExportLinks } from '../components/export-links.js';
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
-import { Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
+import { Button, Field, PageHeader, ListStates } from '../components/ui.js';
 
 const FILTERS = ['action', 'targetType', 'targetId', 'byUserId', 'aboutUserId', 'from', 'to'] as const;
 
@@ -131,28 +131,29 @@ export function ActivityPage() {
           </Button>
         ) : null}
       </form>
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : rows.length === 0 && pager.page === 1 ? (
-        <EmptyState>{t('audit.empty')}</EmptyState>
-      ) : (
-        <>
-          <div className="card">
-            <ActivityTable entries={rows} caption={t('audit.title')} />
-          </div>
-          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.auditLogTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.auditLog.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.auditLog.nextCursor && pager.next(data.auditLog.nextCursor)}
-          />
-        </>
-      )}
+      <ListStates
+        data={data}
+        error={error}
+        fetching={fetching}
+        refetch={refetch}
+        empty={() => (rows.length === 0 && pager.page === 1 ? t('audit.empty') : null)}
+      >
+        {(data) => (
+          <>
+            <div className="card">
+              <ActivityTable entries={rows} caption={t('audit.title')} />
+            </div>
+            <ListPaging
+              pager={pager}
+              nextCursor={data.auditLog.nextCursor}
+              limit={limit}
+              shown={rows.length}
+              total={data.auditLogTotal}
+              onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+            />
+          </>
+        )}
+      </ListStates>
     </>
   );
 }

@@ -1,5 +1,5 @@
 // Actors: list with type filter and search, create, rename, and delete (which discards their tensions).
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
 import { asActorType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useClient, useMutation } from 'urql';
@@ -13,21 +13,7 @@ import { Link, withQuery } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import {
-  Alert,
-  Badge,
-  Button,
-  ConfirmDialog,
-  Dialog,
-  EmptyState,
-  ErrorAlert,
-  Field,
-  Loading,
-  PageHeader,
-  Pager,
-  RetryingNotice,
-  SearchField,
-} from '../components/ui.js';
+import { Alert, Badge, Button, ConfirmDialog, Dialog, ErrorAlert, Field, PageHeader, RetryingNotice, SearchField, ListStates } from '../components/ui.js';
 import { ConflictDialog } from '../components/conflict-dialog.js';
 import { useKeptQuery } from '../lib/use-kept-query.js';
 import { ExportLinks } from '../components/export-links.js';
@@ -131,71 +117,72 @@ export function ActorsPage() {
           )}
         </Field>
       </form>
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : rows.length === 0 && pager.page === 1 ? (
-        <EmptyState>{type || search ? t('actors.emptyFiltered') : t('actors.empty')}</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card">
-            <table className="table">
-              <caption className="visually-hidden">{t('actors.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('common.name')}</th>
-                  <th scope="col">{t('common.type')}</th>
-                  <th scope="col" className="num">
-                    {t('actors.tensions')}
-                  </th>
-                  <th scope="col">{t('common.updated')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('common.actions')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((a) => (
-                  <tr key={a.id}>
-                    <td className="strong">{a.name}</td>
-                    <td data-label={t('common.type')}>
-                      <Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge>
-                    </td>
-                    <td className="num" data-label={t('actors.tensions')}>
-                      {can('tensions:read') ? <Link to={withQuery('/tensions', { actorId: a.id })}>{a.tensionCount}</Link> : a.tensionCount}
-                    </td>
-                    <td className="muted nowrap" data-label={t('common.updated')}>
-                      {formatDate(a.updatedAt)}
-                    </td>
-                    <td className="row-actions">
-                      {can('actors:write') ? (
-                        <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>
-                          {t('common.edit')}
-                        </Button>
-                      ) : null}
-                      {can('actors:delete') ? (
-                        <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>
-                          {t('common.delete')}
-                        </Button>
-                      ) : null}
-                    </td>
+      <ListStates
+        data={data}
+        error={error}
+        fetching={fetching}
+        refetch={refetch}
+        empty={() => (rows.length === 0 && pager.page === 1 ? (type || search ? t('actors.emptyFiltered') : t('actors.empty')) : null)}
+      >
+        {(data) => (
+          <>
+            <div className="table-wrap card">
+              <table className="table">
+                <caption className="visually-hidden">{t('actors.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('common.name')}</th>
+                    <th scope="col">{t('common.type')}</th>
+                    <th scope="col" className="num">
+                      {t('actors.tensions')}
+                    </th>
+                    <th scope="col">{t('common.updated')}</th>
+                    <th scope="col">
+                      <span className="visually-hidden">{t('common.actions')}</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.actorsTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.actors.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.actors.nextCursor && pager.next(data.actors.nextCursor)}
-          />
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {rows.map((a) => (
+                    <tr key={a.id}>
+                      <td className="strong">{a.name}</td>
+                      <td data-label={t('common.type')}>
+                        <Badge>{t(`actors.type.${a.type}` as MessageKey)}</Badge>
+                      </td>
+                      <td className="num" data-label={t('actors.tensions')}>
+                        {can('tensions:read') ? <Link to={withQuery('/tensions', { actorId: a.id })}>{a.tensionCount}</Link> : a.tensionCount}
+                      </td>
+                      <td className="muted nowrap" data-label={t('common.updated')}>
+                        {formatDate(a.updatedAt)}
+                      </td>
+                      <td className="row-actions">
+                        {can('actors:write') ? (
+                          <Button variant="ghost" onClick={() => setRenaming(a)} aria-label={`${t('common.edit')}: ${a.name}`}>
+                            {t('common.edit')}
+                          </Button>
+                        ) : null}
+                        {can('actors:delete') ? (
+                          <Button variant="ghost" className="text-danger" onClick={() => setDeleting(a)} aria-label={`${t('common.delete')}: ${a.name}`}>
+                            {t('common.delete')}
+                          </Button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <ListPaging
+              pager={pager}
+              nextCursor={data.actors.nextCursor}
+              limit={limit}
+              shown={rows.length}
+              total={data.actorsTotal}
+              onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+            />
+          </>
+        )}
+      </ListStates>
       {creating ? <ActorForm onClose={() => setCreating(false)} /> : null}
       {renaming ? <ActorForm actor={renaming} onClose={() => setRenaming(null)} /> : null}
       <ConfirmDialog

@@ -6,9 +6,9 @@ import { useI18n } from '../i18n/index.js';
 import { Link } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
 import { useTitle } from '../lib/use-title.js';
-import { Badge, EmptyState, ErrorAlert, Loading, PageHeader, Pager } from '../components/ui.js';
+import { Badge, PageHeader, ListStates } from '../components/ui.js';
 
 const RolesDocument = graphql(`
   query Roles($limit: Int, $cursor: String) {
@@ -42,75 +42,64 @@ export function RolesPage() {
           ) : null
         }
       />
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : data.roles.data.length === 0 ? (
-        <EmptyState>{t('roles.empty')}</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card">
-            <table className="table">
-              <caption className="visually-hidden">{t('roles.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('common.name')}</th>
-                  <th scope="col">{t('roles.code')}</th>
-                  <th scope="col">{t('roles.inherits')}</th>
-                  <th scope="col">{t('roles.effective')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.roles.data.map((r) => (
-                  <tr key={r.id}>
-                    <td>
-                      <Link to={`/roles/${r.id}`} className="row-link">
-                        {r.name}
-                      </Link>{' '}
-                      {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
-                    </td>
-                    <td data-label={t('roles.code')}>
-                      <code>{r.code}</code>
-                    </td>
-                    <td data-label={t('roles.inherits')}>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
-                    <td data-label={t('roles.effective')}>
-                      {r.permissions.includes('*') ? (
-                        <Badge tone="purple">{t('roles.wildcard')}</Badge>
-                      ) : r.effectivePermissions.length ? (
-                        <ul className="tag-list">
-                          {r.effectivePermissions.map((p) => (
-                            <li key={p}>
-                              <code className="perm">{p}</code>
-                            </li>
-                          ))}
-                        </ul>
-                      ) : (
-                        <span className="muted">{t('roles.noPermissions')}</span>
-                      )}
-                    </td>
+      <ListStates data={data} error={error} fetching={fetching} refetch={refetch} empty={(data) => (data.roles.data.length === 0 ? t('roles.empty') : null)}>
+        {(data) => (
+          <>
+            <div className="table-wrap card">
+              <table className="table">
+                <caption className="visually-hidden">{t('roles.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('common.name')}</th>
+                    <th scope="col">{t('roles.code')}</th>
+                    <th scope="col">{t('roles.inherits')}</th>
+                    <th scope="col">{t('roles.effective')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <ListFooter
-            page={pager.page}
-            limit={limit}
-            shown={data.roles.data.length}
-            total={data.rolesTotal}
-            onPageSize={(n) => setFilters({ limit: limitParam(n) })}
-          />
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.roles.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.roles.nextCursor && pager.next(data.roles.nextCursor)}
-          />
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {data.roles.data.map((r) => (
+                    <tr key={r.id}>
+                      <td>
+                        <Link to={`/roles/${r.id}`} className="row-link">
+                          {r.name}
+                        </Link>{' '}
+                        {r.system ? <Badge tone="blue">{t('roles.system')}</Badge> : null}
+                      </td>
+                      <td data-label={t('roles.code')}>
+                        <code>{r.code}</code>
+                      </td>
+                      <td data-label={t('roles.inherits')}>{r.inherits.map((id) => names.get(id) ?? id).join(', ') || <span className="muted">—</span>}</td>
+                      <td data-label={t('roles.effective')}>
+                        {r.permissions.includes('*') ? (
+                          <Badge tone="purple">{t('roles.wildcard')}</Badge>
+                        ) : r.effectivePermissions.length ? (
+                          <ul className="tag-list">
+                            {r.effectivePermissions.map((p) => (
+                              <li key={p}>
+                                <code className="perm">{p}</code>
+                              </li>
+                            ))}
+                          </ul>
+                        ) : (
+                          <span className="muted">{t('roles.noPermissions')}</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <ListPaging
+              pager={pager}
+              nextCursor={data.roles.nextCursor}
+              limit={limit}
+              shown={data.roles.data.length}
+              total={data.rolesTotal}
+              onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+            />
+          </>
+        )}
+      </ListStates>
     </>
   );
 }

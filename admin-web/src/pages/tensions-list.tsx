@@ -1,5 +1,5 @@
 // Tensions: filters (kept in the URL), sort, cursor paging, and the way to sense a new one.
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
 import { asTensionSort, asTensionState, TENSION_SORTS } from '../lib/enums';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
@@ -14,7 +14,7 @@ import { useStartedRequestPolicy } from '../lib/prefetch.js';
 import { useTitle } from '../lib/use-title.js';
 import { ActorField, UserField } from '../components/pickers.js';
 import { ActorLink, LeadName, STATES, ScorePill, StateBadge } from '../components/tension-bits.js';
-import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
+import { Alert, Button, EmptyState, ErrorAlert, Field, Loading, PageHeader, SearchField } from '../components/ui.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { useLiveEvents } from '../lib/use-live-events.js';
 import { ExportLinks } from '../components/export-links.js';
@@ -362,13 +362,7 @@ function TensionTable({
           </tbody>
         </table>
       </div>
-      <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.tensionsTotal} onPageSize={onPageSize} />
-      <Pager
-        page={pager.page}
-        hasNext={Boolean(data.tensions.nextCursor)}
-        onPrevious={pager.previous}
-        onNext={() => data.tensions.nextCursor && pager.next(data.tensions.nextCursor)}
-      />
+      <ListPaging pager={pager} nextCursor={data.tensions.nextCursor} limit={limit} shown={rows.length} total={data.tensionsTotal} onPageSize={onPageSize} />
     </>
   );
 }

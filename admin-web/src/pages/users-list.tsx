@@ -1,5 +1,5 @@
 // Users: list with type/status filters and search, and creating a human (password) or an agent (none).
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
 import { asUserStatus, asUserType } from '../lib/enums';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
@@ -16,7 +16,7 @@ import { RolePicker } from '../components/role-picker.js';
 import { ExportLinks } from '../components/export-links.js';
 import { UserBulkBar } from '../components/bulk-users.js';
 import type { BulkItem } from '../components/bulk-actions.js';
-import { Badge, Button, Dialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager, SearchField } from '../components/ui.js';
+import { Badge, Button, Dialog, ErrorAlert, Field, PageHeader, SearchField, ListStates } from '../components/ui.js';
 
 const UsersDocument = graphql(`
   query Users($type: UserType, $status: UserStatus, $q: String, $limit: Int, $cursor: String) {
@@ -110,91 +110,92 @@ export function UsersPage() {
           )}
         </Field>
       </form>
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : rows.length === 0 && pager.page === 1 ? (
-        <EmptyState>{t('users.empty')}</EmptyState>
-      ) : (
-        <>
-          {bulk ? (
-            <UserBulkBar
-              selected={[...selected.values()]}
-              onClear={() => setSelected(new Map())}
-              onDone={() => {
-                setSelected(new Map());
-                refetch({ requestPolicy: 'network-only' });
-              }}
-            />
-          ) : null}
-          <div className="table-wrap card">
-            <table className="table">
-              <caption className="visually-hidden">{t('users.title')}</caption>
-              <thead>
-                <tr>
-                  {bulk ? (
-                    <th scope="col" className="select-cell">
-                      <input
-                        type="checkbox"
-                        aria-label={t('bulk.selectPage')}
-                        checked={pageSelected}
-                        disabled={selectable.length === 0}
-                        onChange={(e) => toggle(selectable, e.target.checked)}
-                      />
-                    </th>
-                  ) : null}
-                  <th scope="col">{t('common.name')}</th>
-                  <th scope="col">{t('common.email')}</th>
-                  <th scope="col">{t('common.type')}</th>
-                  <th scope="col">{t('users.roles')}</th>
-                  <th scope="col">{t('common.status')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((u) => (
-                  <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
+      <ListStates
+        data={data}
+        error={error}
+        fetching={fetching}
+        refetch={refetch}
+        empty={() => (rows.length === 0 && pager.page === 1 ? t('users.empty') : null)}
+      >
+        {(data) => (
+          <>
+            {bulk ? (
+              <UserBulkBar
+                selected={[...selected.values()]}
+                onClear={() => setSelected(new Map())}
+                onDone={() => {
+                  setSelected(new Map());
+                  refetch({ requestPolicy: 'network-only' });
+                }}
+              />
+            ) : null}
+            <div className="table-wrap card">
+              <table className="table">
+                <caption className="visually-hidden">{t('users.title')}</caption>
+                <thead>
+                  <tr>
                     {bulk ? (
-                      <td className="select-cell">
-                        {u.status === 'active' ? (
-                          <input
-                            type="checkbox"
-                            aria-label={t('bulk.selectRow', { name: u.name })}
-                            checked={selected.has(u.id)}
-                            onChange={(e) => toggle([{ id: u.id, name: u.name, href: `/users/${u.id}` }], e.target.checked)}
-                          />
-                        ) : null}
-                      </td>
+                      <th scope="col" className="select-cell">
+                        <input
+                          type="checkbox"
+                          aria-label={t('bulk.selectPage')}
+                          checked={pageSelected}
+                          disabled={selectable.length === 0}
+                          onChange={(e) => toggle(selectable, e.target.checked)}
+                        />
+                      </th>
                     ) : null}
-                    <td>
-                      <Link to={`/users/${u.id}`} className="row-link">
-                        {u.name}
-                      </Link>
-                    </td>
-                    <td data-label={t('common.email')}>{u.email}</td>
-                    <td data-label={t('common.type')}>
-                      <Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge>
-                    </td>
-                    <td data-label={t('users.roles')}>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
-                    <td data-label={t('common.status')}>
-                      <Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge>
-                    </td>
+                    <th scope="col">{t('common.name')}</th>
+                    <th scope="col">{t('common.email')}</th>
+                    <th scope="col">{t('common.type')}</th>
+                    <th scope="col">{t('users.roles')}</th>
+                    <th scope="col">{t('common.status')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <ListFooter page={pager.page} limit={limit} shown={rows.length} total={data.usersTotal} onPageSize={(n) => setFilters({ limit: limitParam(n) })} />
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.users.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.users.nextCursor && pager.next(data.users.nextCursor)}
-          />
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {rows.map((u) => (
+                    <tr key={u.id} className={u.status === 'deactivated' ? 'row-muted' : undefined}>
+                      {bulk ? (
+                        <td className="select-cell">
+                          {u.status === 'active' ? (
+                            <input
+                              type="checkbox"
+                              aria-label={t('bulk.selectRow', { name: u.name })}
+                              checked={selected.has(u.id)}
+                              onChange={(e) => toggle([{ id: u.id, name: u.name, href: `/users/${u.id}` }], e.target.checked)}
+                            />
+                          ) : null}
+                        </td>
+                      ) : null}
+                      <td>
+                        <Link to={`/users/${u.id}`} className="row-link">
+                          {u.name}
+                        </Link>
+                      </td>
+                      <td data-label={t('common.email')}>{u.email}</td>
+                      <td data-label={t('common.type')}>
+                        <Badge tone={u.type === 'agent' ? 'purple' : 'neutral'}>{t(`users.type.${u.type}` as MessageKey)}</Badge>
+                      </td>
+                      <td data-label={t('users.roles')}>{u.roles.map((r) => r.name).join(', ') || <span className="muted">{t('common.none')}</span>}</td>
+                      <td data-label={t('common.status')}>
+                        <Badge tone={u.status === 'active' ? 'green' : 'grey'}>{t(`users.status.${u.status}` as MessageKey)}</Badge>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <ListPaging
+              pager={pager}
+              nextCursor={data.users.nextCursor}
+              limit={limit}
+              shown={rows.length}
+              total={data.usersTotal}
+              onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+            />
+          </>
+        )}
+      </ListStates>
       {creating ? <CreateUserDialog onClose={() => setCreating(false)} /> : null}
     </>
   );

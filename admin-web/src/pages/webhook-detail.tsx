@@ -8,9 +8,9 @@ import { useI18n } from '../i18n/index.js';
 import { useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager, useUrlFilters } from '../lib/use-pager.js';
-import { ListFooter, limitParam, pageSize } from '../components/list-footer.js';
+import { ListPaging, limitParam, pageSize } from '../components/list-footer.js';
 import { useTitle } from '../lib/use-title.js';
-import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, Pager } from '../components/ui.js';
+import { Alert, Button, ConfirmDialog, EmptyState, ErrorAlert, Field, Loading, PageHeader, ListStates } from '../components/ui.js';
 import { EndpointDialog, RotateSecretDialog, SecretOnceDialog } from '../components/webhook-dialogs.js';
 import { DELIVERY_STATUSES, DeliveryStatus, EndpointStatus, EventTypes, deliveryLabel } from '../components/webhook-bits.js';
 
@@ -200,82 +200,77 @@ function Deliveries({ id, writer }: { id: string; writer: boolean }) {
         <Button onClick={() => refetch({ requestPolicy: 'network-only' })}>{t('common.reload')}</Button>
       </form>
       {retryError ? <ErrorAlert error={retryError} /> : null}
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : rows.length === 0 && pager.page === 1 ? (
-        <EmptyState>{t('webhooks.deliveries.empty')}</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card">
-            <table className="table" data-testid="deliveries">
-              <caption className="visually-hidden">{t('webhooks.deliveries')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('webhooks.delivery.event')}</th>
-                  <th scope="col">{t('common.status')}</th>
-                  <th scope="col">{t('webhooks.delivery.attempts')}</th>
-                  <th scope="col">{t('webhooks.delivery.response')}</th>
-                  <th scope="col">{t('webhooks.delivery.duration')}</th>
-                  <th scope="col">{t('webhooks.delivery.lastAttempt')}</th>
-                  <th scope="col">{t('webhooks.delivery.nextAttempt')}</th>
-                  {writer ? <th scope="col">{t('common.actions')}</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      <code>{d.eventType}</code>
-                    </td>
-                    <td data-label={t('common.status')}>
-                      <DeliveryStatus status={d.status} />
-                    </td>
-                    <td data-label={t('webhooks.delivery.attempts')}>{d.attempts}</td>
-                    <td data-label={t('webhooks.delivery.response')} title={d.lastError ?? undefined}>
-                      {d.lastResponseStatus ?? (d.lastError ? <span className="muted">{d.lastError}</span> : '—')}
-                    </td>
-                    <td data-label={t('webhooks.delivery.duration')}>
-                      {d.durationMs === null || d.durationMs === undefined ? '—' : t('webhooks.delivery.ms', { ms: d.durationMs })}
-                    </td>
-                    <td data-label={t('webhooks.delivery.lastAttempt')}>{d.lastAttemptAt ? formatDate(d.lastAttemptAt) : '—'}</td>
-                    <td data-label={t('webhooks.delivery.nextAttempt')}>{d.nextAttemptAt ? formatDate(d.nextAttemptAt) : '—'}</td>
-                    {writer ? (
-                      <td data-label={t('common.actions')}>
-                        <Button
-                          aria-label={t('webhooks.delivery.retry.label', { type: d.eventType })}
-                          onClick={async () => {
-                            const r = await retry({ id, deliveryId: d.id }, context);
-                            setRetryError(r.error);
-                          }}
-                        >
-                          {t('webhooks.delivery.retry')}
-                        </Button>
-                      </td>
-                    ) : null}
+      <ListStates
+        data={data}
+        error={error}
+        fetching={fetching}
+        refetch={refetch}
+        empty={() => (rows.length === 0 && pager.page === 1 ? t('webhooks.deliveries.empty') : null)}
+      >
+        {(data) => (
+          <>
+            <div className="table-wrap card">
+              <table className="table" data-testid="deliveries">
+                <caption className="visually-hidden">{t('webhooks.deliveries')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('webhooks.delivery.event')}</th>
+                    <th scope="col">{t('common.status')}</th>
+                    <th scope="col">{t('webhooks.delivery.attempts')}</th>
+                    <th scope="col">{t('webhooks.delivery.response')}</th>
+                    <th scope="col">{t('webhooks.delivery.duration')}</th>
+                    <th scope="col">{t('webhooks.delivery.lastAttempt')}</th>
+                    <th scope="col">{t('webhooks.delivery.nextAttempt')}</th>
+                    {writer ? <th scope="col">{t('common.actions')}</th> : null}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <ListFooter
-            page={pager.page}
-            limit={limit}
-            shown={rows.length}
-            total={data.webhookDeliveriesTotal}
-            onPageSize={(n) => setFilters({ limit: limitParam(n) })}
-          />
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.webhookDeliveries.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.webhookDeliveries.nextCursor && pager.next(data.webhookDeliveries.nextCursor)}
-          />
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {rows.map((d) => (
+                    <tr key={d.id}>
+                      <td>
+                        <code>{d.eventType}</code>
+                      </td>
+                      <td data-label={t('common.status')}>
+                        <DeliveryStatus status={d.status} />
+                      </td>
+                      <td data-label={t('webhooks.delivery.attempts')}>{d.attempts}</td>
+                      <td data-label={t('webhooks.delivery.response')} title={d.lastError ?? undefined}>
+                        {d.lastResponseStatus ?? (d.lastError ? <span className="muted">{d.lastError}</span> : '—')}
+                      </td>
+                      <td data-label={t('webhooks.delivery.duration')}>
+                        {d.durationMs === null || d.durationMs === undefined ? '—' : t('webhooks.delivery.ms', { ms: d.durationMs })}
+                      </td>
+                      <td data-label={t('webhooks.delivery.lastAttempt')}>{d.lastAttemptAt ? formatDate(d.lastAttemptAt) : '—'}</td>
+                      <td data-label={t('webhooks.delivery.nextAttempt')}>{d.nextAttemptAt ? formatDate(d.nextAttemptAt) : '—'}</td>
+                      {writer ? (
+                        <td data-label={t('common.actions')}>
+                          <Button
+                            aria-label={t('webhooks.delivery.retry.label', { type: d.eventType })}
+                            onClick={async () => {
+                              const r = await retry({ id, deliveryId: d.id }, context);
+                              setRetryError(r.error);
+                            }}
+                          >
+                            {t('webhooks.delivery.retry')}
+                          </Button>
+                        </td>
+                      ) : null}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <ListPaging
+              pager={pager}
+              nextCursor={data.webhookDeliveries.nextCursor}
+              limit={limit}
+              shown={rows.length}
+              total={data.webhookDeliveriesTotal}
+              onPageSize={(n) => setFilters({ limit: limitParam(n) })}
+            />
+          </>
+        )}
+      </ListStates>
     </section>
   );
 }

@@ -8,7 +8,7 @@ import { Link, useRouter } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 import { usePager } from '../lib/use-pager.js';
 import { useTitle } from '../lib/use-title.js';
-import { EmptyState, ErrorAlert, Loading, PageHeader, Pager, Button } from '../components/ui.js';
+import { PageHeader, Pager, Button, ListStates } from '../components/ui.js';
 import { EndpointDialog, SecretOnceDialog } from '../components/webhook-dialogs.js';
 import { EndpointStatus, EventTypes } from '../components/webhook-bits.js';
 
@@ -51,54 +51,54 @@ export function WebhooksPage() {
       >
         <p className="muted">{t('webhooks.intro')}</p>
       </PageHeader>
-      {error && !data ? (
-        <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      ) : !data ? (
-        fetching ? (
-          <Loading />
-        ) : null
-      ) : data.webhooks.data.length === 0 ? (
-        <EmptyState>{t('webhooks.empty')}</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card">
-            <table className="table">
-              <caption className="visually-hidden">{t('webhooks.title')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('webhooks.url')}</th>
-                  <th scope="col">{t('webhooks.types')}</th>
-                  <th scope="col">{t('common.status')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.webhooks.data.map((w) => (
-                  <tr key={w.id}>
-                    <td>
-                      <Link to={`/webhooks/${w.id}`} className="row-link mono">
-                        {w.url}
-                      </Link>
-                      {w.description ? <div className="muted">{w.description}</div> : null}
-                    </td>
-                    <td data-label={t('webhooks.types')}>
-                      <EventTypes types={w.types ?? null} />
-                    </td>
-                    <td data-label={t('common.status')}>
-                      <EndpointStatus endpoint={w} />
-                    </td>
+      <ListStates
+        data={data}
+        error={error}
+        fetching={fetching}
+        refetch={refetch}
+        empty={(data) => (data.webhooks.data.length === 0 ? t('webhooks.empty') : null)}
+      >
+        {(data) => (
+          <>
+            <div className="table-wrap card">
+              <table className="table">
+                <caption className="visually-hidden">{t('webhooks.title')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('webhooks.url')}</th>
+                    <th scope="col">{t('webhooks.types')}</th>
+                    <th scope="col">{t('common.status')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            page={pager.page}
-            hasNext={Boolean(data.webhooks.nextCursor)}
-            onPrevious={pager.previous}
-            onNext={() => data.webhooks.nextCursor && pager.next(data.webhooks.nextCursor)}
-          />
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {data.webhooks.data.map((w) => (
+                    <tr key={w.id}>
+                      <td>
+                        <Link to={`/webhooks/${w.id}`} className="row-link mono">
+                          {w.url}
+                        </Link>
+                        {w.description ? <div className="muted">{w.description}</div> : null}
+                      </td>
+                      <td data-label={t('webhooks.types')}>
+                        <EventTypes types={w.types ?? null} />
+                      </td>
+                      <td data-label={t('common.status')}>
+                        <EndpointStatus endpoint={w} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager
+              page={pager.page}
+              hasNext={Boolean(data.webhooks.nextCursor)}
+              onPrevious={pager.previous}
+              onNext={() => data.webhooks.nextCursor && pager.next(data.webhooks.nextCursor)}
+            />
+          </>
+        )}
+      </ListStates>
       {creating ? (
         <EndpointDialog
           title={t('webhooks.new')}
