@@ -13,7 +13,7 @@ import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
 import { sqlTracing, startTracing } from './tracing.js';
 import { serviceVersion } from './version.js';
 import type { EmbeddedDatabase } from './persistence/embedded.js';
-import { serveClientErrors } from './http/client-error.js';
+import { serveConnections } from './http/client-error.js';
 
 export interface RunningService {
   url: string;
@@ -21,8 +21,6 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle sockets. */
-const KEEP_ALIVE_MS = 65_000;
 /** After the grace period, how long in-flight requests may take before their sockets are cut. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often expired sessions, stale login attempts and expired idempotent answers are deleted (each instance; the deletes are idempotent). */
@@ -121,9 +119,7 @@ export async function startService(config: Config, logger: Logger, appOptions: A
     const s = app.listen(config.port, config.host, () => resolveListen(s));
     s.once('error', reject);
   });
-  serveClientErrors(server, logger);
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  serveConnections(server, logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -49,7 +49,7 @@ export function limitRequestLine(req: Request, res: Response, next: NextFunction
  * Node's own answers, kept for the other parser errors (a timeout is 408, anything else 400); a socket
  * that is gone, or whose response has begun, gets nothing (the docs' advice for a `clientError` handler).
  */
-export function serveClientErrors(server: Server, logger: Logger): void {
+function serveClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) => {
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy();
@@ -66,4 +66,19 @@ export function serveClientErrors(server: Server, logger: Logger): void {
     // everything written, then the socket closes (the parser cannot go on reading it)
     socket.destroySoon();
   });
+}
+
+/** Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle sockets. */
+export const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * What every listening server of the service does (the service's and the tests' alike): answers malformed
+ * requests (`serveClientErrors`) and keeps an idle socket open KEEP_ALIVE_MS. A client whose own idle limit is
+ * shorter (undici's 4 s) then closes first: a server closing an idle socket as the client reuses it is the
+ * race that resets the client's request (ECONNRESET).
+ */
+export function serveConnections(server: Server, logger: Logger): void {
+  serveClientErrors(server, logger);
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
 }

@@ -10,7 +10,7 @@ import { bootstrap } from '../../server/persistence/bootstrap.js';
 import { createMetrics } from '../../server/metrics.js';
 import { withInstanceParts } from '../../server/runtime.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { serveClientErrors } from '../../server/http/client-error.js';
+import { serveConnections } from '../../server/http/client-error.js';
 import { inject } from 'vitest';
 import { ADMIN } from './admin.js';
 
@@ -58,7 +58,8 @@ export async function startTestApp(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  serveClientErrors(server, fullDeps.logger);
+  // as the service's own server: the tests' clients reuse sockets as production's do
+  serveConnections(server, fullDeps.logger);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
