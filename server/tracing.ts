@@ -20,7 +20,7 @@ export function activeTraceId(): string | undefined {
 /**
  * Registers the global tracer provider. `processors` is for tests (an in-memory exporter); otherwise
  * spans go over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT, which the exporter reads from the environment
- * itself (with the other standard OTEL_* variables). Returns the shutdown that flushes pending spans.
+ * itself (with the other standard OTEL_* variables). Returns the shutdown that flushes pending spans and unregisters the provider.
  */
 export async function startTracing(opts: { serviceVersion: string; exporter?: 'otlp' | 'none'; processors?: SpanProcessor[] }): Promise<() => Promise<void>> {
   const [{ NodeTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { OTLPTraceExporter }] = await Promise.all([
@@ -33,7 +33,15 @@ export async function startTracing(opts: { serviceVersion: string; exporter?: 'o
     spanProcessors: opts.processors ?? [new BatchSpanProcessor(opts.exporter === 'none' ? DROP : new OTLPTraceExporter())],
   });
   provider.register();
-  return () => provider.shutdown();
+  return async () => {
+    await provider.shutdown();
+    // register() set the API's global tracer provider, context manager and propagator; a shut-down provider
+    // left there would keep making (recording) spans, and a later startTracing in the same process would be
+    // refused as a duplicate registration (the tests start and stop tracing per file in one worker process).
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  };
 }
 
 /** Runs `fn` in a span named `name` (a use case, a command), ending it with the outcome. */

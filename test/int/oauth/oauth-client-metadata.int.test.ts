@@ -20,8 +20,10 @@ import { consentDecision, consentDetails, CookieJar, pkcePair, servePublicUrl, s
 const REDIRECT = 'http://127.0.0.1:9/cimd-callback';
 
 // The document server's certificate is self-signed, made here; the service's fetch of it (a normal https
-// fetch, as in production) is told to accept it by the one switch Node's fetch reads per connection.
-process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+// fetch, as in production) is told to accept it by the one switch Node's fetch reads per connection. Set
+// for this file only (beforeAll, restored in afterAll): files share their worker's process (isolate: false),
+// and a later file's https must check certificates again.
+const savedTlsReject = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
 
 /** What the document server answers per path, and every path it was asked for. */
 const answers = new Map<string, { status: number; body: string; headers?: Record<string, string> }>();
@@ -50,6 +52,7 @@ function document(path: string, extra: Record<string, unknown> = {}): string {
 }
 
 beforeAll(async () => {
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   const dir = mkdtempSync(join(tmpdir(), 'cimd-'));
   execFileSync(
     'openssl',
@@ -75,6 +78,8 @@ afterAll(async () => {
   docs?.close();
   await open?.close();
   await strict?.close();
+  if (savedTlsReject === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  else process.env.NODE_TLS_REJECT_UNAUTHORIZED = savedTlsReject;
 });
 
 /** An MCP client that names itself by its metadata document; the browser step is the test's. */
