@@ -165,38 +165,43 @@ describe('GET /events', () => {
     expect((await polling).data.filter((e) => e.streamId === t.id).map((e) => e.type)).toEqual(['TensionResolved']);
   });
 
-  it('a follower of nextCursor gets every event exactly once, each stream in version order, while 8 writers append to 50 tensions', async () => {
-    const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
-    const ids: string[] = [];
-    for (let i = 0; i < 50; i++) ids.push((await newTension(c, { name: `Load ${i}`, actorId, score: 1 })).id);
-    let writing = true;
-    const seen: FeedEventJson[] = [];
-    const follower = (async () => {
-      let cursor = start;
-      for (let idle = 0; idle < 2;) {
-        const page = await feedPage(app, reader.key, { after: cursor, limit: 37, wait: writing ? 1 : 0 });
-        seen.push(...page.data);
-        cursor = page.nextCursor;
-        if (!writing && page.data.length === 0) idle++;
-      }
-    })();
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, w) => {
-        for (let n = 0; n < 25; n++) {
-          const id = ids[(w * 7 + n * 3) % ids.length];
-          const res = await c.post(`/tensions/${id}/rescore`, { score: 1 + ((w + n) % 10) });
-          expect([200, 409]).toContain(res.status);
+  // 23 s on the embedded database of a quiet machine: more than 30 s on a loaded one
+  it(
+    'a follower of nextCursor gets every event exactly once, each stream in version order, while 8 writers append to 50 tensions',
+    { timeout: 90_000 },
+    async () => {
+      const start = (await feedPage(app, reader.key, { after: 'now' })).nextCursor;
+      const ids: string[] = [];
+      for (let i = 0; i < 50; i++) ids.push((await newTension(c, { name: `Load ${i}`, actorId, score: 1 })).id);
+      let writing = true;
+      const seen: FeedEventJson[] = [];
+      const follower = (async () => {
+        let cursor = start;
+        for (let idle = 0; idle < 2;) {
+          const page = await feedPage(app, reader.key, { after: cursor, limit: 37, wait: writing ? 1 : 0 });
+          seen.push(...page.data);
+          cursor = page.nextCursor;
+          if (!writing && page.data.length === 0) idle++;
         }
-      }),
-    );
-    writing = false;
-    await follower;
-    const [{ n }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
-    const mine = seen.filter((e) => ids.includes(e.streamId));
-    expect(new Set(seen.map((e) => e.id)).size, 'no event twice').toBe(seen.length);
-    expect(mine.length, 'every event of the 50 tensions').toBe(n);
-    expectEachStreamInOrder(mine);
-  });
+      })();
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let n = 0; n < 25; n++) {
+            const id = ids[(w * 7 + n * 3) % ids.length];
+            const res = await c.post(`/tensions/${id}/rescore`, { score: 1 + ((w + n) % 10) });
+            expect([200, 409]).toContain(res.status);
+          }
+        }),
+      );
+      writing = false;
+      await follower;
+      const [{ n }] = await app.em().execute(`select count(*)::int as n from domain_events where stream_id = any(?::uuid[])`, [`{${ids.join(',')}}`]);
+      const mine = seen.filter((e) => ids.includes(e.streamId));
+      expect(new Set(seen.map((e) => e.id)).size, 'no event twice').toBe(seen.length);
+      expect(mine.length, 'every event of the 50 tensions').toBe(n);
+      expectEachStreamInOrder(mine);
+    },
+  );
 
   it.skipIf(!onPostgres)(
     'a transaction held open while later ones commit: no follower sees the later events first, none skips the held one',
