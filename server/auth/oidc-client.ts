@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import * as client from 'openid-client';
 import type { OidcConfig } from '../config.js';
+import { hmacKey } from './session-token.js';
 
 /** What the callback needs to check the answer: kept in a signed, HttpOnly cookie between the two legs. */
 export interface OidcFlow {
@@ -18,7 +19,7 @@ export const OIDC_FLOW_COOKIE = 'oidc_flow';
 export const OIDC_FLOW_TTL_MS = 10 * 60_000;
 
 /** Its own key, derived from the server's secret, so no other token of the service passes for a flow. */
-const flowKey = (sessionSecret: string) => createHmac('sha256', sessionSecret).update('market-service oidc flow v1').digest();
+const flowKey = (sessionSecret: string) => hmacKey(createHmac('sha256', sessionSecret).update('market-service oidc flow v1').digest());
 
 export function signFlow(sessionSecret: string, flow: OidcFlow): string {
   return jwt.sign({ s: flow.state, n: flow.nonce, v: flow.codeVerifier }, flowKey(sessionSecret), {
