@@ -47,10 +47,25 @@ interface KnexPool {
   numPendingAcquires(): number;
 }
 
+let processRegistry: Registry | undefined;
+
+/**
+ * The process's own metrics (CPU, memory, event-loop delay, GC, handles), collected once per process: they
+ * describe the process, not an app, and each collection starts an event-loop delay monitor and a GC
+ * observer that live as long as the process. Every app started in the process (the CLI runs one; a test
+ * worker runs one per test file) serves these same series beside its own.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'market_' });
+  }
+  return processRegistry;
+}
+
 /** `clock`: the time the webhook backlog's ages are taken at (the app's clock, which tests control). */
 export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date()): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'market_' });
   const commands = new Counter({
     name: 'market_tension_commands_total',
     help: 'Tension commands by command and outcome (appended, noop, refused with its code).',
@@ -211,7 +226,8 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
     },
   });
   return {
-    registry,
+    // the app's metrics and the process's, served together (every metric above is registered by now)
+    registry: Registry.merge([processMetrics(), registry]),
     webhookAttempt: (outcome, seconds) => {
       webhookAttempts.inc({ outcome });
       webhookLatency.observe({ outcome }, seconds);
