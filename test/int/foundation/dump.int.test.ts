@@ -1,6 +1,6 @@
 // Moving a service (SPEC §9): export from the embedded database, import into a fresh database (PostgreSQL
 // when DATABASE_URL is set), and the service answers exactly as before; logins and keys still work.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,17 +14,36 @@ import { createTestDatabase, emptyPostgresDatabase, onPostgres } from '../../sup
 import { runCli } from '../../support/process.js';
 
 let dir: string;
+/**
+ * One embedded data folder, migrated once (its initdb and migrations run in WebAssembly: seconds of CPU) and
+ * closed; each source and each refused import's target starts from a copy of it. The first test's embedded
+ * target is the one the CLI's import creates and migrates itself, from nothing.
+ */
+let migrated: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'market-dump-'));
-});
+  migrated = join(dir, 'migrated');
+  const db = await openDatabase({ dataDir: migrated, poolMax: 2 });
+  try {
+    await migrate(db.orm);
+  } finally {
+    await db.close();
+  }
+}, 120_000);
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A new data folder at `dataDir`: a copy of the migrated, empty one. */
+async function migratedFolder(dataDir: string): Promise<string> {
+  await cp(migrated, dataDir, { recursive: true });
+  return dataDir;
+}
+
 /** An app on an embedded database kept in `dataDir`, so a CLI process can open it once the app is closed. */
 async function embeddedApp(dataDir: string): Promise<TestApp> {
-  const db: Database = await openDatabase({ dataDir, poolMax: 4 });
-  await migrate(db.orm);
+  const db: Database = await openDatabase({ dataDir: await migratedFolder(dataDir), poolMax: 4 });
+  await migrate(db.orm); // nothing pending: the copy is migrated
   return startTestApp({}, {}, db);
 }
 
@@ -149,7 +168,7 @@ describe('export and import', () => {
       ['truncated.ndjson', /incomplete/],
       ['garbage.ndjson', /not JSON|not a market-service dump/],
     ] as const) {
-      const targetDir = join(dir, `target-${file}`);
+      const targetDir = await migratedFolder(join(dir, `target-${file}`));
       const run = await runCli(['import', join(dir, file)], { DATA_DIR: targetDir });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
@@ -247,7 +266,7 @@ describe('export and import', () => {
 
     // Through the CLI: a clear message, exit 1, nothing written; the old file with the flag, with its warning.
     await writeFile(join(dir, 'granted.ndjson'), `${granted.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    const refused = await runCli(['import', join(dir, 'granted.ndjson')], { DATA_DIR: join(dir, 'target-granted') });
+    const refused = await runCli(['import', join(dir, 'granted.ndjson')], { DATA_DIR: await migratedFolder(join(dir, 'target-granted')) });
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stderr).toMatch(/Import refused, nothing was written: the digest in the end line does not match the file: it was altered or damaged/);
     const db = await openDatabase({ dataDir: join(dir, 'target-granted'), poolMax: 2 });
@@ -256,7 +275,9 @@ describe('export and import', () => {
     } finally {
       await db.close();
     }
-    const accepted = await runCli(['import', '--allow-unverified', join(dir, 'old-format.ndjson')], { DATA_DIR: join(dir, 'target-old') });
+    const accepted = await runCli(['import', '--allow-unverified', join(dir, 'old-format.ndjson')], {
+      DATA_DIR: await migratedFolder(join(dir, 'target-old')),
+    });
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stderr).toMatch(/Warning: this dump was written before dumps carried a digest/);
     expect(JSON.parse(accepted.stdout)).toMatchObject({ sha256: null, imported: end.counts });
