@@ -5,6 +5,7 @@ import { StdioClientTransport as StdioClientTransport2 } from '@modelcontextprot
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { TestApp } from './app.js';
+import { cliCommand } from './server-build.js';
 
 export async function mcpHttpClient(app: TestApp, key: string): Promise<Client> {
   const client = new Client({ name: 'market-tests', version: '1.0.0' });
@@ -35,7 +36,7 @@ export async function mcpHttpClientAt(app: TestApp, key: string, revision: strin
 
 const stdioServer = (key: string, env: Record<string, string>) => ({
   command: process.execPath,
-  args: ['--import', 'tsx', 'server/cli/main.ts', 'mcp'],
+  args: cliCommand(['mcp'])[1],
   env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', MARKET_API_KEY: key, ...env },
   stderr: 'pipe' as const,
 });

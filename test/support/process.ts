@@ -1,6 +1,8 @@
-// Runs the real server as a child process (from sources), for multi-instance and crash tests.
+// Runs the real server as a child process (the built command line, kept up to date with the sources by
+// server-build.ts), for multi-instance and crash tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cliCommand } from './server-build.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,7 +28,8 @@ export interface ServerProcess {
 
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 150_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'start'], {
+  const [node, args] = cliCommand(['start']);
+  const child = spawn(node, args, {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -79,15 +82,16 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `market-service <args>` (from sources) as a child process, not waited on (e.g. a start meant not to become ready). */
+/** `market-service <args>` as a child process, not waited on (e.g. a start meant not to become ready). */
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+  const [node, cli] = cliCommand(args);
+  return spawn(node, cli, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PASSWORD_HASHING: 'floor', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
-/** Runs one `market-service <args>` command (from sources) to its end; `timeoutMs` kills it and fails. */
+/** Runs one `market-service <args>` command to its end; `timeoutMs` kills it and fails. */
 export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
   const child = spawnCli(args, env);
   let stdout = '';

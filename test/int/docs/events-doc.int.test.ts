@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { seedUserWithKey } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
 import { deleteStream, NATS_URL, natsOrNull, testStream } from '../../support/nats.js';
+import { cliCommand } from '../../support/server-build.js';
 
 const DOC = resolve('docs/events.md');
 const blocksOf = (markdown: string, lang: string) => [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
@@ -34,7 +35,8 @@ beforeAll(async () => {
   const blocks = [...blocksOf(markdown, 'sh'), ...(runRelayBlocks ? blocksOf(markdown, 'bash') : [])];
   // `market-service` as a reader has it installed: the CLI from these sources.
   shim = await mkdtemp(join(tmpdir(), 'events-doc-'));
-  await writeFile(join(shim, 'market-service'), `#!/bin/sh\nexec "${process.execPath}" --import tsx "${resolve('server/cli/main.ts')}" "$@"\n`);
+  const [node, [cli]] = cliCommand([]);
+  await writeFile(join(shim, 'market-service'), `#!/bin/sh\nexec "${node}" "${cli}" "$@"\n`);
   await chmod(join(shim, 'market-service'), 0o755);
   const script = blocks.map((b, i) => `echo '@@block ${i}@@'\n${b}`).join('\n');
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {

@@ -10,6 +10,7 @@ import { seedDeps, seedUserWithKey } from '../../support/clients.js';
 import { mcpHttpClient, mcpStdioClient, mcpStdioClientAt } from '../../support/mcp.js';
 import { migrate, openDatabase } from '../../../server/persistence/database.js';
 import { onPostgres } from '../../support/database.js';
+import { cliCommand } from '../../support/server-build.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -128,7 +129,7 @@ describe('MCP over stdio (market-service mcp)', () => {
   it('answers a line that is not JSON with a -32700 parse error (id null) and keeps serving', async () => {
     await client?.close();
     client = undefined;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'mcp'], {
+    const child = spawn(...cliCommand(['mcp']), {
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', MARKET_API_KEY: agentKey, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
