@@ -40,8 +40,15 @@ const signedIn = (opts: { width: number; height: number; lang: 'en' | 'de'; dark
     timeoutMs: 10_000,
   });
 
+/**
+ * Shows a screen as the app's own links do (the address changes, the router renders it: no new load of the
+ * page and its scripts for each of the ~200 screens this file checks), then waits for it to have loaded.
+ */
 async function open(page: Page, screen: ReturnType<typeof screens>[number]): Promise<void> {
-  await page.goto(`${app.url}${screen.path}`);
+  await page.evaluate((path) => {
+    window.history.pushState(null, '', path);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, screen.path);
   await page.getByRole('heading', { level: 1, name: screen.h1 }).waitFor();
   // lists and details finish loading (no spinner left)
   await page
