@@ -78,7 +78,9 @@ describe('second factor in the admin app', () => {
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('heading', { name: 'Tensions', level: 1 }).waitFor();
 
+    // signed out once the sign-in form shows (a new load before that could cancel the sign-out's request)
     await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await signInWithPassword(human.email);
     await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
     await page.getByLabel('Code', { exact: true }).fill(recoveryCodes[0]);
