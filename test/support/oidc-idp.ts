@@ -51,6 +51,8 @@ export async function startTestIdp(redirectUri: string): Promise<TestIdp> {
       };
     },
     features: { devInteractions: { enabled: true }, userinfo: { enabled: true } },
+    // fixed lifetimes: left to oidc-provider's default functions, each printed a NOTICE into the test output
+    ttl: { AccessToken: 3600, IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
   });
   server.on('request', provider.callback());
   return {
