@@ -1,28 +1,14 @@
-// Browser tests: a fresh admin-web build when the sources are newer, Debian's chromium, screenshots.
-import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+// Browser tests: a fresh admin-web build when the sources are newer (builds.ts), Debian's chromium, screenshots.
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { ADMIN } from './app.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const WEB = join(ROOT, 'admin-web');
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 
-function newestMtime(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(s.mtimeMs, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
-}
-
-/** Builds admin-web/dist when it is missing or older than its sources (the server serves that build). */
-export function ensureWebBuild(): void {
-  const built = join(WEB, 'dist', 'index.html');
-  const sources = Math.max(newestMtime(join(WEB, 'src')), newestMtime(join(WEB, 'index.html')), newestMtime(join(WEB, 'vite.config.ts')));
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  execSync('npm run build:web', { cwd: ROOT, stdio: 'pipe' });
-}
+export { ensureWebBuild } from './builds.js';
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {

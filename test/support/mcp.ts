@@ -5,7 +5,7 @@ import { StdioClientTransport as StdioClientTransport2 } from '@modelcontextprot
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { TestApp } from './app.js';
-import { cliCommand } from './server-build.js';
+import { cliCommand } from './builds.js';
 
 export async function mcpHttpClient(app: TestApp, key: string): Promise<Client> {
   const client = new Client({ name: 'market-tests', version: '1.0.0' });
@@ -34,12 +34,10 @@ export async function mcpHttpClientAt(app: TestApp, key: string, revision: strin
   return client;
 }
 
-const stdioServer = (key: string, env: Record<string, string>) => ({
-  command: process.execPath,
-  args: cliCommand(['mcp'])[1],
-  env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', MARKET_API_KEY: key, ...env },
-  stderr: 'pipe' as const,
-});
+const stdioServer = (key: string, env: Record<string, string>) => {
+  const [command, args] = cliCommand(['mcp']);
+  return { command, args, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', MARKET_API_KEY: key, ...env }, stderr: 'pipe' as const };
+};
 
 /** `market-service mcp` with the 2.x SDK client pinned to a 2026 revision (server/discover, no initialize). */
 export async function mcpStdioClientAt(key: string, env: Record<string, string>, revision: string): Promise<Client2> {

@@ -1,8 +1,8 @@
 // Runs the real server as a child process (the built command line, kept up to date with the sources by
-// server-build.ts), for multi-instance and crash tests.
+// builds.ts), for multi-instance and crash tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { cliCommand } from './server-build.js';
+import { cliCommand } from './builds.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

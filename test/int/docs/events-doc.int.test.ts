@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { seedUserWithKey } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
 import { deleteStream, NATS_URL, natsOrNull, testStream } from '../../support/nats.js';
-import { cliCommand } from '../../support/server-build.js';
+import { cliCommand } from '../../support/builds.js';
 
 const DOC = resolve('docs/events.md');
 const blocksOf = (markdown: string, lang: string) => [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const key = (await seedUserWithKey(app, { grants: ['events:read', 'tensions:*', 'actors:*'] })).key;
   const markdown = await readFile(DOC, 'utf8');
   const blocks = [...blocksOf(markdown, 'sh'), ...(runRelayBlocks ? blocksOf(markdown, 'bash') : [])];
-  // `market-service` as a reader has it installed: the CLI from these sources.
+  // `market-service` as a reader has it installed: the built CLI, rebuilt first if these sources are newer.
   shim = await mkdtemp(join(tmpdir(), 'events-doc-'));
   const [node, [cli]] = cliCommand([]);
   await writeFile(join(shim, 'market-service'), `#!/bin/sh\nexec "${node}" "${cli}" "$@"\n`);

@@ -10,7 +10,7 @@ import { seedDeps, seedUserWithKey } from '../../support/clients.js';
 import { mcpHttpClient, mcpStdioClient, mcpStdioClientAt } from '../../support/mcp.js';
 import { migrate, openDatabase } from '../../../server/persistence/database.js';
 import { onPostgres } from '../../support/database.js';
-import { cliCommand } from '../../support/server-build.js';
+import { cliCommand } from '../../support/builds.js';
 
 let app: TestApp;
 beforeAll(async () => {
