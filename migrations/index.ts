@@ -23,6 +23,7 @@ import { Migration20261128130000_rollups_per_statement } from './Migration202611
 import { Migration20261128140000_api_key_search } from './Migration20261128140000_api_key_search.js';
 import { Migration20261128150000_party_sort_indexes } from './Migration20261128150000_party_sort_indexes.js';
 import { Migration20261128170000_webhook_deliveries_lighter } from './Migration20261128170000_webhook_deliveries_lighter.js';
+import { Migration20261128200000_rollups_never_wait } from './Migration20261128200000_rollups_never_wait.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261128140000_api_key_search', class: Migration20261128140000_api_key_search },
   { name: 'Migration20261128150000_party_sort_indexes', class: Migration20261128150000_party_sort_indexes },
   { name: 'Migration20261128170000_webhook_deliveries_lighter', class: Migration20261128170000_webhook_deliveries_lighter },
+  { name: 'Migration20261128200000_rollups_never_wait', class: Migration20261128200000_rollups_never_wait },
 ];
