@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
+import { expectRollupsMatchSources } from '../../support/rollups.js';
 
 // Wednesday 2026-11-18, 23:59:30 UTC: the next week starts on Monday the 23rd.
 let now = new Date('2026-11-18T23:59:30.000Z');
@@ -120,23 +121,10 @@ describe('dashboardTensions', () => {
        from generate_series(1, 60) g, tensions t where t.id = ?`,
       [template.id],
     );
-    const same = async (rollup: string, truth: string) => expect(await app.em().execute(rollup)).toEqual(await app.em().execute(truth));
-    await same(
-      'select actor_id, state, score, n::int from tension_load where n <> 0 order by 1, 2, 3',
-      'select actor_id, state, score, count(*)::int as n from tensions group by 1, 2, 3 order by 1, 2, 3',
-    );
-    await same(
-      'select day, type, sum(n)::int as n, sum(score_sum)::int as s from tension_flow_days group by 1, 2 order by 1, 2',
-      `select (occurred_at at time zone 'UTC')::date as day, type, count(*)::int as n,
-              sum(case when type = 'TensionSensed' then coalesce((data ->> 'score')::int, 0) else 0 end)::int as s
-       from domain_events where stream_type = 'tension' group by 1, 2 order by 1, 2`,
-    );
+    await expectRollupsMatchSources(app);
     // and a bulk delete, as a rebuild's
     await app.em().execute(`delete from tensions where name like 'Bulk %'`);
-    await same(
-      'select actor_id, state, score, n::int from tension_load where n <> 0 order by 1, 2, 3',
-      'select actor_id, state, score, count(*)::int as n from tensions group by 1, 2, 3 order by 1, 2, 3',
-    );
+    await expectRollupsMatchSources(app);
   });
 
   it('refuses a period outside 1–52 weeks', async () => {

@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { onPostgres } from '../../support/database.js';
 import { newActor, newTension } from '../../support/tensions.js';
+import { expectRollupsMatchSources } from '../../support/rollups.js';
 
 let app: TestApp;
 let c: ReturnType<typeof client>;
@@ -46,21 +47,6 @@ async function withoutWaitingFor<T>(holder: number, watcher: pg.Client, what: st
     await new Promise((r) => setTimeout(r, 10));
   }
   return settled;
-}
-
-/** Each rollup, its shards summed, equals what it counts. */
-async function rollupsMatchTheirSources() {
-  const same = async (rollup: string, truth: string) => expect(await app.em().execute(rollup)).toEqual(await app.em().execute(truth));
-  await same(
-    'select actor_id, state, score, sum(n)::int as n from tension_load group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3',
-    'select actor_id, state, score, count(*)::int as n from tensions group by 1, 2, 3 order by 1, 2, 3',
-  );
-  await same(
-    'select day, type, sum(n)::int as n, sum(score_sum)::int as s from tension_flow_days group by 1, 2 order by 1, 2',
-    `select (occurred_at at time zone 'UTC')::date as day, type, count(*)::int as n,
-            sum(case when type = 'TensionSensed' then coalesce((data ->> 'score')::int, 0) else 0 end)::int as s
-     from domain_events where stream_type = 'tension' group by 1, 2 order by 1, 2`,
-  );
 }
 
 describe('a writer whose transaction stays open', () => {
@@ -101,7 +87,7 @@ describe('a writer whose transaction stays open', () => {
     expect(rescored.status, JSON.stringify(rescored.body)).toBe(200);
 
     await held.query('commit');
-    await rollupsMatchTheirSources();
+    await expectRollupsMatchSources(app);
   });
 
   it('adds rows to a rollup only while every row of its key is held: writers one at a time reuse one', async () => {
@@ -121,6 +107,6 @@ describe('a writer whose transaction stays open', () => {
     for (let score = 3; score <= 10; score++) expect((await c.post(`/tensions/${t.id}/rescore`, { score })).status).toBe(200);
     // one row per (state, score) the actor's tension passed through, and the day's rescores kept in the same rows
     expect(await rows()).toEqual({ keys: 10, load: 10, flow: before.flow });
-    await rollupsMatchTheirSources();
+    await expectRollupsMatchSources(app);
   });
 });
