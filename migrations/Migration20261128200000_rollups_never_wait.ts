@@ -18,8 +18,10 @@ import { Migration } from '@mikro-orm/migrations';
  * unique-index check), and a key has about as many rows as writers ever held it at once (writers one at a
  * time reuse one). Existing rows keep their counts; `tension_load` rows become shard 0.
  *
- * Cost (pgbench, 2 clients, a rescore's projection update and append, 2026-11-28): 1,555-1,599 transactions
- * a second before, 1,722 after (the 16 shards had made writers queue now and then). A statement that
+ * Cost (pgbench, a rescore's projection update and append, 6-8 s runs, 2026-11-28): 1 client 584-588
+ * transactions a second before, 570-622 after; 2 clients 1,295-1,599 before, 1,444-1,722 after; 8 clients
+ * 1,270-1,320 before, 1,547-1,823 after (the 16 shards had made writers queue). After the 8-client runs a
+ * key had at most 8 rows (flow: 8 for the day, load: 56 for 10 keys). A statement that
  * inserts or deletes many keys at once pays a loop per key: 100,000 tensions of 100,000 keys, 8.7 s → 10.9 s.
  */
 export class Migration20261128200000_rollups_never_wait extends Migration {
@@ -96,7 +98,8 @@ export class Migration20261128200000_rollups_never_wait extends Migration {
   }
 
   override async down(): Promise<void> {
-    // Back to one row per key (16 per day and type): the shards are summed first.
+    // Back to one row per (actor, state, score) and up to 16 per (day, type), chosen by the stream id again: each
+    // key's shards are summed into one row first (shard 0), so the counts are kept.
     this.addSql(`
       create or replace function tension_flow_added() returns trigger language plpgsql as $$
       begin
