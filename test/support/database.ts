@@ -1,11 +1,13 @@
 // A fresh database per test file: a new PostgreSQL database when DATABASE_URL is set, else an
 // in-memory embedded one. Files therefore never see each other's data. Both start as a copy of the
-// migrated template global-setup.ts made for the run (when there is one), so a file does not migrate.
+// migrated template global-setup.ts made for the run (when there is one), so a file does not migrate; an
+// embedded one may be an earlier file's, put back as the template left it (embedded-pool.ts).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { migrate, openDatabase, type Database, type DatabaseTimeouts } from '../../server/persistence/database.js';
 import { startEmbedded } from '../../server/persistence/embedded.js';
+import { pooledEmbedded } from './embedded-pool.js';
 
 export interface TestDatabase extends Database {
   /** the URL of the fresh PostgreSQL database, when on PostgreSQL */
@@ -54,7 +56,11 @@ export async function createTestDatabase(
   // Without a template (none made, or made before a migration was added), `migrate` does the work; with one, it finds nothing pending.
   if (!onPostgres) {
     const loadDataDir = inject('embeddedTemplate') ?? undefined;
-    const db = await openDatabase({ poolMax, ...limits, embedded: startEmbedded({ maxConnections: poolMax + 2, loadDataDir }) });
+    const maxConnections = poolMax + 2;
+    const boot = () => startEmbedded({ maxConnections, loadDataDir });
+    // from the template: one this worker's earlier file closed, reset (embedded-pool.ts), or a new one
+    const embedded = loadDataDir ? pooledEmbedded(maxConnections, boot) : boot();
+    const db = await openDatabase({ poolMax, ...limits, embedded });
     await migrate(db.orm);
     return db;
   }
