@@ -10,7 +10,8 @@
 //   sequence is set back to its value, and the planner statistics a file's ANALYZE left are removed;
 // - then its catalog is compared with the template's: tables, columns and defaults, constraints, indexes,
 //   functions (their source), triggers (and whether enabled), privileges, roles, schemas, extensions,
-//   per-database and per-role settings, server settings, prepared transactions, large objects, row counts.
+//   per-database and per-role settings, server settings, prepared transactions, large objects, planner
+//   statistics.
 //   Any difference (a file that altered a table, replaced a function, disabled a trigger, set a database
 //   default, created a role…) and the database is closed for good instead; the next file boots a new one.
 //
@@ -142,7 +143,6 @@ async function reset(embedded: EmbeddedDatabase): Promise<boolean> {
     for (const s of template.sequences) await client.query('select setval($1::regclass, $2::bigint, $3)', [s.name, s.value, s.called]);
     await client.query(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace in ${APP_SCHEMAS})`);
     await client.query('commit');
-    await client.query('discard all');
     const { rows } = await client.query<{ fingerprint: string }>(CATALOG_FINGERPRINT);
     return rows[0]?.fingerprint === template.fingerprint;
   } finally {

@@ -2,8 +2,9 @@
 // Vitest's own order does this from its cache of last run's durations (node_modules/.vite/vitest), which a
 // fresh clone (CI: `npm ci`) does not have: it then runs the largest files first, and a small file that
 // waits on purpose (a NATS outage, a server process's grace period) can start last. Here a file without a
-// cached duration takes its duration from file-durations.json (seconds in the embedded lane, which runs every file; refresh
-// with the JSON reporter when files change a lot), and a file in neither runs first, as vitest does.
+// cached duration takes its duration from file-durations.json (seconds in the embedded lane, which runs
+// every file; refresh with the JSON reporter when files change a lot), and a file in neither runs first, as
+// vitest does.
 // With a seed (`--sequence.shuffle`, or `--sequence.shuffle.files --sequence.seed=N` to keep each file's
 // tests in order) the files run in that seed's random order instead, as vitest's own RandomSequencer would
 // (a custom sequencer replaces it): files share their worker's process, so no file may rely on what ran before.
