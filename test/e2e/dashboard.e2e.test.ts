@@ -2,11 +2,11 @@
 // period (the tension list's counts, the dashboard queries), its charts have their tables, axe finds nothing
 // serious, and the charting library is not in the first load (the dashboard is a chunk of its own).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { seriousViolations } from '../support/axe.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -136,11 +136,7 @@ describe('the dashboard', () => {
       await page.goto(`${app.url}/dashboard`);
       await page.getByTestId('tile-alive').waitFor();
       await page.locator('figure.chart summary').first().click();
-      const result = await new AxeBuilder({ page }).analyze();
-      const serious = result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      expect(serious).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
     }
   }, 120_000);
 });

@@ -3,11 +3,11 @@
 // neither name is lost; a live reload that fails while the browser is offline keeps the page, the open dialog
 // and what was typed in it, and the page recovers by itself once the browser is online again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { seriousViolations } from '../support/axe.js';
 import { insertUser, newActor, newTension } from '../support/tensions.js';
 
 let app: TestApp;
@@ -112,8 +112,7 @@ describe.each(['en', 'de'] as const)('edits that meet another client (%s)', (lan
     // nothing was written by the refused Save
     expect((await c.get(`/tensions/${t.id}`)).body).toMatchObject({ name: `Theirs ${lang}`, version: 2 });
     await screenshot(page, `edit-conflict-${lang}-01-dialog`);
-    const axe = await new AxeBuilder({ page }).include('dialog[open]').analyze();
-    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    expect(await seriousViolations(page, { include: 'dialog[open]' })).toEqual([]);
 
     await conflict.getByRole('button', { name: tx.applyMine }).click();
     await page.locator('h1', { hasText: `Mine ${lang}` }).waitFor();

@@ -2,11 +2,11 @@
 // in English and German; axe over every screen, a dialog and an open picker, light and dark: no serious or
 // critical violation; deactivated leads marked wherever the app shows who leads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { seriousViolations } from '../support/axe.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -56,13 +56,6 @@ async function open(page: Page, screen: ReturnType<typeof screens>[number]): Pro
     .first()
     .waitFor({ state: 'detached' })
     .catch(() => undefined);
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 const scrollWidth = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth);

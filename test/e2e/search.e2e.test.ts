@@ -1,11 +1,11 @@
 // Global search and keyboard (issue 36): ⌘K / Ctrl+K and `/` find a tension by a word of its name and open it,
 // `?` lists the shortcuts, `g u` / `g t` move between lists; English and German; axe with the search open.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { seriousViolations } from '../support/axe.js';
 
 let app: TestApp;
 let browser: Browser;
@@ -49,8 +49,7 @@ describe('global search', () => {
     await box.fill('quayside');
     await page.getByRole('option', { name: /Invoices from the quayside arrive late/ }).waitFor();
     expect(await page.getByRole('option', { name: /Cranes/ }).count()).toBe(0);
-    const result = await new AxeBuilder({ page }).analyze();
-    expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     await box.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Invoices from the quayside arrive late' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/tensions/${tensionId}`);

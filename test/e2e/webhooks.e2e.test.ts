@@ -2,12 +2,12 @@
 // (a receiver holding it verifies the test message), its status in words, edit its URL and types, send a
 // test, the deliveries log with its status filter and Retry, rotate the secret; in English and German;
 // axe finds nothing serious or critical on the list, the endpoint page and the secret dialog.
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { PASSWORD, seedHuman } from '../support/sessions.js';
 import { ensureWebBuild, launchBrowser, screenshot } from '../support/browser.js';
+import { seriousViolations } from '../support/axe.js';
 import { dispatcher, startReceiver, testClock, until, verifies, type Receiver } from '../support/webhooks.js';
 import type { RunningDispatcher } from '../../server/application/webhooks/dispatcher.js';
 
@@ -42,9 +42,7 @@ afterAll(async () => {
 });
 
 async function noSeriousViolations(include?: string) {
-  const builder = new AxeBuilder({ page });
-  const result = await (include ? builder.include(include) : builder).analyze();
-  expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  expect(await seriousViolations(page, { include })).toEqual([]);
 }
 
 const deliveryRows = () => page.getByTestId('deliveries').locator('tbody tr');
