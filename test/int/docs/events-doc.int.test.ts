@@ -35,8 +35,8 @@ beforeAll(async () => {
   const blocks = [...blocksOf(markdown, 'sh'), ...(runRelayBlocks ? blocksOf(markdown, 'bash') : [])];
   // `market-service` as a reader has it installed: the built CLI, rebuilt first if these sources are newer.
   shim = await mkdtemp(join(tmpdir(), 'events-doc-'));
-  const [node, [cli]] = cliCommand([]);
-  await writeFile(join(shim, 'market-service'), `#!/bin/sh\nexec "${node}" "${cli}" "$@"\n`);
+  const [node, args] = cliCommand([]);
+  await writeFile(join(shim, 'market-service'), `#!/bin/sh\nexec ${[node, ...args].map((a) => `"${a}"`).join(' ')} "$@"\n`);
   await chmod(join(shim, 'market-service'), 0o755);
   const script = blocks.map((b, i) => `echo '@@block ${i}@@'\n${b}`).join('\n');
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
