@@ -51,6 +51,11 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Ends the worker's chromium itself (what a crash would do): the next `launchBrowser` starts another. */
+export async function endSharedBrowser(): Promise<void> {
+  await shared?.close();
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
