@@ -13,7 +13,7 @@ describe('the shared browser', () => {
   it("gives the next file the same chromium with none of the last file's contexts", async () => {
     const first = await launchBrowser();
     handles.push(first);
-    const process = await browserProcess(first);
+    const pid = await browserProcess(first);
     await first.newContext();
     await first.newPage(); // a page with a context of its own
     expect(first.contexts()).toHaveLength(2);
@@ -25,7 +25,7 @@ describe('the shared browser', () => {
     const next = await launchBrowser();
     handles.push(next);
     expect(next.contexts()).toEqual([]);
-    expect(await browserProcess(next)).toBe(process);
+    expect(await browserProcess(next)).toBe(pid);
   });
 
   it('closes what a file left open, should it die before its afterAll', async () => {
