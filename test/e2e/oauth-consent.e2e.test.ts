@@ -70,13 +70,6 @@ afterAll(async () => {
 /** Runs the browser part: sign in, narrow if asked, Allow; returns the code the redirect carried. */
 async function consentInBrowser(url: URL, email: string, narrowTo: string | null): Promise<string> {
   const page = await browser.newPage();
-  let code: string | null = null;
-  await page.route(`${REDIRECT}**`, async (route) => {
-    const back = new URL(route.request().url());
-    expect(back.searchParams.get('iss')).toBe(app.url);
-    code = back.searchParams.get('code');
-    await route.fulfill({ status: 200, body: 'done' });
-  });
   await page.goto(url.href);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
@@ -88,8 +81,15 @@ async function consentInBrowser(url: URL, email: string, narrowTo: string | null
     await page.locator(`input[name="keyPermission"][value="${narrowTo}"]`).check();
   }
   await screenshot(page, narrowTo ? 'oauth-consent-narrowed' : 'oauth-consent');
+  // The redirect back is the last request the page makes; nothing answers it (port 9, which browsers refuse to
+  // connect to). The request is what an MCP client's callback would receive. Not page.route: Playwright hands a
+  // route the first request of a redirect chain only, and this one is the consent POST's redirect.
+  const callback = page.waitForRequest((request) => request.url().startsWith(REDIRECT), { timeout: 15_000 });
   await page.getByRole('button', { name: 'Allow' }).click();
-  await expect.poll(() => code, { timeout: 15_000 }).not.toBeNull();
+  const back = new URL((await callback).url());
+  expect(back.searchParams.get('iss')).toBe(app.url);
+  const code = back.searchParams.get('code');
+  expect(code).toBeTypeOf('string');
   await page.close();
   return code!;
 }
