@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData } from '../../../bench/lib/scale-data.js';
-import { queryTensionRows, tensionListSql, type TensionQuery, type TensionSortKey } from '../../../server/persistence/tension-projection.js';
+import {
+  queryTensionRows,
+  tensionListSql,
+  tensionWalkSql,
+  WALK,
+  type TensionQuery,
+  type TensionSortKey,
+  type WalkTuning,
+} from '../../../server/persistence/tension-projection.js';
 import { feedPageSql, FEED_START, type FeedFilter } from '../../../server/persistence/event-store.js';
 
 /** Big enough that a scan of either table costs far more than any index path (the planner then avoids it). */
@@ -136,6 +144,9 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
         const name = `${label} sort=${descending ? '-' : ''}${sort}`;
         const first = tensionListSql(q);
         for (const scan of seqScans(await plan(first.sql, first.params))) offenders.push(`${name}: ${scan}`);
+        // a search's walk of the list's order (its probe's size; larger walks come only at larger sizes)
+        const walk = tensionWalkSql(q, WALK.probe);
+        if (walk) for (const scan of seqScans(await plan(walk.sql, walk.params))) offenders.push(`${name}, walked: ${scan}`);
         const rows = await queryTensionRows(em, q);
         if (rows.length <= 20) continue;
         const last = rows[19];
@@ -144,6 +155,57 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  // Walking the list's order (queryTensionRows) must answer what the trigram indexes answer, page after page.
+  it('a search walked in the list order answers the same pages as through the trigram indexes', { timeout: 180_000 }, async () => {
+    // always walking (from any probe size, however long), the tuning at this size, and walks of odd sizes
+    const tunings: [string, WalkTuning][] = [
+      ['walk', { probe: 500, max: Infinity, matchCost: Infinity }],
+      ['walk by 7 rows first', { probe: 7, max: Infinity, matchCost: Infinity }],
+      ['default', WALK],
+    ];
+    const searches: Partial<TensionQuery>[] = [
+      { q: common },
+      { q: common, state: 'alive' },
+      { q: common, minScore: 9 },
+      { q: RARE_WORD },
+      { q: NO_MATCH_WORD },
+      { q: 'ka' },
+      { q: `${common.slice(1, 5).toUpperCase()}` },
+    ];
+    const differences: string[] = [];
+    let walkedPages = 0;
+    for (const search of searches) {
+      for (const [sort, descending] of SORTS.filter(([sort]) => ['score', 'updatedAt', 'createdAt', 'name'].includes(sort))) {
+        for (const [label, tuning] of tunings) {
+          const name = `${JSON.stringify(search)} sort=${descending ? '-' : ''}${sort} (${label})`;
+          let after: TensionQuery['after'];
+          for (let page = 1; page <= 4; page++) {
+            const q: TensionQuery = { limit: 20, sort, descending, ...search, after };
+            const statements: string[] = [];
+            const watched = {
+              execute: (sql: string, params: unknown[]) => {
+                statements.push(sql);
+                return em.execute(sql, params);
+              },
+            } as unknown as EntityManager;
+            const walked = await queryTensionRows(watched, q, tuning);
+            const { sql, params } = tensionListSql(q);
+            const indexed = await em.execute<{ id: string; sort_value: string }[]>(sql, params);
+            const shape = (rows: { id: string; sort_value: string | null }[]) => rows.map((r) => `${r.sort_value}/${r.id}`);
+            if (JSON.stringify(shape(walked)) !== JSON.stringify(shape(indexed))) differences.push(`${name}, page ${page}`);
+            if (!statements.some((s) => s.includes('tension_search'))) walkedPages++;
+            if (indexed.length <= 20) break;
+            after = { v: indexed[19].sort_value, id: indexed[19].id };
+          }
+        }
+      }
+    }
+    expect(differences).toEqual([]);
+    // the walks answered (without the indexes) a good share of the pages: always-walking tunings find every
+    // text except a rare one early enough
+    expect(walkedPages).toBeGreaterThan(100);
   });
 
   it('the feed filtered by a rare type or by one stream reads its own index, not the whole feed', async () => {
