@@ -91,6 +91,7 @@ export function makeDeps(config: Config, logger: Logger, db: Database, sessionSe
     sessionSecret,
     metrics: createMetrics(db.orm),
     keyUses: new Map(),
+    searchMemory: new Map(),
   });
 }
 

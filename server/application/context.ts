@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { HostResolver } from './webhooks/destination.js';
 import type { DatabaseTraits } from '../persistence/database.js';
+import type { SearchMemory } from '../persistence/tension-projection.js';
 import type { Feed } from './events/feed-hub.js';
 import type { RightsWatch } from './events/stream-guard.js';
 
@@ -71,6 +72,8 @@ export interface Deps {
   exportMaxRows?: number;
   /** requests per API key since this instance last wrote its `last_used_at` (the dashboard's key usage); absent: each write counts one */
   keyUses?: Map<string, number>;
+  /** what this instance's tension searches learnt of their texts' frequency (persistence/tension-projection.ts); absent: each search probes */
+  searchMemory?: SearchMemory;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

@@ -7,6 +7,7 @@ import {
   countTensionRows,
   loadTensionRow,
   queryTensionRows,
+  WALK,
   rowToView,
   STATE_ORDER,
   type TensionQuery,
@@ -62,7 +63,7 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     if (!cursor.ok) return cursor;
     after = cursor.value;
   }
-  const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after });
+  const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after }, WALK, deps.searchMemory);
   return ok(
     toPage(
       deps,

@@ -10,7 +10,10 @@ import {
   queryTensionRows,
   tensionListSql,
   tensionWalkSql,
+  SEARCH_MEMORY_ENTRIES,
+  SEARCH_MEMORY_MS,
   WALK,
+  type SearchMemory,
   type TensionQuery,
   type TensionSortKey,
   type WalkTuning,
@@ -178,8 +181,10 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     let walkedPages = 0;
     for (const search of searches) {
       for (const [sort, descending] of SORTS.filter(([sort]) => ['score', 'updatedAt', 'createdAt', 'name'].includes(sort))) {
-        for (const [label, tuning] of tunings) {
+        for (const [label, tuning, remembering] of [...tunings.map(([l, t]) => [l, t, false] as const), ['walk, remembering', tunings[0][1], true] as const]) {
           const name = `${JSON.stringify(search)} sort=${descending ? '-' : ''}${sort} (${label})`;
+          // the later pages start from what the first learnt
+          const memory: SearchMemory | undefined = remembering ? new Map() : undefined;
           let after: TensionQuery['after'];
           for (let page = 1; page <= 4; page++) {
             const q: TensionQuery = { limit: 20, sort, descending, ...search, after };
@@ -190,7 +195,7 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
                 return em.execute(sql, params);
               },
             } as unknown as EntityManager;
-            const walked = await queryTensionRows(watched, q, tuning);
+            const walked = await queryTensionRows(watched, q, tuning, memory);
             const { sql, params } = tensionListSql(q);
             const indexed = await em.execute<{ id: string; sort_value: string }[]>(sql, params);
             const shape = (rows: { id: string; sort_value: string | null }[]) => rows.map((r) => `${r.sort_value}/${r.id}`);
@@ -206,6 +211,46 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     // the walks answered (without the indexes) a good share of the pages: always-walking tunings find every
     // text except a rare one early enough
     expect(walkedPages).toBeGreaterThan(100);
+  });
+
+  it('a search asked again starts from what the last one learnt: a rare text goes straight to the indexes', async () => {
+    const memory: SearchMemory = new Map();
+    const statements = async (q: TensionQuery, tuning = WALK) => {
+      const seen: string[] = [];
+      const watched = {
+        execute: (sql: string, params: unknown[]) => {
+          seen.push(sql.includes('tension_search') ? 'indexes' : 'walk');
+          return em.execute(sql, params);
+        },
+      } as unknown as EntityManager;
+      await queryTensionRows(watched, q, tuning, memory);
+      return seen;
+    };
+    const rare: TensionQuery = { limit: 20, sort: 'score', descending: true, q: RARE_WORD };
+    expect(await statements(rare)).toEqual(['walk', 'indexes']); // the probe found none
+    expect(await statements(rare)).toEqual(['indexes']);
+    expect(await statements({ ...rare, q: RARE_WORD.toUpperCase() })).toEqual(['indexes']); // the same text to ILIKE
+    // another filter is another search
+    expect(await statements({ ...rare, state: 'alive' })).toEqual(['walk', 'indexes']);
+    // a common word, always walked: the second search walks once, as far as its first said a page needs
+    const walking = { probe: 1_000, max: Infinity, matchCost: Infinity };
+    const common: TensionQuery = { limit: 20, sort: 'name', descending: false, q: word(123) };
+    const first = await statements(common, walking);
+    expect(first.length).toBeGreaterThan(1);
+    expect(first).not.toContain('indexes');
+    expect((await statements(common, walking)).length).toBeLessThan(first.length);
+
+    // what is older than SEARCH_MEMORY_MS is probed again
+    const [key] = [...memory.keys()];
+    memory.set(key, { ...memory.get(key)!, at: Date.now() - SEARCH_MEMORY_MS - 1 });
+    expect(await statements(rare)).toEqual(['walk', 'indexes']);
+    // and the memory keeps at most SEARCH_MEMORY_ENTRIES, the oldest going first
+    memory.clear();
+    for (let i = 0; i < SEARCH_MEMORY_ENTRIES; i++) memory.set(`filler ${i}`, { frequency: 0, tableRows: 0, at: Date.now() });
+    await statements(rare);
+    expect(memory.size).toBe(SEARCH_MEMORY_ENTRIES);
+    expect(memory.has('filler 0')).toBe(false);
+    expect(memory.has('filler 1')).toBe(true);
   });
 
   it('the feed filtered by a rare type or by one stream reads its own index, not the whole feed', async () => {
