@@ -344,7 +344,7 @@ export interface WalkTuning {
 export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20 };
 
 /**
- * What this instance's searches learnt, per text and filters: how frequent its matches are in the list and
+ * What this instance's searches learnt, per text, filters and order: how frequent its matches are in the list and
  * the table's estimated size, and when. A search asked again (its next page, a refetch, the same words
  * from another caller) starts from there instead of probing: a rare text goes straight to the trigram
  * indexes, a common one walks as far as a page needs. Estimates only, never rows: what a search answers
@@ -362,7 +362,7 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * so far, so a sparse stretch costs a few round trips), or reading every match through
  * the trigram indexes (the matches the table holds at that frequency, times `matchCost`). The walk goes on
  * while it is the cheaper and within `max` rows in all; otherwise tensionListSql reads the page through the
- * indexes. A text the probe did not find (a rare one) goes there at once. With `memory`, a text and filters
+ * indexes. A text the probe did not find (a rare one) goes there at once. With `memory`, a text, filters and order
  * searched in the last minutes start from what was learnt then (SearchMemory), without the probe. Every path answers the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, one request at a time: a common word's page 20–41 ms walked against 52–153
@@ -371,7 +371,8 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  */
 export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRow[]> {
   if (q.q && tensionWalkSql(q, tuning.probe)) {
-    const key = JSON.stringify([q.q.toLowerCase(), q.state, q.actorId, q.leadUserId, q.minScore]);
+    // per order too: a text's matches cluster differently in each (a word that starts names, under `name`)
+    const key = JSON.stringify([q.q.toLowerCase(), q.sort, q.descending, q.state, q.actorId, q.leadUserId, q.minScore]);
     const known = memory?.get(key);
     const remember = (frequency: number, tableRows: number) => {
       if (!memory) return;

@@ -232,6 +232,8 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     expect(await statements({ ...rare, q: RARE_WORD.toUpperCase() })).toEqual(['indexes']); // the same text to ILIKE
     // another filter is another search
     expect(await statements({ ...rare, state: 'alive' })).toEqual(['walk', 'indexes']);
+    // and another order (matches cluster differently in each)
+    expect(await statements({ ...rare, sort: 'name', descending: false })).toEqual(['walk', 'indexes']);
     // a common word, always walked: the second search walks once, as far as its first said a page needs
     const walking = { probe: 1_000, max: Infinity, matchCost: Infinity };
     const common: TensionQuery = { limit: 20, sort: 'name', descending: false, q: word(123) };
