@@ -294,6 +294,9 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; p
 }
 
 type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
+
+/** A search under a column sort, which may walk the list's order (tensionWalkSql). */
+const walkable = (q: TensionQuery): q is TensionQuery & { q: string } => Boolean(q.q) && q.sort in SORT_COLUMN;
 type WalkRow = ListRow & { walk_n: string | number; matched: boolean | null; table_rows: string | number };
 
 /**
@@ -306,7 +309,7 @@ type WalkRow = ListRow & { walk_n: string | number; matched: boolean | null; tab
  * within the budget. Each row carries the planner's estimate of the table's size (`table_rows`).
  */
 export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[] } | null {
-  if (!q.q || !(q.sort in SORT_COLUMN)) return null;
+  if (!walkable(q)) return null;
   const [column, cast] = SORT_COLUMN[q.sort as ColumnSortKey];
   const { where, params, add } = tensionFilterSql({ ...q, q: undefined });
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
@@ -350,7 +353,7 @@ export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20 };
  * indexes, a common one walks as far as a page needs. Estimates only, never rows: what a search answers
  * does not depend on them. At most SEARCH_MEMORY_ENTRIES (the oldest goes), each for SEARCH_MEMORY_MS.
  */
-export type SearchMemory = Map<string, { frequency: number; tableRows: number; at: number }>;
+export type SearchMemory = Map<string, { frequency: number; tableRows: number; /** `performance.now()`: a clock step does not age an entry */ at: number }>;
 export const SEARCH_MEMORY_ENTRIES = 1_000;
 export const SEARCH_MEMORY_MS = 10 * 60_000;
 
@@ -370,7 +373,7 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * remembering, p99 against a tension's read: the common word 7–20 × (the indexes: 24–162 ×), a rare one 1.7–2.3 ×.
  */
 export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRow[]> {
-  if (q.q && tensionWalkSql(q, tuning.probe)) {
+  if (walkable(q)) {
     // per order too: a text's matches cluster differently in each (a word that starts names, under `name`)
     const key = JSON.stringify([q.q.toLowerCase(), q.sort, q.descending, q.state, q.actorId, q.leadUserId, q.minScore]);
     const known = memory?.get(key);
@@ -378,19 +381,19 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
       if (!memory) return;
       memory.delete(key);
       if (memory.size >= SEARCH_MEMORY_ENTRIES) memory.delete(memory.keys().next().value!);
-      memory.set(key, { frequency, tableRows, at: Date.now() });
+      memory.set(key, { frequency, tableRows, at: performance.now() });
     };
     const found: ListRow[] = [];
     let after = q.after;
     let walked = 0;
-    let budget = known && Date.now() - known.at < SEARCH_MEMORY_MS ? walkBudget(q.limit + 1, known.frequency, known.tableRows, 0, tuning) : tuning.probe;
+    let budget = known && performance.now() - known.at < SEARCH_MEMORY_MS ? walkBudget(q.limit + 1, known.frequency, known.tableRows, 0, tuning) : tuning.probe;
     while (budget !== null) {
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       for (const { walk_n: _n, matched, table_rows: _r, ...row } of rows) if (matched === true) found.push(row);
       const last = rows.at(-1);
       if (found.length > q.limit) {
-        remember(found.length / (walked + Number(rows[rows.length - 1].walk_n)), Number(last!.table_rows));
+        remember(found.length / (walked + Number(last!.walk_n)), Number(last!.table_rows));
         return found.slice(0, q.limit + 1);
       }
       // no row at the budget: the list ended within it, and every match of the rest of the list is here

@@ -244,11 +244,11 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
 
     // what is older than SEARCH_MEMORY_MS is probed again
     const [key] = [...memory.keys()];
-    memory.set(key, { ...memory.get(key)!, at: Date.now() - SEARCH_MEMORY_MS - 1 });
+    memory.set(key, { ...memory.get(key)!, at: performance.now() - SEARCH_MEMORY_MS - 1 });
     expect(await statements(rare)).toEqual(['walk', 'indexes']);
     // and the memory keeps at most SEARCH_MEMORY_ENTRIES, the oldest going first
     memory.clear();
-    for (let i = 0; i < SEARCH_MEMORY_ENTRIES; i++) memory.set(`filler ${i}`, { frequency: 0, tableRows: 0, at: Date.now() });
+    for (let i = 0; i < SEARCH_MEMORY_ENTRIES; i++) memory.set(`filler ${i}`, { frequency: 0, tableRows: 0, at: performance.now() });
     await statements(rare);
     expect(memory.size).toBe(SEARCH_MEMORY_ENTRIES);
     expect(memory.has('filler 0')).toBe(false);
