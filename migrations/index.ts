@@ -24,6 +24,7 @@ import { Migration20261128140000_api_key_search } from './Migration2026112814000
 import { Migration20261128150000_party_sort_indexes } from './Migration20261128150000_party_sort_indexes.js';
 import { Migration20261128170000_webhook_deliveries_lighter } from './Migration20261128170000_webhook_deliveries_lighter.js';
 import { Migration20261128200000_rollups_never_wait } from './Migration20261128200000_rollups_never_wait.js';
+import { Migration20261129090000_tension_search_text } from './Migration20261129090000_tension_search_text.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -51,4 +52,5 @@ export const migrationsList = [
   { name: 'Migration20261128150000_party_sort_indexes', class: Migration20261128150000_party_sort_indexes },
   { name: 'Migration20261128170000_webhook_deliveries_lighter', class: Migration20261128170000_webhook_deliveries_lighter },
   { name: 'Migration20261128200000_rollups_never_wait', class: Migration20261128200000_rollups_never_wait },
+  { name: 'Migration20261129090000_tension_search_text', class: Migration20261129090000_tension_search_text },
 ];

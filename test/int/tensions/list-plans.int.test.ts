@@ -213,6 +213,81 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     expect(walkedPages).toBeGreaterThan(100);
   });
 
+  // The walk tests `tensions.search_text` (the texts lower-cased once, joined by U+001F); the trigram
+  // indexes' plan tests each text with ILIKE. Texts at the edges: letters beyond ASCII, case, wildcards,
+  // empty and missing texts, and searches that would span two texts or hold the separator themselves.
+  it("the walk's text test answers what ILIKE answers on each text, at the texts' edges", async () => {
+    const texts: [string, string | null, string | null][] = [
+      ['Été à Paris', 'ÇA VA, Straße', null],
+      ['abc', 'def', 'ghi'],
+      ['100% sure_thing \\ back', '', 'ends with a space '],
+      ['solo', null, null],
+      ['x'.repeat(3_000), 'a long text: TOASTED', 'y'.repeat(3_000)],
+    ];
+    const searches = [
+      'été',
+      'ÉTÉ',
+      'ça va',
+      'à p',
+      'STRASSE',
+      'straße',
+      'abc',
+      'DEF',
+      'cd',
+      'c\x1fd',
+      'f\x1fg',
+      '\x1f',
+      'solo',
+      'o\x1f',
+      '0% s',
+      '%',
+      '_',
+      'à_p',
+      '\\',
+      'space ',
+      'toasted',
+      'xy',
+      'x',
+    ];
+    const actor = '00000000-0000-4000-a000-999999999999';
+    const differences: string[] = [];
+    const found: Record<string, string[]> = {};
+    const rollback = new Error('rollback');
+    await em
+      .transactional(async (tx) => {
+        await tx.execute(`insert into actors (id, name, type, created_at, updated_at) values (?, 'Edges', 'individual', now(), now())`, [actor]);
+        for (const [i, [name, context, future]] of texts.entries())
+          await tx.execute(
+            `insert into tensions (id, name, current_context, potential_future, score, state, actor_id, version, created_at, updated_at)
+           values (?, ?, ?, ?, 5, 'alive', ?, 1, now(), now())`,
+            [`00000000-0000-4000-9999-${String(i + 1).padStart(12, '0')}`, name, context, future, actor],
+          );
+        for (const text of searches) {
+          const q: TensionQuery = { limit: 20, sort: 'score', descending: true, actorId: actor, q: text };
+          const walked = (await queryTensionRows(tx, q, { probe: 500, max: Infinity, matchCost: Infinity })).map((r) => r.name.slice(0, 5)).sort();
+          const { sql, params } = tensionListSql(q);
+          const indexed = (await tx.execute<{ name: string }[]>(sql, params)).map((r) => r.name.slice(0, 5)).sort();
+          found[text] = walked;
+          if (JSON.stringify(walked) !== JSON.stringify(indexed))
+            differences.push(`${JSON.stringify(text)}: walked ${walked.join(',')}, indexed ${indexed.join(',')}`);
+        }
+        throw rollback; // leaves the scale data as it was for the other tests
+      })
+      .catch((err: unknown) => {
+        if (err !== rollback) throw err;
+      });
+    expect(differences).toEqual([]);
+    // and what both answer is ILIKE's, on either database's lower()
+    expect(found['abc']).toEqual(['abc']);
+    expect(found['DEF']).toEqual(['abc']);
+    expect(found['cd']).toEqual([]); // not across two texts
+    expect(found['c\x1fd']).toEqual([]);
+    expect(found['0% s']).toEqual(['100% ']);
+    expect(found['à_p']).toEqual([]); // `_` is a character, not a wildcard
+    expect(found['toasted']).toEqual(['xxxxx']);
+    expect(found['x']).toEqual(['xxxxx']);
+  });
+
   it('a search asked again starts from what the last one learnt: a rare text goes straight to the indexes', async () => {
     const memory: SearchMemory = new Map();
     const statements = async (q: TensionQuery, tuning = WALK) => {
