@@ -140,43 +140,61 @@ export async function countTensionRows(em: EntityManager, q: TensionFilter, boun
  * (migrations 20261126010000 and 20261126120000). Exported so the plan-shape test explains exactly what the service runs.
  */
 export function tensionListSql(q: TensionQuery): { sql: string; params: unknown[] } {
-  if (q.sort === 'state') return stateListSql(q);
-  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort);
+  const source = listSource(q, q.limit + 1);
+  // The page is chosen on `tensions` alone, then joined: the planner's join strategy can never turn a
+  // page into a join and sort of every matching row (it did for `minScore=10&sort=score`, page 2).
+  return {
+    sql: `${TENSION_SELECT}, t.sort_value, t.sort_key from (${source.sql}) t ${TENSION_FROM} order by ${source.order}`,
+    params: source.params,
+  };
+}
+
+/**
+ * The first `rows` tensions of the list in its order, from the cursor, as `tensions` rows (`t.*`) with their
+ * cursor's `sort_value` and `sort_key`, not yet joined with actor and lead; `order` orders them (over `t`).
+ * A page reads a page and one more (tensionListSql); a walked search, `rows` of the list without `q`
+ * (tensionWalkSql).
+ */
+interface ListSource {
+  sql: string;
+  params: unknown[];
+  order: string;
+}
+
+function listSource(q: TensionQuery, rows: number): ListSource {
+  if (q.sort === 'state') return stateListSql(q, rows);
+  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows);
   const [column, cast] = SORT_COLUMN[q.sort];
   const { where, params, add } = tensionFilterSql(q);
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
-  // The page is chosen on `tensions` alone, then joined: the planner's join strategy can never turn a
-  // page into a join and sort of every matching row (it did for `minScore=10&sort=score`, page 2).
   return {
-    sql: `${TENSION_SELECT}, t.sort_value, null::text as sort_key from (
-       select t.*, ${column}::text as sort_value from tensions t
+    sql: `select t.*, ${column}::text as sort_value, null::text as sort_key from tensions t
        ${where.length ? `where ${where.join(' and ')}` : ''}
-       order by ${column} ${dir}, t.id ${dir} limit ?) t ${TENSION_FROM}
-     order by ${column} ${dir}, t.id ${dir}`,
-    params: [...params, q.limit + 1],
+       order by ${column} ${dir}, t.id ${dir} limit ?`,
+    params: [...params, rows],
+    order: `${column} ${dir}, t.id ${dir}`,
   };
 }
 
-/** One branch of a grouped page: tensions matching the filters and `extra`, as the outer query orders them, at most a page. */
-function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][], order: string): { sql: string; params: unknown[] } {
+/** One branch of a grouped page: tensions matching the filters and `extra`, as the outer query orders them, at most `rows`. */
+function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][], order: string, rows: number): { sql: string; params: unknown[] } {
   const { where, params, add } = tensionFilterSql(q);
   for (const [sql, ...values] of extra) add(sql, ...values);
   return {
     sql: `(select t.*, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?)`,
-    params: [...params, q.limit + 1],
+    params: [...params, rows],
   };
 }
 
-/** Branches in the order of their `sort_group`, one page of them in `order`, then joined for the read shape. */
-function unionPage(q: TensionQuery, branches: { sql: string; params: unknown[] }[], order: string): { sql: string; params: unknown[] } {
+/** Branches in the order of their `sort_group`, the first `rows` of them in `order`. */
+function unionPage(branches: { sql: string; params: unknown[] }[], order: string, rows: number): ListSource {
   if (branches.length === 0)
     branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [] }];
   return {
-    sql: `${TENSION_SELECT}, t.sort_value, t.sort_key from (
-       select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?) t ${TENSION_FROM}
-     order by ${order}`,
-    params: [...branches.flatMap((b) => b.params), q.limit + 1],
+    sql: `select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?`,
+    params: [...branches.flatMap((b) => b.params), rows],
+    order,
   };
 }
 
@@ -187,7 +205,7 @@ function unionPage(q: TensionQuery, branches: { sql: string; params: unknown[] }
  * order inside them. One branch per state left to read, each a walk of `tensions_state_score_idx`
  * `(state, score desc, id desc)` from the cursor's row, at most a page; the cursor holds the state, score and id.
  */
-function stateListSql(q: TensionQuery): { sql: string; params: unknown[] } {
+function stateListSql(q: TensionQuery, rows: number): ListSource {
   const order = q.descending ? [...STATE_ORDER].reverse() : [...STATE_ORDER];
   const start = q.after ? order.indexOf(q.after.v as (typeof STATE_ORDER)[number]) : 0;
   const branches = order
@@ -196,9 +214,9 @@ function stateListSql(q: TensionQuery): { sql: string; params: unknown[] } {
     .map(({ state, i }) => {
       const extra: [string, ...unknown[]][] = [['t.state = ?', state]];
       if (q.after && i === start) extra.push(['(t.score, t.id) < (?::int, ?::uuid)', q.after.k, q.after.id]);
-      return branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc');
+      return branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows);
     });
-  return unionPage(q, branches, 't.sort_group, t.score desc, t.id desc');
+  return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows);
 }
 
 /**
@@ -219,7 +237,7 @@ function stateListSql(q: TensionQuery): { sql: string; params: unknown[] } {
  *
  * The tensions without a lead are read likewise: by `(lead_user_id, id)` when walking, else as the filter finds them.
  */
-function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; params: unknown[] } {
+function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): ListSource {
   const [party, column] = sort === 'actor' ? (['actors', 't.actor_id'] as const) : (['users', 't.lead_user_id'] as const);
   const own = sort === 'actor' ? q.actorId : q.leadUserId;
   const other = sort === 'actor' ? q.leadUserId : q.actorId;
@@ -244,7 +262,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; p
          from (select t.* from tensions t where ${where.join(' and ')} offset 0) t join ${party} p on p.id = ${column}
          ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
          order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
-      params: [...params, ...keysetParams, q.limit + 1],
+      params: [...params, ...keysetParams, rows],
     });
   } else if (!inNoLead) {
     // the party's own filter is the walk's (one party), not a condition on its tensions
@@ -259,6 +277,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; p
           [`${column} ${upTo} ?::uuid`, after.k],
         ],
         `${column} ${dir}, t.id ${dir}`,
+        rows,
       );
       rest.params.unshift(after.v);
       branches.push(rest);
@@ -281,51 +300,47 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead'): { sql: string; p
                order by lower(p.name) ${dir}, p.id ${dir}) p
          cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
          order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
-      params: [...partyParams, ...params, q.limit + 1, q.limit + 1],
+      params: [...partyParams, ...params, rows, rows],
     });
   }
   if (sort === 'lead' && !q.leadUserId) {
     const extra: [string, ...unknown[]][] = [['t.lead_user_id is null']];
     if (inNoLead) extra.push([`t.id ${cmp} ?::uuid`, after.id]);
     const order = matchesFirst ? `t.id ${dir}` : `t.lead_user_id ${dir}, t.id ${dir}`;
-    branches.push(branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order));
+    branches.push(branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows));
   }
-  return unionPage(q, branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`);
+  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows);
 }
 
 type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
 
-/** A search under a column sort, which may walk the list's order (tensionWalkSql). */
-const walkable = (q: TensionQuery): q is TensionQuery & { q: string } => Boolean(q.q) && q.sort in SORT_COLUMN;
+/** A search, which may walk the list's order (tensionWalkSql). */
+const walkable = (q: TensionQuery): q is TensionQuery & { q: string } => Boolean(q.q);
 type WalkRow = ListRow & { walk_n: string | number; matched: boolean | null; table_rows: string | number };
 
 /**
- * A search read in the list's own order, as the list without `q` reads it (the sort's index, from the cursor),
- * testing at most `budget` rows for the text and stopping at `q.limit + 1` matches: the shape that serves a
- * common word, whose trigrams' posting lists are long and whose matches are many (the trigram plan reads
- * every match to sort them: 24–50 × a tension's read at a million tensions). Column sorts only; null for
- * the others. Besides the matches it answers the walk's `budget`-th row (`walk_n = budget`, matched or not):
+ * A search read in the list's own order, as the list without `q` reads it (listSource: the sort's index, or
+ * under a grouped sort its groups, from the cursor), testing at most `budget` rows for the text and stopping
+ * at `q.limit + 1` matches: the shape that serves a common word, whose trigrams' posting lists are long and
+ * whose matches are many (the trigram plan reads every match to sort them: 24–50 × a tension's read at a
+ * million tensions, 50–300 × under `sort=lead`). Null without `q`. Besides the matches it answers the walk's `budget`-th row (`walk_n = budget`, matched or not):
  * present, it says where the walk stopped, so another can go on from there; absent, that the list ended
  * within the budget. Each row carries the planner's estimate of the table's size (`table_rows`).
  */
 export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[] } | null {
   if (!walkable(q)) return null;
-  const [column, cast] = SORT_COLUMN[q.sort as ColumnSortKey];
-  const { where, params, add } = tensionFilterSql({ ...q, q: undefined });
-  if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
-  const dir = q.descending ? 'desc' : 'asc';
+  const source = listSource({ ...q, q: undefined }, budget);
   const matched = textMatchSql(q.q);
   return {
-    sql: `${TENSION_SELECT}, t.sort_value, null::text as sort_key, t.walk_n, t.matched,
+    sql: `${TENSION_SELECT}, t.sort_value, t.sort_key, t.walk_n, t.matched,
        (select reltuples::bigint from pg_class where oid = 'tensions'::regclass) as table_rows from (
-       select t.*, ${column}::text as sort_value from (
-         select t.*, row_number() over (order by ${column} ${dir}, t.id ${dir}) as walk_n, ${matched.sql} as matched
-         from (select t.* from tensions t ${where.length ? `where ${where.join(' and ')}` : ''}
-               order by ${column} ${dir}, t.id ${dir} limit ?) t) t
+       select t.* from (
+         select t.*, row_number() over (order by ${source.order}) as walk_n, ${matched.sql} as matched
+         from (${source.sql}) t) t
        where t.matched or t.walk_n = ?
-       order by ${column} ${dir}, t.id ${dir} limit ?) t ${TENSION_FROM}
-     order by ${column} ${dir}, t.id ${dir}`,
-    params: [...matched.params, ...params, budget, budget, q.limit + 1],
+       order by ${source.order} limit ?) t ${TENSION_FROM}
+     order by ${source.order}`,
+    params: [...matched.params, ...source.params, budget, q.limit + 1],
   };
 }
 
@@ -359,8 +374,14 @@ export interface WalkTuning {
    * the table (and a probe's few matches make a rough estimate of the frequency)
    */
   matchCost: number;
+  /**
+   * the most rows one statement walks under a grouped sort (state, actor, lead): its union reads that many
+   * from each group and sorts them, and past a few thousand the planner sorts every party rather than walk
+   * their index (a common word at a million tensions: 2,000 rows 16–20 ms, 4,000 rows 35–96, 8,000 84–121)
+   */
+  groupStep: number;
 }
-export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20 };
+export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 2_000 };
 
 /**
  * What this instance's searches learnt, per text, filters and order: how frequent its matches are in the list and
@@ -374,14 +395,15 @@ export const SEARCH_MEMORY_ENTRIES = 1_000;
 export const SEARCH_MEMORY_MS = 10 * 60_000;
 
 /**
- * One page of the list. A search (`q`) under a column sort first walks `probe` rows of the list's order
+ * One page of the list. A search (`q`) first walks `probe` rows of the list's order
  * (tensionWalkSql): a page and one more found there, or the list's end, is the answer. Otherwise the matches
  * found so far estimate how frequent the text is, and from it what each way costs: walking on from where the
  * last walk stopped until the page is full (rows, a quarter more for safety, and at least as many as walked
  * so far, so a sparse stretch costs a few round trips), or reading every match through
  * the trigram indexes (the matches the table holds at that frequency, times `matchCost`). The walk goes on
  * while it is the cheaper and within `max` rows in all; otherwise tensionListSql reads the page through the
- * indexes. A text the probe did not find (a rare one) goes there at once. With `memory`, a text, filters and order
+ * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks at most
+ * `groupStep` rows a statement. With `memory`, a text, filters and order
  * searched in the last minutes start from what was learnt then (SearchMemory), without the probe. Every path answers the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, one request at a time: a common word's page 20–41 ms walked against 52–153
@@ -404,6 +426,7 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
     let walked = 0;
     let budget = known && performance.now() - known.at < SEARCH_MEMORY_MS ? walkBudget(q.limit + 1, known.frequency, known.tableRows, 0, tuning) : tuning.probe;
     while (budget !== null) {
+      if (!(q.sort in SORT_COLUMN)) budget = Math.min(budget, tuning.groupStep);
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       for (const { walk_n: _n, matched, table_rows: _r, ...row } of rows) if (matched === true) found.push(row);
@@ -415,7 +438,7 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
       // no row at the budget: the list ended within it, and every match of the rest of the list is here
       if (!last || Number(last.walk_n) !== budget) return found;
       walked += budget;
-      after = { v: last.sort_value, id: last.id };
+      after = { v: last.sort_value, k: last.sort_key, id: last.id };
       remember(found.length / walked, Number(last.table_rows));
       budget = walkBudget(q.limit + 1 - found.length, found.length / walked, Number(last.table_rows), walked, tuning);
     }
