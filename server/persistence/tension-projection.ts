@@ -159,11 +159,17 @@ interface ListSource {
   sql: string;
   params: unknown[];
   order: string;
+  /** with `firstGroup`: the cursor before the next group's first row, when a group follows */
+  next?: TensionQuery['after'];
 }
 
-function listSource(q: TensionQuery, rows: number): ListSource {
-  if (q.sort === 'state') return stateListSql(q, rows);
-  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows);
+/**
+ * `firstGroup` (a grouped sort's walk): only the cursor's group (or the first), so a walk never reads rows of
+ * a later group that the earlier ones would have filled the page without; `next` says where the next starts.
+ */
+function listSource(q: TensionQuery, rows: number, firstGroup = false): ListSource {
+  if (q.sort === 'state') return stateListSql(q, rows, firstGroup);
+  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows, firstGroup);
   const [column, cast] = SORT_COLUMN[q.sort];
   const { where, params, add } = tensionFilterSql(q);
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
@@ -187,14 +193,28 @@ function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][
   };
 }
 
-/** Branches in the order of their `sort_group`, the first `rows` of them in `order`. */
-function unionPage(branches: { sql: string; params: unknown[] }[], order: string, rows: number): ListSource {
+/** A branch of a grouped list: its `sort_group`, and for a walk the cursor before its first row. */
+type Branch = { sql: string; params: unknown[]; group: number; start?: TensionQuery['after'] };
+/** Cursors before every row of a group: no score reaches the largest int, no v4 UUID is the nil or the max one. */
+const MAX_INT = '2147483647';
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** Branches in the order of their `sort_group`, the first `rows` of them in `order`; with `firstGroup`, the first group's only. */
+function unionPage(branches: Branch[], order: string, rows: number, firstGroup: boolean): ListSource {
+  let next: TensionQuery['after'];
+  if (firstGroup && branches.length > 0) {
+    const first = Math.min(...branches.map((b) => b.group));
+    next = branches.find((b) => b.group > first)?.start;
+    branches = branches.filter((b) => b.group === first);
+  }
   if (branches.length === 0)
-    branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [] }];
+    branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [], group: 0 }];
   return {
     sql: `select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?`,
     params: [...branches.flatMap((b) => b.params), rows],
     order,
+    next,
   };
 }
 
@@ -205,7 +225,7 @@ function unionPage(branches: { sql: string; params: unknown[] }[], order: string
  * order inside them. One branch per state left to read, each a walk of `tensions_state_score_idx`
  * `(state, score desc, id desc)` from the cursor's row, at most a page; the cursor holds the state, score and id.
  */
-function stateListSql(q: TensionQuery, rows: number): ListSource {
+function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean): ListSource {
   const order = q.descending ? [...STATE_ORDER].reverse() : [...STATE_ORDER];
   const start = q.after ? order.indexOf(q.after.v as (typeof STATE_ORDER)[number]) : 0;
   const branches = order
@@ -214,9 +234,13 @@ function stateListSql(q: TensionQuery, rows: number): ListSource {
     .map(({ state, i }) => {
       const extra: [string, ...unknown[]][] = [['t.state = ?', state]];
       if (q.after && i === start) extra.push(['(t.score, t.id) < (?::int, ?::uuid)', q.after.k, q.after.id]);
-      return branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows);
+      return {
+        ...branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows),
+        group: i,
+        start: { v: state, k: MAX_INT, id: MAX_UUID },
+      };
     });
-  return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows);
+  return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows, firstGroup);
 }
 
 /**
@@ -237,7 +261,7 @@ function stateListSql(q: TensionQuery, rows: number): ListSource {
  *
  * The tensions without a lead are read likewise: by `(lead_user_id, id)` when walking, else as the filter finds them.
  */
-function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): ListSource {
+function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, firstGroup: boolean): ListSource {
   const [party, column] = sort === 'actor' ? (['actors', 't.actor_id'] as const) : (['users', 't.lead_user_id'] as const);
   const own = sort === 'actor' ? q.actorId : q.leadUserId;
   const other = sort === 'actor' ? q.leadUserId : q.actorId;
@@ -246,7 +270,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): Li
   const after = q.after;
   const inNoLead = sort === 'lead' && after !== undefined && after.v === null;
   const matchesFirst = Boolean(q.q || other);
-  const branches: { sql: string; params: unknown[] }[] = [];
+  const branches: Branch[] = [];
   if (!inNoLead && matchesFirst) {
     const { where, params } = tensionFilterSql(q);
     const keyset: string[] = [];
@@ -263,6 +287,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): Li
          ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
          order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
       params: [...params, ...keysetParams, rows],
+      group: 0,
     });
   } else if (!inNoLead) {
     // the party's own filter is the walk's (one party), not a condition on its tensions
@@ -280,7 +305,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): Li
         rows,
       );
       rest.params.unshift(after.v);
-      branches.push(rest);
+      branches.push({ ...rest, group: 0 });
     }
     const { where, params, add } = tensionFilterSql(filter);
     add(`${column} >= p.id and ${column} <= p.id`);
@@ -301,15 +326,20 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number): Li
          cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
          order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
       params: [...partyParams, ...params, rows, rows],
+      group: 0,
     });
   }
   if (sort === 'lead' && !q.leadUserId) {
     const extra: [string, ...unknown[]][] = [['t.lead_user_id is null']];
     if (inNoLead) extra.push([`t.id ${cmp} ?::uuid`, after.id]);
     const order = matchesFirst ? `t.id ${dir}` : `t.lead_user_id ${dir}, t.id ${dir}`;
-    branches.push(branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows));
+    branches.push({
+      ...branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows),
+      group: 1,
+      start: { v: null, k: null, id: q.descending ? MAX_UUID : NIL_UUID },
+    });
   }
-  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows);
+  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows, firstGroup);
 }
 
 type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
@@ -327,9 +357,9 @@ type WalkRow = ListRow & { walk_n: string | number; matched: boolean | null; tab
  * present, it says where the walk stopped, so another can go on from there; absent, that the list ended
  * within the budget. Each row carries the planner's estimate of the table's size (`table_rows`).
  */
-export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[] } | null {
+export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[]; next?: TensionQuery['after'] } | null {
   if (!walkable(q)) return null;
-  const source = listSource({ ...q, q: undefined }, budget);
+  const source = listSource({ ...q, q: undefined }, budget, true);
   const matched = textMatchSql(q.q);
   return {
     sql: `${TENSION_SELECT}, t.sort_value, t.sort_key, t.walk_n, t.matched,
@@ -341,6 +371,7 @@ export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; 
        order by ${source.order} limit ?) t ${TENSION_FROM}
      order by ${source.order}`,
     params: [...matched.params, ...source.params, budget, q.limit + 1],
+    next: source.next,
   };
 }
 
@@ -375,9 +406,9 @@ export interface WalkTuning {
    */
   matchCost: number;
   /**
-   * the most rows one statement walks under a grouped sort (state, actor, lead): its union reads that many
-   * from each group and sorts them, and past a few thousand the planner sorts every party rather than walk
-   * their index (a common word at a million tensions: 2,000 rows 16–20 ms, 4,000 rows 35–96, 8,000 84–121)
+   * the most rows one statement walks under `sort=actor` or `lead`: past a few thousand the planner sorts
+   * every party rather than walk their index (a common word at a million tensions: 2,000 rows 11–12 ms,
+   * 4,000 rows 88–91, 8,000 114–123); `sort=state` walks one state's index and grows linearly (6, 13, 24 ms)
    */
   groupStep: number;
 }
@@ -402,8 +433,8 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * so far, so a sparse stretch costs a few round trips), or reading every match through
  * the trigram indexes (the matches the table holds at that frequency, times `matchCost`). The walk goes on
  * while it is the cheaper and within `max` rows in all; otherwise tensionListSql reads the page through the
- * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks at most
- * `groupStep` rows a statement. With `memory`, a text, filters and order
+ * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks one group
+ * at a time (`next`), and under `actor` and `lead` at most `groupStep` rows a statement. With `memory`, a text, filters and order
  * searched in the last minutes start from what was learnt then (SearchMemory), without the probe. Every path answers the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, one request at a time: a common word's page 20–41 ms walked against 52–153
@@ -424,23 +455,29 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
     const found: ListRow[] = [];
     let after = q.after;
     let walked = 0;
+    let tableRows = known?.tableRows ?? 0;
     let budget = known && performance.now() - known.at < SEARCH_MEMORY_MS ? walkBudget(q.limit + 1, known.frequency, known.tableRows, 0, tuning) : tuning.probe;
     while (budget !== null) {
-      if (!(q.sort in SORT_COLUMN)) budget = Math.min(budget, tuning.groupStep);
+      if (q.sort === 'actor' || q.sort === 'lead') budget = Math.min(budget, tuning.groupStep);
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       for (const { walk_n: _n, matched, table_rows: _r, ...row } of rows) if (matched === true) found.push(row);
       const last = rows.at(-1);
+      if (last) tableRows = Number(last.table_rows);
       if (found.length > q.limit) {
-        remember(found.length / (walked + Number(last!.walk_n)), Number(last!.table_rows));
+        remember(found.length / (walked + Number(last!.walk_n)), tableRows);
         return found.slice(0, q.limit + 1);
       }
-      // no row at the budget: the list ended within it, and every match of the rest of the list is here
-      if (!last || Number(last.walk_n) !== budget) return found;
       walked += budget;
-      after = { v: last.sort_value, k: last.sort_key, id: last.id };
-      remember(found.length / walked, Number(last.table_rows));
-      budget = walkBudget(q.limit + 1 - found.length, found.length / walked, Number(last.table_rows), walked, tuning);
+      if (!last || Number(last.walk_n) !== budget) {
+        // no row at the budget: the group ended within it (counted as the whole budget: an estimate
+        // that errs to the indexes), and with no group after it the list did, and every match of the
+        // rest of the list is here
+        if (!walk.next) return found;
+        after = walk.next;
+      } else after = { v: last.sort_value, k: last.sort_key, id: last.id };
+      remember(found.length / walked, tableRows);
+      budget = walkBudget(q.limit + 1 - found.length, found.length / walked, tableRows, walked, tuning);
     }
   }
   const { sql, params } = tensionListSql(q);
