@@ -193,8 +193,11 @@ function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][
   };
 }
 
-/** A branch of a grouped list: its `sort_group`, and for a walk the cursor before its first row. */
-type Branch = { sql: string; params: unknown[]; group: number; start?: TensionQuery['after'] };
+/**
+ * A branch of a grouped list: its `sort_group`; for a walk, the cursor before its first row, and the order
+ * of its rows over its own columns when that is the group's order (read alone, it needs no sort of its rows).
+ */
+type Branch = { sql: string; params: unknown[]; group: number; start?: TensionQuery['after']; ownOrder?: string };
 /** Cursors before every row of a group: no score reaches the largest int, no v4 UUID is the nil or the max one. */
 const MAX_INT = '2147483647';
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -207,6 +210,8 @@ function unionPage(branches: Branch[], order: string, rows: number, firstGroup: 
     const first = Math.min(...branches.map((b) => b.group));
     next = branches.find((b) => b.group > first)?.start;
     branches = branches.filter((b) => b.group === first);
+    const [only] = branches;
+    if (branches.length === 1 && only.ownOrder) return { sql: only.sql.slice(1, -1), params: only.params, order: only.ownOrder, next };
   }
   if (branches.length === 0)
     branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [], group: 0 }];
@@ -238,6 +243,7 @@ function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean): ListS
         ...branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows),
         group: i,
         start: { v: state, k: MAX_INT, id: MAX_UUID },
+        ownOrder: 't.score desc, t.id desc',
       };
     });
   return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows, firstGroup);
