@@ -359,9 +359,11 @@ type WalkRow = ListRow & { walk_n: string | number; matched: boolean | null; tab
  * under a grouped sort its groups, from the cursor), testing at most `budget` rows for the text and stopping
  * at `q.limit + 1` matches: the shape that serves a common word, whose trigrams' posting lists are long and
  * whose matches are many (the trigram plan reads every match to sort them: 24–50 × a tension's read at a
- * million tensions, 50–300 × under `sort=lead`). Null without `q`. Besides the matches it answers the walk's `budget`-th row (`walk_n = budget`, matched or not):
- * present, it says where the walk stopped, so another can go on from there; absent, that the list ended
- * within the budget. Each row carries the planner's estimate of the table's size (`table_rows`).
+ * million tensions, 50–300 × under `sort=lead`). Null without `q`. Besides the matches it answers the
+ * walk's `budget`-th row (`walk_n = budget`, matched or not): present, it says where the walk stopped, so
+ * another can go on from there; absent, that the group (under a grouped sort: `next` says where the next
+ * starts) or the list ended within the budget. Each row carries the planner's estimate of the table's size
+ * (`table_rows`).
  */
 export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[]; next?: TensionQuery['after'] } | null {
   if (!walkable(q)) return null;
@@ -440,8 +442,9 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * the trigram indexes (the matches the table holds at that frequency, times `matchCost`). The walk goes on
  * while it is the cheaper and within `max` rows in all; otherwise tensionListSql reads the page through the
  * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks one group
- * at a time (`next`), and under `actor` and `lead` at most `groupStep` rows a statement. With `memory`, a text, filters and order
- * searched in the last minutes start from what was learnt then (SearchMemory), without the probe. Every path answers the same rows:
+ * at a time (`next`), and under `actor` and `lead` at most `groupStep` rows a statement. With `memory`, a
+ * text, filters and order searched in the last minutes start from what was learnt then (SearchMemory),
+ * without the probe. Every path answers the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, one request at a time: a common word's page 20–41 ms walked against 52–153
  * ms through the indexes; a new rare word's probe adds about 4 ms to its 1.4. Four at a time on two cores,

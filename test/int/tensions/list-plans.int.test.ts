@@ -179,13 +179,23 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
       { q: NO_MATCH_WORD },
       { q: 'ka' },
       { q: `${common.slice(1, 5).toUpperCase()}` },
+      // a search within one party's tensions: under the other party's sort, matches first
+      { q: 'ka', actorId: scaleActorId(7) },
+      { q: 'ka', leadUserId: scaleUserId(3) },
     ];
     const differences: string[] = [];
     let walkedPages = 0;
-    // the grouped sorts (state, actor, lead) with fewer searches: their walks are the same statement around another source
+    // the grouped sorts (state, actor, lead) with fewer searches: their walks are the same statement around
+    // another source; the searches within one party's tensions only under the party sorts, whose source
+    // then reads that party's tensions first
     const grouped = new Set<Partial<TensionQuery>>([searches[0], searches[1], searches[3], searches[6]]);
+    const partyOnly = new Set<Partial<TensionQuery>>([searches[7], searches[8]]);
+    const sortsFor = (search: Partial<TensionQuery>) =>
+      SORTS.filter(([sort]) =>
+        partyOnly.has(search) ? sort === 'actor' || sort === 'lead' : grouped.has(search) || ['score', 'updatedAt', 'createdAt', 'name'].includes(sort),
+      );
     for (const search of searches) {
-      for (const [sort, descending] of SORTS.filter(([sort]) => grouped.has(search) || ['score', 'updatedAt', 'createdAt', 'name'].includes(sort))) {
+      for (const [sort, descending] of sortsFor(search)) {
         for (const [label, tuning, remembering] of [...tunings.map(([l, t]) => [l, t, false] as const), ['walk, remembering', tunings[0][1], true] as const]) {
           const name = `${JSON.stringify(search)} sort=${descending ? '-' : ''}${sort} (${label})`;
           // the later pages start from what the first learnt
