@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
 import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData } from '../../../bench/lib/scale-data.js';
 import {
+  countTensionRows,
   queryTensionRows,
   tensionListSql,
   tensionWalkSql,
@@ -19,6 +20,7 @@ import {
   type WalkTuning,
 } from '../../../server/persistence/tension-projection.js';
 import { feedPageSql, FEED_START, type FeedFilter } from '../../../server/persistence/event-store.js';
+import { likePattern } from '../../../server/persistence/transaction.js';
 
 /** Big enough that a scan of either table costs far more than any index path (the planner then avoids it). */
 const TENSIONS = 20_000;
@@ -182,13 +184,15 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
       // a search within one party's tensions: under the other party's sort, matches first
       { q: 'ka', actorId: scaleActorId(7) },
       { q: 'ka', leadUserId: scaleUserId(3) },
+      // no trigram: a rare one walks the whole list rather than read every row through the indexes' plan
+      { q: 'q' },
     ];
     const differences: string[] = [];
     let walkedPages = 0;
     // the grouped sorts (state, actor, lead) with fewer searches: their walks are the same statement around
     // another source; the searches within one party's tensions only under the party sorts, whose source
     // then reads that party's tensions first
-    const grouped = new Set<Partial<TensionQuery>>([searches[0], searches[1], searches[3], searches[6]]);
+    const grouped = new Set<Partial<TensionQuery>>([searches[0], searches[1], searches[3], searches[6], searches[9]]);
     const partyOnly = new Set<Partial<TensionQuery>>([searches[7], searches[8]]);
     const sortsFor = (search: Partial<TensionQuery>) =>
       SORTS.filter(([sort]) =>
@@ -304,6 +308,31 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     expect(found['x']).toEqual(['xxxxx']);
   });
 
+  // A text without a trigram is counted on the lower-cased copy (a scan of `tensions`), not through
+  // `tension_search`'s ILIKEs: the same counts, up to the bound.
+  it('a text without a trigram is counted as the ILIKEs count it, up to the bound', async () => {
+    const differences: string[] = [];
+    for (const text of ['q', 'Q', 'xq', 'ka', 'k', 'K', '%', '_', ' ', '\x1f', 'ix']) {
+      for (const [bound, filter] of [
+        [10_000, {}],
+        [5, {}],
+        [10_000, { state: 'resolved' }],
+      ] as const) {
+        const counted = await countTensionRows(em, { ...filter, q: text }, bound);
+        const p = likePattern(text);
+        const [{ n }] = await em.execute<{ n: number }[]>(
+          `select count(*)::int as n from (select 1 from tensions t where (t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)
+             ${'state' in filter ? 'and t.state = ?' : ''} limit ?) s`,
+          [p, p, p, ...('state' in filter ? [filter.state] : []), bound + 1],
+        );
+        if (counted !== n) differences.push(`${JSON.stringify(text)} ${JSON.stringify(filter)} bound ${bound}: ${counted}, ILIKE ${n}`);
+      }
+    }
+    expect(differences).toEqual([]);
+    expect(await countTensionRows(em, { q: 'q' }, 10_000)).toBeGreaterThan(0);
+    expect(await countTensionRows(em, { q: 'ka' }, 5)).toBe(6);
+  });
+
   it('a search asked again starts from what the last one learnt: a rare text goes straight to the indexes', async () => {
     const memory: SearchMemory = new Map();
     const statements = async (q: TensionQuery, tuning = WALK) => {
@@ -321,6 +350,10 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     expect(await statements(rare)).toEqual(['walk', 'indexes']); // the probe found none
     expect(await statements(rare)).toEqual(['indexes']);
     expect(await statements({ ...rare, q: RARE_WORD.toUpperCase() })).toEqual(['indexes']); // the same text to ILIKE
+    // a rare text without a trigram walks to the list's end instead (the indexes' plan would read every row
+    // too), except under actor and lead
+    expect(await statements({ ...rare, q: 'q' })).not.toContain('indexes');
+    expect(await statements({ ...rare, q: 'q', sort: 'lead', descending: false })).toContain('indexes');
     // another filter is another search
     expect(await statements({ ...rare, state: 'alive' })).toEqual(['walk', 'indexes']);
     // and another order (matches cluster differently in each)
