@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * `tensions.search_text`: the three searchable texts, each lower-cased, joined by U+001F (issue 37: a common
  * word's search stays fast at a million tensions).
  *
- * A search under a column sort walks the list's order and tests each row for the text
+ * A search walks the list's order and tests each row for the text
  * (`tensionWalkSql`). Tested with three `ILIKE`s, a row cost about 2.8 µs, nearly all of it `lower()` of
  * the pattern and of each text, per row, under `C.UTF-8`; reading the row itself costs about 0.6 µs. With
  * the texts lower-cased once, when written, the test is one `strpos` (about 0.35 µs): 10,000 rows of the

@@ -198,7 +198,7 @@ function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][
   const { where, params, add } = tensionFilterSql(q);
   for (const [sql, ...values] of extra) add(sql, ...values);
   return {
-    sql: `(select t.*, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?)`,
+    sql: `select t.*, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?`,
     params: [...params, rows],
   };
 }
@@ -221,12 +221,12 @@ function unionPage(branches: Branch[], order: string, rows: number, firstGroup: 
     next = branches.find((b) => b.group > first)?.start;
     branches = branches.filter((b) => b.group === first);
     const [only] = branches;
-    if (branches.length === 1 && only.ownOrder) return { sql: only.sql.slice(1, -1), params: only.params, order: only.ownOrder, next };
+    if (branches.length === 1 && only.ownOrder) return { sql: only.sql, params: only.params, order: only.ownOrder, next };
   }
   if (branches.length === 0)
-    branches = [{ sql: '(select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false)', params: [], group: 0 }];
+    branches = [{ sql: 'select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false', params: [], group: 0 }];
   return {
-    sql: `select * from (${branches.map((b) => b.sql).join(' union all ')}) t order by ${order} limit ?`,
+    sql: `select * from (${branches.map((b) => `(${b.sql})`).join(' union all ')}) t order by ${order} limit ?`,
     params: [...branches.flatMap((b) => b.params), rows],
     order,
     next,
@@ -298,10 +298,10 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
     // `offset 0` keeps the matches a subquery of their own: planned inside the join, a page's few remaining
     // parties looked cheaper to join with every tension and test each for the text.
     branches.push({
-      sql: `(select t.*, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
+      sql: `select t.*, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
          from (select t.* from tensions t where ${where.join(' and ')} offset 0) t join ${party} p on p.id = ${column}
          ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
-         order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
+         order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
       params: [...params, ...keysetParams, rows],
       group: 0,
     });
@@ -336,11 +336,11 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
       partyParams.push(own);
     }
     branches.push({
-      sql: `(select t.*, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
+      sql: `select t.*, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
          from (select p.id, lower(p.name) as sort_name from ${party} p ${partyWhere.length ? `where ${partyWhere.join(' and ')}` : ''}
                order by lower(p.name) ${dir}, p.id ${dir}) p
          cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
-         order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?)`,
+         order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
       params: [...partyParams, ...params, rows, rows],
       group: 0,
     });
@@ -465,9 +465,9 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * text, filters and order searched in the last minutes start from what was learnt then (SearchMemory),
  * without the probe. Every path answers the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
- * Measured at a million tensions, one request at a time: a common word's page 20–41 ms walked against 52–153
- * ms through the indexes; a new rare word's probe adds about 4 ms to its 1.4. Four at a time on two cores,
- * remembering, p99 against a tension's read: the common word 7–20 × (the indexes: 24–162 ×), a rare one 1.7–2.3 ×.
+ * Measured at a million tensions, four at a time on two cores, remembering (bench/README.md, 2026-11-29): a
+ * common word's page p50 21–26 ms walked (the indexes: 47–49 ms before the lower-cased copy), p99 4–7 × a
+ * tension's read under the column sorts; under `sort=lead` p50 85 ms (the indexes: 1.7 s).
  */
 export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRow[]> {
   if (walkable(q)) {
@@ -488,10 +488,11 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
     // A text without a trigram: the indexes' plan would read every row as well, at several times a walked
     // row's cost, so the walk goes on to the list's end, twice as far each time (not under actor and lead,
     // whose walk costs about as much a row).
-    const scan = !hasTrigram(q.q) && q.sort !== 'actor' && q.sort !== 'lead';
+    const party = q.sort === 'actor' || q.sort === 'lead';
+    const scan = !hasTrigram(q.q) && !party;
     if (scan) budget ??= tuning.probe;
     while (budget !== null) {
-      if (q.sort === 'actor' || q.sort === 'lead') budget = Math.min(budget, tuning.groupStep);
+      if (party) budget = Math.min(budget, tuning.groupStep);
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       for (const { walk_n: _n, matched, table_rows: _r, ...row } of rows) if (matched === true) found.push(row);
