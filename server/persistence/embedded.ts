@@ -174,6 +174,17 @@ async function removeStaleSocketFolders(root = tmpdir()): Promise<string[]> {
 const hasSocket = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).length > 0;
 
 /**
+ * The socket server's limit for a client that opens at most `maxConnections` at once. The server counts a
+ * connection until its own event loop sees it close, which waits behind the statement PGlite is running; a
+ * pool that closes a connection and opens the next one at once (an idle one reaped, a broken one replaced)
+ * would otherwise find the server full and its new connection reset (ECONNRESET, EPIPE), failing a request.
+ * Twice the client's count leaves room for as many closing connections as it has open: more would need it
+ * to replace every connection within one statement. The socket is private to this process (a 0700 folder), so
+ * the limit guards against nothing but a leak.
+ */
+export const socketLimit = (maxConnections: number) => 2 * maxConnections;
+
+/**
  * `dataDir` undefined keeps everything in memory (tests). `loadDataDir`, in memory only: the path of a
  * tarball of a data folder (PGlite's `dumpDataDir('none')`) to start from instead of a new, empty one (initdb),
  * so the test suite starts every file from one migrated copy.
@@ -200,7 +211,7 @@ export async function startEmbedded(opts: { dataDir?: string; maxConnections: nu
       pgdata: opts.dataDir ? embeddedDataFolder(opts.dataDir) : null,
       loadDataDir: opts.loadDataDir ?? null,
       socketPath: join(socketDir, `.s.PGSQL.${port}`),
-      maxConnections: opts.maxConnections,
+      maxConnections: socketLimit(opts.maxConnections),
     },
   });
   // While the worker boots: what killed instances left behind.
