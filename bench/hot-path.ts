@@ -50,7 +50,12 @@ const env = {
   nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
 };
 const svc = await startService(env);
-const bare = await startService({ ...env, nodeArgs: [], entry: join(ROOT, 'bench/servers/bare.mjs'), logFile: join(outDir, 'bare.log') });
+const bare = await startService({
+  ...env,
+  nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles-bare')}`] : [],
+  entry: join(ROOT, 'bench/servers/bare.mjs'),
+  logFile: join(outDir, 'bare.log'),
+});
 try {
   const agent = await provisionAgent(svc.url);
   const ids = await senseSample(svc.url, agent.key, agent.actorId, Math.max(64, connections * 8));
