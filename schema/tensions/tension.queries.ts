@@ -32,7 +32,8 @@ builder.queryFields((t) => ({
   }),
   tensionsTotal: t.field({
     type: ListTotalType,
-    description: 'How many tensions the same filters as tensions match, exact up to 10,000 (counted with a bound, never over every row).',
+    description:
+      'How many tensions the same filters as tensions match, exact up to 10,000 (counted with a bound, never over every row; a search of one or two characters over at most 100,000 tensions).',
     authScopes: { operation: 'tensions.count' },
     args: {
       state: t.arg({ type: TensionStateEnum, description: 'Only tensions in this state.' }),

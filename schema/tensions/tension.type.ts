@@ -127,7 +127,10 @@ export const ListTotalType = builder.objectRef<{ count: number; exact: boolean }
   description: 'How many items a list\'s filters match: exact up to 10,000; past it, count is 10,000 and exact is false ("10,000+").',
   fields: (t) => ({
     count: t.exposeInt('count', { description: 'The number of matching items, or 10,000 when there are more.' }),
-    exact: t.exposeBoolean('exact', { description: 'false when more items match than count.' }),
+    exact: t.exposeBoolean('exact', {
+      description:
+        'false when more items may match than count: past 10,000, or a tension search of one or two characters counted over part of the list (count is then at least).',
+    }),
   }),
 });
 

@@ -74,6 +74,8 @@ export interface Deps {
   keyUses?: Map<string, number>;
   /** what this instance's tension searches learnt of their texts' frequency (persistence/tension-projection.ts); absent: each search probes */
   searchMemory?: SearchMemory;
+  /** the most tensions one search without a trigram reads (default WALK.scanMax; issue 37). Tests make it small. */
+  searchScanMax?: number;
 }
 
 /** The caller the CLI acts as: every permission, recorded as `system` in event metadata. */

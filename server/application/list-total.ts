@@ -18,6 +18,10 @@ export const boundedTotal = (counted: number): ListTotal => ({ count: Math.min(c
 export const listTotalOutput = z
   .object({
     count: z.number().int().describe('The number of matching items, or 10,000 when there are more.'),
-    exact: z.boolean().describe('false when more items match than count.'),
+    exact: z
+      .boolean()
+      .describe(
+        'false when more items may match than count: past 10,000, or a tension search of one or two characters counted over part of the list (count is then at least).',
+      ),
   })
   .describe('How many items the list\'s filters match: exact up to 10,000; past it, count is 10,000 and exact is false ("10,000+").');

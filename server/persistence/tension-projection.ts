@@ -123,22 +123,28 @@ function tensionFilterSql(q: TensionFilter): { where: string[]; params: unknown[
 
 /**
  * How many tensions match the filters, counting at most `bound` + 1 rows. A text without a trigram (one or
- * two letters) cannot use the trigram indexes, and a rare one is then counted over every tension: on the
- * lower-cased copy (textMatchSql), about a ninth of what the `ILIKE`s over `tension_search` cost (a million
- * tensions: 0.7 s against 5.9).
+ * two letters) cannot use the trigram indexes: it is tested on the lower-cased copy (textMatchSql) of at
+ * most `scanMax` tensions, and when more match the other filters and fewer than `bound` + 1 of those held
+ * it, the count is `partial`: at least `n` (a million tensions, `q=xq`: 0.7 s counted over every row).
  */
-export async function countTensionRows(em: EntityManager, q: TensionFilter, bound: number): Promise<number> {
+export async function countTensionRows(em: EntityManager, q: TensionFilter, bound: number, scanMax = WALK.scanMax): Promise<{ n: number; partial: boolean }> {
   const text = q.q && !hasTrigram(q.q) ? textMatchSql(q.q) : null;
   const { where, params } = tensionFilterSql(text ? { ...q, q: undefined } : q);
-  if (text) {
-    where.push(text.sql);
-    params.push(...text.params);
+  const filtered = `select t.search_text, t.name, t.current_context, t.potential_future from tensions t ${where.length ? `where ${where.join(' and ')}` : ''}`;
+  if (!text) {
+    const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from (select 1 from (${filtered}) t limit ?) s`, [...params, bound + 1]);
+    return { n: row.n, partial: false };
   }
-  const [row] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from (select 1 from tensions t ${where.length ? `where ${where.join(' and ')}` : ''} limit ?) s`,
-    [...params, bound + 1],
-  );
-  return row.n;
+  const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from (select 1 from (${filtered} limit ?) t where ${text.sql} limit ?) s`, [
+    ...params,
+    scanMax,
+    ...text.params,
+    bound + 1,
+  ]);
+  if (row.n > bound) return { n: row.n, partial: false };
+  // fewer than bound + 1: every one of the first scanMax rows was read; were there more?
+  const [more] = await em.execute<{ more: boolean }[]>(`select exists (${filtered} offset ?) as more`, [...params, scanMax]);
+  return { n: row.n, partial: more.more };
 }
 
 /**
@@ -358,7 +364,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
   return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows, firstGroup);
 }
 
-type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
+export type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
 
 /** A search, which may walk the list's order (tensionWalkSql). */
 const walkable = (q: TensionQuery): q is TensionQuery & { q: string } => Boolean(q.q);
@@ -438,8 +444,23 @@ export interface WalkTuning {
    * 4,000 rows 88–91, 8,000 114–123); `sort=state` walks one state's index and grows linearly (6, 13, 24 ms)
    */
   groupStep: number;
+  /**
+   * the most rows one request reads for a text without a trigram (one or two letters, `a b`): no index can
+   * find it, so a rare one would read the whole list; the page then stops there, with what it found and a
+   * cursor after the last row read (a million tensions, `q=xq`: 2.7–3.0 s a page before)
+   */
+  scanMax: number;
 }
-export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 2_000 };
+export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 2_000, scanMax: 100_000 };
+
+/**
+ * A page of the list's rows, `limit` + 1 when more follow; `resume`: a search stopped at `scanMax` rows read
+ * before its page filled, and the next page starts after this row (read, not a match), whatever `rows` holds.
+ */
+export interface ListRows {
+  rows: ListRow[];
+  resume: ListRow | null;
+}
 
 /**
  * What this instance's searches learnt, per text, filters and order: how frequent its matches are in the list and
@@ -463,13 +484,15 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks one group
  * at a time (`next`), and under `actor` and `lead` at most `groupStep` rows a statement. With `memory`, a
  * text, filters and order searched in the last minutes start from what was learnt then (SearchMemory),
- * without the probe. Every path answers the same rows:
+ * without the probe. A text without a trigram never goes to the indexes (their plan would read every row):
+ * it walks on, and past `scanMax` rows in one request the page ends short with `resume`. Every path answers
+ * the same rows:
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, four at a time on two cores, remembering (bench/README.md, 2026-11-29): a
  * common word's page p50 21–26 ms walked (the indexes: 47–49 ms before the lower-cased copy), p99 4–7 × a
  * tension's read under the column sorts; under `sort=lead` p50 85 ms (the indexes: 1.7 s).
  */
-export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRow[]> {
+export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRows> {
   if (walkable(q)) {
     // per order too: a text's matches cluster differently in each (a word that starts names, under `name`)
     const key = JSON.stringify([q.q.toLowerCase(), q.sort, q.descending, q.state, q.actorId, q.leadUserId, q.minScore]);
@@ -483,40 +506,49 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
     const found: ListRow[] = [];
     let after = q.after;
     let walked = 0;
+    let lastRead: ListRow | null = null;
     let tableRows = known?.tableRows ?? 0;
     let budget = known && performance.now() - known.at < SEARCH_MEMORY_MS ? walkBudget(q.limit + 1, known.frequency, known.tableRows, 0, tuning) : tuning.probe;
-    // A text without a trigram: the indexes' plan would read every row as well, at several times a walked
-    // row's cost, so the walk goes on to the list's end, twice as far each time (not under actor and lead,
-    // whose walk costs about as much a row).
+    // A text without a trigram: the indexes' plan would read every row (at several times a walked row's
+    // cost), so the walk goes on, twice as far each time, to the list's end or `scanMax` rows, where the
+    // page stops with what it found (`resume`).
     const party = q.sort === 'actor' || q.sort === 'lead';
-    const scan = !hasTrigram(q.q) && !party;
+    const scan = !hasTrigram(q.q);
     if (scan) budget ??= tuning.probe;
     while (budget !== null) {
       if (party) budget = Math.min(budget, tuning.groupStep);
+      // (at least one row: a walk that read only ends of groups has no row to resume after yet)
+      if (scan) budget = Math.max(1, Math.min(budget, tuning.scanMax - walked));
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       for (const { walk_n: _n, matched, table_rows: _r, ...row } of rows) if (matched === true) found.push(row);
       const last = rows.at(-1);
-      if (last) tableRows = Number(last.table_rows);
+      if (last) {
+        tableRows = Number(last.table_rows);
+        const { walk_n: _n, matched: _m, table_rows: _r, ...row } = last;
+        lastRead = row;
+      }
       if (found.length > q.limit) {
         remember(found.length / (walked + Number(last!.walk_n)), tableRows);
-        return found.slice(0, q.limit + 1);
+        return { rows: found.slice(0, q.limit + 1), resume: null };
       }
       walked += budget;
       if (!last || Number(last.walk_n) !== budget) {
         // no row at the budget: the group ended within it (counted as the whole budget: an estimate
         // that errs to the indexes), and with no group after it the list did, and every match of the
         // rest of the list is here
-        if (!walk.next) return found;
+        if (!walk.next) return { rows: found, resume: null };
         after = walk.next;
       } else after = { v: last.sort_value, k: last.sort_key, id: last.id };
       remember(found.length / walked, tableRows);
+      // the next page starts after the last row read: where this walk would have gone on
+      if (scan && walked >= tuning.scanMax && lastRead) return { rows: found, resume: lastRead };
       budget = walkBudget(q.limit + 1 - found.length, found.length / walked, tableRows, walked, tuning);
       if (scan) budget = Math.max(budget ?? 0, walked);
     }
   }
   const { sql, params } = tensionListSql(q);
-  return em.execute(sql, params);
+  return { rows: await em.execute<ListRow[]>(sql, params), resume: null };
 }
 
 /**

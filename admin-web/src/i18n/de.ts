@@ -114,6 +114,7 @@ export const de: Record<MessageKey, string> = {
   'tensions.new': 'Neue Spannung',
   'tensions.empty': 'Keine Spannungen passen zu diesen Filtern.',
   'tensions.emptyAll': 'Noch keine Spannungen. Erfassen Sie die erste.',
+  'tensions.searchGoesOn': 'Eine Suche nach ein oder zwei Zeichen liest die Liste in Teilen: „Weiter“ sucht weiter.',
   'tensions.filter.state': 'Zustand',
   'tensions.filter.actor': 'Akteur',
   'tensions.filter.lead': 'Verantwortlich',

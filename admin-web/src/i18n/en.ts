@@ -110,6 +110,7 @@ export const en = {
   'tensions.new': 'New tension',
   'tensions.empty': 'No tensions match these filters.',
   'tensions.emptyAll': 'No tensions yet. Sense the first one.',
+  'tensions.searchGoesOn': 'A search of one or two characters reads part of the list at a time: Next searches on.',
   'tensions.filter.state': 'State',
   'tensions.filter.actor': 'Actor',
   'tensions.filter.lead': 'Lead',

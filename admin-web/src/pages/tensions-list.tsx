@@ -279,7 +279,11 @@ function TensionTable({
   if (error && !data) return <ErrorAlert error={error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   if (!data) return fetching ? <Loading /> : null;
   const rows = data.tensions.data;
-  if (rows.length === 0 && pager.page === 1) return <EmptyState>{filtered ? t('tensions.empty') : t('tensions.emptyAll')}</EmptyState>;
+  // A search of one or two characters reads part of the list a page (issue 37): a short or empty page with a
+  // next one is not the end, and says so.
+  const searchGoesOn = Boolean(data.tensions.nextCursor) && rows.length < limit;
+  if (rows.length === 0 && pager.page === 1 && !data.tensions.nextCursor)
+    return <EmptyState>{filtered ? t('tensions.empty') : t('tensions.emptyAll')}</EmptyState>;
   const pageItems: BulkItem[] = rows.map((r) => ({ id: r.id, name: r.name, href: `/tensions/${r.id}` }));
   const pageSelected = pageItems.length > 0 && pageItems.every((i) => selected.has(i.id));
   const morePages = Boolean(data.tensions.nextCursor) || pager.page > 1;
@@ -362,6 +366,11 @@ function TensionTable({
           </tbody>
         </table>
       </div>
+      {searchGoesOn ? (
+        <p className="muted" role="status" data-testid="search-goes-on">
+          {t('tensions.searchGoesOn')}
+        </p>
+      ) : null}
       <ListPaging pager={pager} nextCursor={data.tensions.nextCursor} limit={limit} shown={rows.length} total={data.tensionsTotal} onPageSize={onPageSize} />
     </>
   );

@@ -10,6 +10,7 @@ import {
   WALK,
   rowToView,
   STATE_ORDER,
+  type ListRow,
   type TensionQuery,
   type TensionSortKey,
 } from '../../persistence/tension-projection.js';
@@ -17,7 +18,7 @@ import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
-import { decodeCursor, instantKey, intTextKey, textKey, toPage, uuidKey } from '../paging.js';
+import { decodeCursor, encodeCursor, instantKey, intTextKey, textKey, toPage, uuidKey } from '../paging.js';
 import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
@@ -63,17 +64,12 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
     if (!cursor.ok) return cursor;
     after = cursor.value;
   }
-  const rows = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after }, WALK, deps.searchMemory);
-  return ok(
-    toPage(
-      deps,
-      'tensions',
-      rows,
-      q.limit,
-      (r) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id }),
-      rowToView,
-    ),
-  );
+  const tuning = deps.searchScanMax === undefined ? WALK : { ...WALK, scanMax: deps.searchScanMax };
+  const { rows, resume } = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after }, tuning, deps.searchMemory);
+  const key = (r: ListRow) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id });
+  const page = toPage(deps, 'tensions', rows, q.limit, key, rowToView);
+  // a search of one or two letters that read its most rows: a short page, and the next one goes on from there
+  return ok(resume ? { ...page, nextCursor: encodeCursor(deps, 'tensions', key(resume)) } : page);
 }
 
 /** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
@@ -82,8 +78,9 @@ export async function countTensions(deps: Deps, ctx: Ctx, query: unknown): Promi
   if (denied) return denied;
   const parsed = parseInput(listTensionsQuery.pick({ state: true, actorId: true, leadUserId: true, q: true, minScore: true }), query);
   if (!parsed.ok) return parsed;
-  const n = await countTensionRows(reader(deps.orm), parsed.value, TOTAL_BOUND);
-  return ok(boundedTotal(n));
+  const { n, partial } = await countTensionRows(reader(deps.orm), parsed.value, TOTAL_BOUND, deps.searchScanMax);
+  // counted over part of the list (a search of one or two letters): at least n
+  return ok(partial ? { count: Math.min(n, TOTAL_BOUND), exact: false } : boundedTotal(n));
 }
 
 /** One tension as it is now, or, with `asOfVersion` / `asOf` in `query`, as it was then (SPEC §15). */
