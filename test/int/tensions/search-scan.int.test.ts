@@ -63,6 +63,11 @@ describe('a search without a trigram, at most searchScanMax tensions a request',
     expect(byScore.sizes.some((n) => n < 2)).toBe(true);
     const byName = await pages('q=ZQ&sort=name');
     expect(byName.ids).toEqual([...holding].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1)).map((t) => t.id));
+    // the grouped sorts' cursors (a state and its score; a party's name and id, or none for no lead) resume too
+    for (const sort of ['state', '-state', 'lead', '-lead', 'actor', '-actor']) {
+      const grouped = await pages(`q=zq&sort=${sort}`);
+      expect([...grouped.ids].sort(), sort).toEqual(holding.map((t) => t.id).sort());
+    }
     // a text with a trigram is found through its index, in full pages
     const indexed = await pages('q=xzqy');
     expect(indexed.ids).toHaveLength(holding.filter((t) => /xZQy/.test(t.name)).length);
