@@ -103,11 +103,23 @@ export const pageOutput = <T extends z.ZodType>(item: T, what: string) =>
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
   });
 
-/** Rows were fetched with `limit + 1`: trims and builds the next cursor from the last row kept. */
-export function toPage<R, T>(deps: CursorDeps, list: ListName, rows: R[], limit: number, key: (row: R) => unknown, view: (row: R) => T): Page<T> {
+/**
+ * Rows were fetched with `limit + 1`: trims and builds the next cursor from the last row kept. `resume`: the
+ * read stopped at its budget before the page filled, and the next page starts after that row (read, not
+ * kept), however few rows this one holds.
+ */
+export function toPage<R, T>(
+  deps: CursorDeps,
+  list: ListName,
+  rows: R[],
+  limit: number,
+  key: (row: R) => unknown,
+  view: (row: R) => T,
+  resume: R | null = null,
+): Page<T> {
   const kept = rows.slice(0, limit);
-  const more = rows.length > limit;
-  return { data: kept.map(view), nextCursor: more && kept.length ? encodeCursor(deps, list, key(kept[kept.length - 1])) : null };
+  const last = rows.length > limit && kept.length ? kept[kept.length - 1] : resume;
+  return { data: kept.map(view), nextCursor: last ? encodeCursor(deps, list, key(last)) : null };
 }
 
 // ---- the values a cursor key may hold: each exactly what PostgreSQL accepts for its column ----------

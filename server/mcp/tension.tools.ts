@@ -67,7 +67,8 @@ export const TENSION_TOOLS: ToolDef[] = [
     description:
       'Lists tensions, highest score first by default. Filters: state (alive|resolved|stale), actorId, leadUserId, q (case-insensitive ' +
       'text in name and contexts), minScore (1-10). sort: score|updatedAt|createdAt|name|state|actor|lead, prefix "-" for descending (lead: no lead last either way). Pages: limit (1-100, ' +
-      'default 20) and cursor (pass back nextCursor; null means the last page).',
+      'default 20) and cursor (pass back nextCursor; null means the last page). A q of one or two characters reads part of the list a ' +
+      'page: a page may hold fewer than limit, even none, while nextCursor is not null.',
     operation: 'tensions.list',
     input: listTensionsQuery,
     rawArguments: true,

@@ -47,7 +47,7 @@ export const TENSION_ROUTE_DOCS: RouteDoc[] = [
     response: tensionPageOutput,
     status: 200,
     description:
-      "Tensions that are not discarded, filtered and sorted, a page at a time: pass the answer's `nextCursor` as `cursor` until it is null. A bad filter, sort or cursor is 400.",
+      "Tensions that are not discarded, filtered and sorted, a page at a time: pass the answer's `nextCursor` as `cursor` until it is null. A `q` of one or two characters (no run of three letters or digits) reads at most 100,000 tensions a page, so its page may hold fewer than `limit`, even none, while `nextCursor` is not null. A bad filter, sort or cursor is 400.",
   },
   {
     method: 'get',

@@ -18,7 +18,7 @@ import { reader } from '../../persistence/transaction.js';
 import { authorize } from '../authorize.js';
 import type { Ctx, Deps } from '../context.js';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor, instantKey, intTextKey, textKey, toPage, uuidKey } from '../paging.js';
+import { decodeCursor, instantKey, intTextKey, textKey, toPage, uuidKey } from '../paging.js';
 import { idOf } from '../schemas.js';
 import { parseInput } from '../validate.js';
 import { notFound, TENSION_STREAM } from './command-path.js';
@@ -67,9 +67,8 @@ export async function listTensions(deps: Deps, ctx: Ctx, query: unknown): Promis
   const tuning = deps.searchScanMax === undefined ? WALK : { ...WALK, scanMax: deps.searchScanMax };
   const { rows, resume } = await queryTensionRows(reader(deps.orm), { ...q, sort: sortKey, descending: desc, after }, tuning, deps.searchMemory);
   const key = (r: ListRow) => (sortKey in SORT_CAST ? { s: q.sort, v: r.sort_value, id: r.id } : { s: q.sort, v: r.sort_value, k: r.sort_key, id: r.id });
-  const page = toPage(deps, 'tensions', rows, q.limit, key, rowToView);
-  // a search of one or two letters that read its most rows: a short page, and the next one goes on from there
-  return ok(resume ? { ...page, nextCursor: encodeCursor(deps, 'tensions', key(resume)) } : page);
+  // a search of one or two characters that read its most rows: a short page, and the next goes on from there
+  return ok(toPage(deps, 'tensions', rows, q.limit, key, rowToView, resume));
 }
 
 /** How many tensions the list's filters match, exact up to TOTAL_BOUND (a count with a LIMIT). */
