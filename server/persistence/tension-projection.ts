@@ -184,16 +184,18 @@ interface ListSource {
 /**
  * `firstGroup` (a grouped sort's walk): only the cursor's group (or the first), so a walk never reads rows of
  * a later group that the earlier ones would have filled the page without; `next` says where the next starts.
+ * `select`: what each row carries of `tensions t` (a walk: the columns its order reads and its text test, so
+ * that no whole row is sorted or stored on the way); it holds no parameter, as it leads each branch's own.
  */
-function listSource(q: TensionQuery, rows: number, firstGroup = false): ListSource {
-  if (q.sort === 'state') return stateListSql(q, rows, firstGroup);
-  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows, firstGroup);
+function listSource(q: TensionQuery, rows: number, firstGroup = false, select = 't.*'): ListSource {
+  if (q.sort === 'state') return stateListSql(q, rows, firstGroup, select);
+  if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows, firstGroup, select);
   const [column, cast] = SORT_COLUMN[q.sort];
   const { where, params, add } = tensionFilterSql(q);
   if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
   return {
-    sql: `select t.*, ${column}::text as sort_value, null::text as sort_key from tensions t
+    sql: `select ${select}, ${column}::text as sort_value, null::text as sort_key from tensions t
        ${where.length ? `where ${where.join(' and ')}` : ''}
        order by ${column} ${dir}, t.id ${dir} limit ?`,
     params: [...params, rows],
@@ -202,11 +204,18 @@ function listSource(q: TensionQuery, rows: number, firstGroup = false): ListSour
 }
 
 /** One branch of a grouped page: tensions matching the filters and `extra`, as the outer query orders them, at most `rows`. */
-function branch(q: TensionQuery, columns: string, extra: [string, ...unknown[]][], order: string, rows: number): { sql: string; params: unknown[] } {
+function branch(
+  q: TensionQuery,
+  select: string,
+  columns: string,
+  extra: [string, ...unknown[]][],
+  order: string,
+  rows: number,
+): { sql: string; params: unknown[] } {
   const { where, params, add } = tensionFilterSql(q);
   for (const [sql, ...values] of extra) add(sql, ...values);
   return {
-    sql: `select t.*, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?`,
+    sql: `select ${select}, ${columns} from tensions t where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?`,
     params: [...params, rows],
   };
 }
@@ -222,7 +231,7 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /** Branches in the order of their `sort_group`, the first `rows` of them in `order`; with `firstGroup`, the first group's only. */
-function unionPage(branches: Branch[], order: string, rows: number, firstGroup: boolean): ListSource {
+function unionPage(branches: Branch[], order: string, rows: number, firstGroup: boolean, select: string): ListSource {
   let next: TensionQuery['after'];
   if (firstGroup && branches.length > 0) {
     const first = Math.min(...branches.map((b) => b.group));
@@ -232,7 +241,9 @@ function unionPage(branches: Branch[], order: string, rows: number, firstGroup: 
     if (branches.length === 1 && only.ownOrder) return { sql: only.sql, params: only.params, order: only.ownOrder, next };
   }
   if (branches.length === 0)
-    branches = [{ sql: 'select t.*, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false', params: [], group: 0 }];
+    branches = [
+      { sql: `select ${select}, 0 as sort_group, null::text as sort_value, null::text as sort_key from tensions t where false`, params: [], group: 0 },
+    ];
   return {
     sql: `select * from (${branches.map((b) => `(${b.sql})`).join(' union all ')}) t order by ${order} limit ?`,
     params: [...branches.flatMap((b) => b.params), rows],
@@ -248,7 +259,7 @@ function unionPage(branches: Branch[], order: string, rows: number, firstGroup: 
  * order inside them. One branch per state left to read, each a walk of `tensions_state_score_idx`
  * `(state, score desc, id desc)` from the cursor's row, at most a page; the cursor holds the state, score and id.
  */
-function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean): ListSource {
+function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean, select: string): ListSource {
   const order = q.descending ? [...STATE_ORDER].reverse() : [...STATE_ORDER];
   const start = q.after ? order.indexOf(q.after.v as (typeof STATE_ORDER)[number]) : 0;
   const branches = order
@@ -258,13 +269,13 @@ function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean): ListS
       const extra: [string, ...unknown[]][] = [['t.state = ?', state]];
       if (q.after && i === start) extra.push(['(t.score, t.id) < (?::int, ?::uuid)', q.after.k, q.after.id]);
       return {
-        ...branch(q, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows),
+        ...branch(q, select, `${i} as sort_group, t.state as sort_value, t.score::text as sort_key`, extra, 't.score desc, t.id desc', rows),
         group: i,
         start: { v: state, k: MAX_INT, id: MAX_UUID },
         ownOrder: 't.score desc, t.id desc',
       };
     });
-  return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows, firstGroup);
+  return unionPage(branches, 't.sort_group, t.score desc, t.id desc', rows, firstGroup, select);
 }
 
 /**
@@ -285,7 +296,7 @@ function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean): ListS
  *
  * The tensions without a lead are read likewise: by `(lead_user_id, id)` when walking, else as the filter finds them.
  */
-function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, firstGroup: boolean): ListSource {
+function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, firstGroup: boolean, select: string): ListSource {
   const [party, column] = sort === 'actor' ? (['actors', 't.actor_id'] as const) : (['users', 't.lead_user_id'] as const);
   const own = sort === 'actor' ? q.actorId : q.leadUserId;
   const other = sort === 'actor' ? q.leadUserId : q.actorId;
@@ -306,7 +317,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
     // `offset 0` keeps the matches a subquery of their own: planned inside the join, a page's few remaining
     // parties looked cheaper to join with every tension and test each for the text.
     branches.push({
-      sql: `select t.*, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
+      sql: `select ${select}, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
          from (select t.* from tensions t where ${where.join(' and ')} offset 0) t join ${party} p on p.id = ${column}
          ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
          order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
@@ -320,6 +331,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
       // the rest of the cursor's party (under its name as the cursor has it, so the order stays the cursor's)
       const rest = branch(
         filter,
+        select,
         `0 as sort_group, ?::text as sort_value, ${column}::text as sort_key`,
         [
           [`(${column}, t.id) ${cmp} (?::uuid, ?::uuid)`, after.k, after.id],
@@ -344,7 +356,7 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
       partyParams.push(own);
     }
     branches.push({
-      sql: `select t.*, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
+      sql: `select ${select}, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
          from (select p.id, lower(p.name) as sort_name from ${party} p ${partyWhere.length ? `where ${partyWhere.join(' and ')}` : ''}
                order by lower(p.name) ${dir}, p.id ${dir}) p
          cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
@@ -358,12 +370,12 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
     if (inNoLead) extra.push([`t.id ${cmp} ?::uuid`, after.id]);
     const order = matchesFirst ? `t.id ${dir}` : `t.lead_user_id ${dir}, t.id ${dir}`;
     branches.push({
-      ...branch(q, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows),
+      ...branch(q, select, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows),
       group: 1,
       start: { v: null, k: null, id: q.descending ? MAX_UUID : NIL_UUID },
     });
   }
-  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows, firstGroup);
+  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows, firstGroup, select);
 }
 
 export type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
@@ -394,35 +406,37 @@ type WalkRow = ListRow & { matched: boolean; walk_end: boolean; table_rows: stri
  */
 export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[]; next?: TensionQuery['after'] } | null {
   if (!walkable(q)) return null;
-  const source = listSource({ ...q, q: undefined }, budget, true);
-  const match = textMatchSql(q.q);
+  // The text is a parameter of the statement's head, so the test, read where each row is read, holds none.
+  const match = textTest(q.q, '(select needle from walk_text)', '(select pattern from walk_text)');
   const party = q.sort === 'actor' || q.sort === 'lead';
-  // what the list's order reads and a cursor needs (`order` is spelt over `t`)
-  const narrow = `t.id, t.score, t.updated_at, t.created_at, t.name, t.actor_id, t.lead_user_id, t.sort_value, t.sort_key${party || q.sort === 'state' ? ', t.sort_group' : ''}`;
+  // what the list's order reads (`order` is spelt over `t`), and the test's answer
+  const columns = (matched: string) => `t.id, t.score, t.updated_at, t.created_at, t.name, t.actor_id, t.lead_user_id, ${matched} as matched`;
+  const source = listSource({ ...q, q: undefined }, budget, true, columns(match.sql));
+  const row = (matched: string) => `${columns(matched)}, t.sort_value, t.sort_key${party || q.sort === 'state' ? ', t.sort_group' : ''}`;
   const walk = party
     ? {
         sql: `select t.*, t.walk_n = ? as walk_end from (
-            select t.*, row_number() over (order by ${source.order}) as walk_n from (
-              select ${narrow}, ${match.sql} as matched from (${source.sql}) t) t) t
+            select t.*, row_number() over (order by ${source.order}) as walk_n from (${source.sql}) t) t
           where t.matched or t.walk_n = ? order by ${source.order} limit ?`,
-        params: [budget, ...match.params, ...source.params, budget, q.limit + 1],
+        params: [budget, ...source.params, budget, q.limit + 1],
         order: 'w.walk_n',
       }
     : {
         sql: `select * from (
-            (select ${narrow}, true as matched, false as walk_end from (${source.sql}) t where ${match.sql} order by ${source.order} limit ?)
+            (select ${row('true')}, false as walk_end from (${source.sql}) t where t.matched order by ${source.order} limit ?)
             union all
-            (select ${narrow}, false, true from (${source.sql}) t order by ${source.order} offset ? - 1 limit 1)) w
+            (select ${row('false')}, true from (${source.sql}) t order by ${source.order} offset ? - 1 limit 1)) w
           limit ?`,
-        params: [...source.params, ...match.params, q.limit + 1, ...source.params, budget, q.limit + 1],
+        params: [...source.params, q.limit + 1, ...source.params, budget, q.limit + 1],
         order: `w.walk_end, ${source.order.replace(/\bt\./g, 'w.')}`,
       };
   return {
-    sql: `${TENSION_SELECT}, w.sort_value, w.sort_key, w.matched, w.walk_end,
+    sql: `with walk_text as (select lower(?::text) as needle, ?::text as pattern)
+     ${TENSION_SELECT}, w.sort_value, w.sort_key, w.matched, w.walk_end,
        (select reltuples::bigint from pg_class where oid = 'tensions'::regclass) as table_rows
      from (${walk.sql}) w join tensions t on t.id = w.id ${TENSION_FROM}
      order by ${walk.order}`,
-    params: walk.params,
+    params: [q.q, likePattern(q.q), ...walk.params],
     next: source.next,
   };
 }
@@ -446,15 +460,18 @@ const SEARCH_TEXT_SEPARATOR = '\x1f';
  * separator could match across two texts there, so it is tested with the `ILIKE`s themselves.
  */
 function textMatchSql(text: string): { sql: string; params: unknown[]; columns: string } {
-  if (text.includes(SEARCH_TEXT_SEPARATOR)) {
-    const p = likePattern(text);
+  const p = likePattern(text);
+  return { ...textTest(text, 'lower(?::text)', '?'), params: text.includes(SEARCH_TEXT_SEPARATOR) ? [p, p, p] : [text] };
+}
+
+/** textMatchSql's test with the text's lower-cased form and `ILIKE` pattern as the SQL `needle` and `pattern` give them. */
+function textTest(text: string, needle: string, pattern: string): { sql: string; columns: string } {
+  if (text.includes(SEARCH_TEXT_SEPARATOR))
     return {
-      sql: '(t.name ilike ? or t.current_context ilike ? or t.potential_future ilike ?)',
-      params: [p, p, p],
+      sql: `(t.name ilike ${pattern} or t.current_context ilike ${pattern} or t.potential_future ilike ${pattern})`,
       columns: 't.name, t.current_context, t.potential_future',
     };
-  }
-  return { sql: 'strpos(t.search_text, lower(?::text)) > 0', params: [text], columns: 't.search_text' };
+  return { sql: `strpos(t.search_text, ${needle}) > 0`, columns: 't.search_text' };
 }
 
 /** How a search chooses between walking the list's order and reading its matches through the trigram indexes. */
