@@ -25,6 +25,7 @@ import { Migration20261128150000_party_sort_indexes } from './Migration202611281
 import { Migration20261128170000_webhook_deliveries_lighter } from './Migration20261128170000_webhook_deliveries_lighter.js';
 import { Migration20261128200000_rollups_never_wait } from './Migration20261128200000_rollups_never_wait.js';
 import { Migration20261129090000_tension_search_text } from './Migration20261129090000_tension_search_text.js';
+import { Migration20261129140000_party_lists_serial } from './Migration20261129140000_party_lists_serial.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -53,4 +54,5 @@ export const migrationsList = [
   { name: 'Migration20261128170000_webhook_deliveries_lighter', class: Migration20261128170000_webhook_deliveries_lighter },
   { name: 'Migration20261128200000_rollups_never_wait', class: Migration20261128200000_rollups_never_wait },
   { name: 'Migration20261129090000_tension_search_text', class: Migration20261129090000_tension_search_text },
+  { name: 'Migration20261129140000_party_lists_serial', class: Migration20261129140000_party_lists_serial },
 ];
