@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * common word's walk of 4,000 tensions took 65–100 ms that way against 12–16 ms by the index, so walks were
  * cut at 2,000 tensions a statement (WALK.groupStep) and a page took four statements or more. No query of
  * the service's is helped by a parallel scan of these tables (their lists and searches read indexes), so
- * they are read by one process: 8,000 tensions walked in one statement, 25–30 ms.
+ * they are read by one process, and a walk takes 4,000 tensions a statement (WALK.groupStep).
  * The embedded database runs no parallel workers; the setting is kept there too, and does nothing.
  */
 export class Migration20261129140000_party_lists_serial extends Migration {

@@ -488,12 +488,13 @@ export interface WalkTuning {
    */
   matchCost: number;
   /**
-   * the most rows one statement walks under `sort=actor` or `lead`, which sorts and numbers them in memory
-   * (about 170 bytes a row: 10,000 within the default `work_mem`). It was 2,000 while the planner, past a few
-   * thousand, sorted every party in parallel rather than walk their index (4,000 rows 65–100 ms against
-   * 12–16); the party tables are read serially since Migration20261129140000, and a common word's page at a
-   * million tensions, 8,000 rows, is one statement of 25–30 ms instead of four of 7–9. `sort=state` walks one
-   * state's index and grows linearly (6, 13, 24 ms)
+   * the most rows one statement walks under `sort=actor` or `lead`. It was 2,000 while the planner, past a
+   * few thousand, sorted every party in parallel rather than walk their index (4,000 rows 65–100 ms against
+   * 12–16 at a million tensions); the party tables are read serially since Migration20261129140000. Past 0.5 %
+   * of the table (5,000 at a million) the planner reads each party's tensions by a bitmap and a sort instead
+   * of their index (its default estimate of a range's rows, which the statement's per-party limit no longer
+   * bounds): 6 µs a row against 3, so 4,000, and a common word's page is two statements rather than four.
+   * `sort=state` walks one state's index and grows linearly (6, 13, 24 ms)
    */
   groupStep: number;
   /**
@@ -511,7 +512,7 @@ export interface WalkTuning {
  * 100,000 rows, against 0.3–0.45 s under the other sorts).
  */
 export const PARTY_ROW_COST = 3;
-export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 10_000, scanMax: 100_000 };
+export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 4_000, scanMax: 100_000 };
 
 /**
  * A page of the list's rows, `limit` + 1 when more follow; `resume`: a search stopped at `scanMax` rows read
