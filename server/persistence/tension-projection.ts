@@ -489,8 +489,8 @@ export interface WalkTuning {
   matchCost: number;
   /**
    * the most rows one statement walks under `sort=actor` or `lead`. It was 2,000 while the planner, past a
-   * few thousand, sorted every party in parallel rather than walk their index (4,000 rows 65–100 ms against
-   * 12–16 at a million tensions); the party tables are read serially since Migration20261129140000. Past 0.5 %
+   * few thousand, sorted every party in parallel rather than walk their index (4,000 rows 64–101 ms against
+   * 11–17 at a million tensions); the party tables are read serially since Migration20261129140000. Past 0.5 %
    * of the table (5,000 at a million) the planner reads each party's tensions by a bitmap and a sort instead
    * of their index (its default estimate of a range's rows, which the statement's per-party limit no longer
    * bounds): 6 µs a row against 3, so 4,000, and a common word's page is two statements rather than four.

@@ -167,7 +167,7 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
 
   // Walking the list's order (queryTensionRows) must answer what the trigram indexes answer, page after page.
   // At a million tensions and 100,000 users, a party walk of 4,000 tensions was planned as a parallel scan
-  // and sort of every party (65–100 ms against 12–16 by their index), which 20 users here cannot show: the
+  // and sort of every party (64–101 ms against 11–17 by their index), which 20 users here cannot show: the
   // party tables must not be scanned in parallel, or WALK.groupStep's statements go back to that plan.
   it('the party tables, walked by their name index under sort=actor and lead, are never scanned in parallel', async () => {
     const rows = await em.execute<{ relname: string; reloptions: string[] | null }[]>(
