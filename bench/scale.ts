@@ -182,6 +182,10 @@ export async function scaleBench(
       ['sort=-lead', '/tensions?sort=-lead'],
       ['state=resolved&sort=actor', '/tensions?state=resolved&sort=actor'],
       ['q=<word>&sort=lead', `/tensions?q=${common}&sort=lead`],
+      // the other sorts under a common word: a grouped one per kind, and a time column (issue 37: "each sort")
+      ['q=<word>&sort=-actor', `/tensions?q=${common}&sort=-actor`],
+      ['q=<word>&sort=state', `/tensions?q=${common}&sort=state`],
+      ['q=<word>&sort=-updatedAt', `/tensions?q=${common}&sort=-updatedAt`],
       ['actorId=&sort=lead', `/tensions?actorId=${scaleActorId(7)}&sort=lead`],
       ['users q=', `/users?q=${word(77).slice(0, 5)}`],
       ['actors q=', `/actors?q=${word(77).slice(0, 5)}`],
