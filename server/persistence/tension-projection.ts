@@ -412,7 +412,8 @@ export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; 
   // what the list's order reads (`order` is spelt over `t`), and the test's answer
   const columns = (matched: string) => `t.id, t.score, t.updated_at, t.created_at, t.name, t.actor_id, t.lead_user_id, ${matched} as matched`;
   const source = listSource({ ...q, q: undefined }, budget, true, columns(match.sql));
-  const row = (matched: string) => `${columns(matched)}, t.sort_value, t.sort_key${party || q.sort === 'state' ? ', t.sort_group' : ''}`;
+  // (the appended shape's rows: never a party sort's; a state's carries its group)
+  const row = (matched: string) => `${columns(matched)}, t.sort_value, t.sort_key${q.sort === 'state' ? ', t.sort_group' : ''}`;
   const walk = party
     ? {
         sql: `select t.*, t.walk_n = ? as walk_end from (

@@ -38,12 +38,12 @@ afterAll(async () => {
 });
 
 /** Every page of a list, following nextCursor: the ids and each page's size. */
-async function pages(query: string) {
+async function pages(query: string, api = c) {
   const ids: string[] = [];
   const sizes: number[] = [];
   let cursor: string | null = null;
   for (let n = 0; n < 100; n++) {
-    const res = await c.get(`/tensions?${query}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await api.get(`/tensions?${query}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     ids.push(...res.body.data.map((t: { id: string }) => t.id));
     sizes.push(res.body.data.length);
@@ -85,5 +85,33 @@ describe('a search without a trigram, at most searchScanMax tensions a request',
     expect(part.count).toBeLessThanOrEqual(holding.length);
     // the small actor's 6 tensions are within 10: counted exactly (tension 0 holds the text)
     expect(await total(`q: "zq", actorId: "${small}"`)).toEqual({ count: 1, exact: true });
+  });
+});
+
+// The bound's edge: one tension a request. Each walk then reads a single row (its second reading, where a
+// walk stopped, is the first row from the cursor), and the pages still hold every match once, in order.
+describe('a search without a trigram at one tension a request', () => {
+  let one: TestApp;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    one = await startTestApp({}, { searchScanMax: 1 });
+    api = client(one, (await seedUserWithKey(one, { type: 'agent', grants: ['tensions:*', 'actors:*', 'users:read'] })).key);
+    const actors = [await newActor(api, 'Bound A'), await newActor(api, 'Bound B')];
+    for (let i = 0; i < 12; i++) await newTension(api, { name: `Edge ${i}${i % 4 === 1 ? ' zq' : ''}`, score: (i % 5) + 1, actorId: actors[i % 2] });
+  }, 120_000);
+  afterAll(async () => {
+    await one?.close();
+  });
+
+  it('pages hold every match once, in the order of the list without q, under every kind of sort', async () => {
+    for (const sort of ['-score', 'name', 'state', 'lead', '-actor']) {
+      const everything = await api.get(`/tensions?sort=${sort}&limit=100`);
+      const expected = everything.body.data.filter((t: { name: string }) => t.name.endsWith(' zq')).map((t: { id: string }) => t.id);
+      expect(expected, sort).toHaveLength(3);
+      const walked = await pages(`q=zq&sort=${sort}`, api);
+      expect(walked.ids, sort).toEqual(expected);
+      // one row read a request: about a request a tension
+      expect(walked.sizes.length, sort).toBeGreaterThanOrEqual(12);
+    }
   });
 });
