@@ -1,6 +1,7 @@
 // Issue 29: the server's per-connection limits (DB_STATEMENT_TIMEOUT_MS, DB_LOCK_TIMEOUT_MS) when unset
 // leave a limit set on the role, the database or the server in force, and otherwise default to 30 s / 10 s
-// (and 60 s idle in a transaction); set, they win over everything, 0 included.
+// (and 60 s idle in a transaction); set, they win over everything, 0 included. Issue 37: no JIT compilation
+// unless the role, the database or the server asks for it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/config.js';
@@ -22,9 +23,9 @@ async function limits(env: Record<string, string>, inMemory = false) {
   const embedded = inMemory ? startEmbedded({ maxConnections: config.dbPoolMax + 2 }) : undefined;
   const db: Database = await openServiceDatabase(config, logger, embedded, { migrate: false, timeouts: true });
   try {
-    const [row] = await db.orm.em.fork().execute<{ statement: string; lock: string; idle: string }[]>(
+    const [row] = await db.orm.em.fork().execute<{ statement: string; lock: string; idle: string; jit: string }[]>(
       `select current_setting('statement_timeout') as statement, current_setting('lock_timeout') as lock,
-              current_setting('idle_in_transaction_session_timeout') as idle`,
+              current_setting('idle_in_transaction_session_timeout') as idle, current_setting('jit') as jit`,
     );
     return { ...row };
   } finally {
@@ -47,21 +48,24 @@ describe('database limits and the role’s settings', () => {
       cleanups.push(() => pg.drop());
       const [{ name }] = (await pg.query('select current_database() as name')).rows;
 
-      expect(await limits({ DATABASE_URL: pg.url })).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
+      expect(await limits({ DATABASE_URL: pg.url })).toEqual({ statement: '30s', lock: '10s', idle: '1min', jit: 'off' });
 
       await queryOnce(`alter database "${name}" set statement_timeout = '1234ms'`);
+      await queryOnce(`alter database "${name}" set jit = on`);
       await queryOnce(`alter database "${name}" set lock_timeout = '2345ms'`);
       await queryOnce(`alter database "${name}" set idle_in_transaction_session_timeout = '3min'`);
-      expect(await limits({ DATABASE_URL: pg.url }), 'the database’s settings').toEqual({ statement: '1234ms', lock: '2345ms', idle: '3min' });
+      expect(await limits({ DATABASE_URL: pg.url }), 'the database’s settings').toEqual({ statement: '1234ms', lock: '2345ms', idle: '3min', jit: 'on' });
       expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '500', DB_LOCK_TIMEOUT_MS: '0' }), 'the variables win').toEqual({
         statement: '500ms',
         lock: '0',
         idle: '1min',
+        jit: 'on',
       });
       expect(await limits({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '0' }), '0 is none, over the database’s').toEqual({
         statement: '0',
         lock: '2345ms',
         idle: '0',
+        jit: 'on',
       });
 
       // A role of its own, with its own limit (what docs/operations.md advises behind PgBouncer).
@@ -79,9 +83,14 @@ describe('database limits and the role’s settings', () => {
   it.skipIf(onPostgres)(
     'embedded: 30 s / 10 s / 60 s unless the variables say otherwise (PGlite applies no role or database settings)',
     async () => {
-      expect(await limits({}, true)).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
-      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '700', DB_LOCK_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '700ms', lock: '0', idle: '1min' });
-      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '0', lock: '10s', idle: '0' });
+      expect(await limits({}, true)).toEqual({ statement: '30s', lock: '10s', idle: '1min', jit: 'off' });
+      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '700', DB_LOCK_TIMEOUT_MS: '0' }, true)).toEqual({
+        statement: '700ms',
+        lock: '0',
+        idle: '1min',
+        jit: 'off',
+      });
+      expect(await limits({ DB_STATEMENT_TIMEOUT_MS: '0' }, true)).toEqual({ statement: '0', lock: '10s', idle: '0', jit: 'off' });
     },
     120_000,
   );
