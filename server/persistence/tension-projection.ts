@@ -363,6 +363,8 @@ function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, fir
          order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
       params: [...partyParams, ...params, rows, rows],
       group: 0,
+      // read alone (a walk's first statement), its rows are not sorted again as the union's
+      ownOrder: `t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`,
     });
   }
   if (sort === 'lead' && !q.leadUserId) {
