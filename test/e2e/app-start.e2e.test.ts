@@ -1,29 +1,18 @@
 // The app's start without a waterfall (issue 36): the tensions list is requested while `me` is still
 // unanswered (the browser holds `me` back here until the list's request is seen), once, and the page shows
 // that answer; a signed-out visitor still lands on sign-in, and no list flashes before it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
-import { ADMIN, startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request, Route } from 'playwright-core';
+import { ADMIN } from '../support/app.js';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const suite = browserSuite({ rateLimitPerMinute: 0 });
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp({ rateLimitPerMinute: 0 });
-  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actorId = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
   for (const name of ['Cranes idle', 'Invoices late', 'Bollards rusting']) expect((await api.post('/tensions', { name, actorId })).status).toBe(201);
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
 });
 
 /** The operation a GraphQL request names (GET or POST), or null for any other request. */
@@ -63,14 +52,14 @@ const shownNames = (page: Page) => page.locator('table tbody tr a.row-link').all
 
 describe("the app's start", () => {
   it('asks for the list beside me, not after it, once, and shows it (a filtered URL and the bare /)', async () => {
-    const page = await signInAdmin(browser, app.url, contexts);
+    const page = await suite.signIn();
     await page.locator('table tbody tr').first().waitFor();
     for (const [path, names] of [
       ['/tensions?q=late', ['Invoices late']],
       ['/', ['Bollards rusting', 'Cranes idle', 'Invoices late']],
     ] as const) {
       const seen = await holdMeUntilList(page);
-      await page.goto(`${app.url}${path}`);
+      await page.goto(`${suite.app.url}${path}`);
       await expect.poll(async () => (await shownNames(page)).sort(), { timeout: 15_000 }).toEqual(names);
       // nothing more comes: the page took the answer the start asked for
       await page.waitForTimeout(1_000);
@@ -81,8 +70,7 @@ describe("the app's start", () => {
   }, 90_000);
 
   it('a signed-out visitor lands on sign-in with no list shown before it, and after signing in sees the list', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    contexts.push(context);
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
     // records every heading and table the page ever shows, however briefly
     await context.addInitScript(() => {
       const w = window as unknown as { shown: string[] };
@@ -102,7 +90,7 @@ describe("the app's start", () => {
       const body = await res.json().catch(() => null);
       refused.push(body?.errors?.[0]?.extensions?.code ?? 'answered');
     });
-    await page.goto(`${app.url}/tensions`);
+    await page.goto(`${suite.app.url}/tensions`);
     await page.locator('input[type=email]').waitFor();
     // the list was asked for at the start and refused; the visitor saw only the sign-in page
     await expect.poll(() => refused, { timeout: 10_000 }).toEqual(['UNAUTHENTICATED']);

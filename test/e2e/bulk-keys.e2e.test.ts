@@ -1,28 +1,16 @@
 // Bulk revocation of an agent's keys (issue 36): the page's active keys selected and revoked, one
 // revokeApiKey each (its own audit entry), the one that vanished meanwhile listed by name and reason, the
 // rest revoked and refused by the API from their next request. German.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite();
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
 });
 
 describe('bulk key revocation', () => {
@@ -31,8 +19,8 @@ describe('bulk key revocation', () => {
     const keys: { id: string; name: string; prefix: string; key: string }[] = [];
     for (const name of ['eins', 'zwei', 'drei', 'vier', 'fünf']) keys.push((await api.post(`/users/${agent.id}/api-keys`, { name })).body);
     const kept = keys[4];
-    const page = await signInAdmin(browser, app.url, contexts, { locale: 'de-DE', timeoutMs: 20_000 });
-    await page.goto(`${app.url}/users/${agent.id}`);
+    const page = await suite.signIn({ locale: 'de-DE', timeoutMs: 20_000 });
+    await page.goto(`${suite.app.url}/users/${agent.id}`);
     await page.getByRole('checkbox', { name: `${keys[0].name} (${keys[0].prefix}…) auswählen` }).waitFor();
     await page.getByRole('checkbox', { name: 'Alle auf dieser Seite auswählen' }).check();
     await page.getByRole('checkbox', { name: `${kept.name} (${kept.prefix}…) auswählen` }).uncheck();
@@ -40,7 +28,7 @@ describe('bulk key revocation', () => {
 
     // one selected key vanishes meanwhile (its row deleted): its revocation is refused as not found
     const gone = keys[1];
-    await app.em().execute('delete from api_keys where id = ?', [gone.id]);
+    await suite.app.em().execute('delete from api_keys where id = ?', [gone.id]);
 
     await page.getByRole('region', { name: 'Sammelaktionen' }).getByRole('button', { name: 'Widerrufen…' }).click();
     const dialog = page.getByRole('dialog');
@@ -64,7 +52,7 @@ describe('bulk key revocation', () => {
     const audit = (await api.get(`/audit?action=key.revoked&limit=100`)).body.data as { target: { id: string } }[];
     expect(audit.map((e) => e.target.id).sort()).toEqual([keys[0].id, keys[2].id, keys[3].id].sort());
     // a revoked key is refused (401), the unselected one still authenticates (its agent holds no role: 403)
-    expect((await client(app, keys[0].key).get('/tensions')).status).toBe(401);
-    expect((await client(app, kept.key).get('/tensions')).status).toBe(403);
+    expect((await client(suite.app, keys[0].key).get('/tensions')).status).toBe(401);
+    expect((await client(suite.app, kept.key).get('/tensions')).status).toBe(403);
   });
 });

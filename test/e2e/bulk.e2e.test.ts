@@ -1,36 +1,24 @@
 // Bulk actions on tensions (issue 36): all 50 tensions matching a filter resolved in one run, each through its
 // own command and event, with the 2 that another client discarded meanwhile listed by name and reason; in
 // German a reassignment of a page with one failure. axe finds nothing serious with the results shown.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, pick, screenshot, signInAdmin } from '../support/browser.js';
+import { browserSuite, pick, screenshot } from '../support/browser.js';
 import { seriousViolations } from '../support/axe.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
 let actor = '';
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite();
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
   await api.post('/actors', { name: 'Zollamt', type: 'organization' });
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
-const signedIn = (lang: 'en' | 'de'): Promise<Page> =>
-  signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US', timeoutMs: 20_000 });
+const signedIn = (lang: 'en' | 'de'): Promise<Page> => suite.signIn({ locale: lang === 'de' ? 'de-DE' : 'en-US', timeoutMs: 20_000 });
 
 async function seed(prefix: string, n: number): Promise<{ id: string; name: string }[]> {
   const out: { id: string; name: string }[] = [];
@@ -49,7 +37,7 @@ async function seed(prefix: string, n: number): Promise<{ id: string; name: stri
 const eventsOf = async (type: string, ids: string[]) =>
   Number(
     (
-      await app
+      await suite.app
         .em()
         .execute<{ n: string }[]>(`select count(*)::text as n from domain_events where stream_type = 'tension' and type = ? and stream_id = any(?::uuid[])`, [
           type,
@@ -63,7 +51,7 @@ describe('bulk actions on tensions', () => {
     const items = await seed('Bulk quote', 50);
     await seed('Unrelated', 3);
     const page = await signedIn('en');
-    await page.goto(`${app.url}/tensions?q=Bulk%20quote`);
+    await page.goto(`${suite.app.url}/tensions?q=Bulk%20quote`);
     await page.getByRole('link', { name: 'Bulk quote', exact: false }).first().waitFor();
     await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
     await page.getByText('20 selected').waitFor();
@@ -109,7 +97,7 @@ describe('bulk actions on tensions', () => {
   it('reassigns a page of tensions and names the one that failed, in German (de)', async () => {
     const items = await seed('Zweite Runde', 5);
     const page = await signedIn('de');
-    await page.goto(`${app.url}/tensions?q=Zweite%20Runde`);
+    await page.goto(`${suite.app.url}/tensions?q=Zweite%20Runde`);
     await page.getByRole('link', { name: 'Zweite Runde 01' }).waitFor();
     await page.getByRole('checkbox', { name: 'Alle auf dieser Seite auswählen' }).check();
     await page.getByText('5 ausgewählt').waitFor();
@@ -144,7 +132,7 @@ describe('bulk deactivation of users', () => {
       ids.push(r.body.id);
     }
     const page = await signedIn('en');
-    await page.goto(`${app.url}/users?q=Bulk%20agent`);
+    await page.goto(`${suite.app.url}/users?q=Bulk%20agent`);
     await page.getByRole('link', { name: 'Bulk agent 01' }).waitFor();
     await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
     await page.getByText('3 selected').waitFor();

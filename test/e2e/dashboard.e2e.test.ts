@@ -1,23 +1,18 @@
 // The operator dashboard (issue 36) in English and German: its figures equal what the API answers for the same
 // period (the tension list's counts, the dashboard queries), its charts have their tables, axe finds nothing
 // serious, and the charting library is not in the first load (the dashboard is a chunk of its own).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { browserSuite, screenshot } from '../support/browser.js';
 import { seriousViolations } from '../support/axe.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite();
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id as string;
   const other = (await api.post('/actors', { name: 'Rail Ltd', type: 'organization' })).body.id as string;
   const ids: string[] = [];
@@ -30,7 +25,7 @@ beforeAll(async () => {
   await api.post(`/tensions/${ids[2]}/drop`, {});
   // two failed sign-ins today
   for (const password of ['wrong-1', 'wrong-2']) {
-    await fetch(`${app.url}/api/v1/auth/login`, {
+    await fetch(`${suite.app.url}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'intruder@test.example', password }),
@@ -38,14 +33,8 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
 const signedIn = (lang: 'en' | 'de', dark = false): Promise<Page> =>
-  signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US', colorScheme: dark ? 'dark' : 'light' });
+  suite.signIn({ locale: lang === 'de' ? 'de-DE' : 'en-US', colorScheme: dark ? 'dark' : 'light' });
 
 /** The rows of the table behind a chart (opened by its disclosure), cell texts per row. */
 async function tableOf(page: Page, chartTitle: string): Promise<string[][]> {
@@ -133,7 +122,7 @@ describe('the dashboard', () => {
   it('has no serious or critical accessibility violation, light and dark', async () => {
     for (const dark of [false, true]) {
       const page = await signedIn('en', dark);
-      await page.goto(`${app.url}/dashboard`);
+      await page.goto(`${suite.app.url}/dashboard`);
       await page.getByTestId('tile-alive').waitFor();
       await page.locator('figure.chart summary').first().click();
       expect(await seriousViolations(page)).toEqual([]);

@@ -2,33 +2,17 @@
 // dd/mm/yyyy in English (a native date input would show the browser's mm/dd/yyyy), put the ISO day in the URL,
 // and say in words when a day does not exist. A new API key's expiry is a day and a 24-hour time typed the same
 // way, read in the browser's time zone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
+const suite = browserSuite();
 
 describe('date inputs in the app language', () => {
   it('German: TT.MM.JJJJ, the ISO day in the URL, an impossible day refused in words', async () => {
     // an American browser asking for German: the day format follows the app, not the browser
-    const page = await signInAdmin(browser, app.url, contexts, { locale: 'en-US', timeoutMs: 20_000 });
+    const page = await suite.signIn({ locale: 'en-US', timeoutMs: 20_000 });
     await page.evaluate(() => localStorage.setItem('market-admin.language', 'de'));
-    await page.goto(`${app.url}/activity?to=2026-11-30`);
+    await page.goto(`${suite.app.url}/activity?to=2026-11-30`);
     const from = page.getByRole('textbox', { name: /^Von/ });
     const to = page.getByRole('textbox', { name: /^Bis/ });
     await from.waitFor();
@@ -45,9 +29,9 @@ describe('date inputs in the app language', () => {
 
   it("German: a new key's expiry is TT.MM.JJJJ and hh:mm in the browser's zone, and the key expires then", async () => {
     // an American browser in Berlin, the app in German; 15 January is winter time there (UTC+1) every year
-    const page = await signInAdmin(browser, app.url, contexts, { locale: 'en-US', timezoneId: 'Europe/Berlin', timeoutMs: 20_000 });
+    const page = await suite.signIn({ locale: 'en-US', timezoneId: 'Europe/Berlin', timeoutMs: 20_000 });
     await page.evaluate(() => localStorage.setItem('market-admin.language', 'de'));
-    await page.goto(`${app.url}/account`);
+    await page.goto(`${suite.app.url}/account`);
     await page.getByRole('button', { name: '+ Schlüssel anlegen' }).click();
     const dialog = page.getByRole('dialog', { name: 'Schlüssel anlegen' });
     await dialog.getByRole('textbox', { name: 'Name des Schlüssels' }).fill('Expiring in January');

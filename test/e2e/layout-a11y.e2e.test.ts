@@ -1,18 +1,14 @@
 // Every screen at a 390 × 844 and a 360 × 780 phone (no sideways scroll, the menu reaches "My account", row actions in view)
 // in English and German; axe over every screen, a dialog and an open picker, light and dark: no serious or
 // critical violation; deactivated leads marked wherever the app shows who leads.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { browserSuite, screenshot } from '../support/browser.js';
 import { seriousViolations } from '../support/axe.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
 const ids = { actor: '', tension: '', discarded: '', agent: '', lead: '', role: '' };
-const contexts: BrowserContext[] = [];
 
 /** The screens an operator visits, each by its path and the heading that says it has loaded. */
 const screens = () => [
@@ -33,7 +29,7 @@ const screens = () => [
 ];
 
 const signedIn = (opts: { width: number; height: number; lang: 'en' | 'de'; dark?: boolean }): Promise<Page> =>
-  signInAdmin(browser, app.url, contexts, {
+  suite.signIn({
     locale: opts.lang === 'de' ? 'de-DE' : 'en-US',
     viewport: { width: opts.width, height: opts.height },
     colorScheme: opts.dark ? 'dark' : 'light',
@@ -68,11 +64,10 @@ const innerSideScrollers = (page: Page) =>
       .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}/${el.clientWidth}px`),
   );
 
+const suite = browserSuite();
+
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   ids.actor = (await api.post('/actors', { name: 'Northwind Trading Company International', type: 'organization' })).body.id;
   const lead = (await api.post('/users', { type: 'human', email: 'lena.longname-lead@test.example', name: 'Lena Lead', password: 'lead-password-1234' })).body;
   ids.lead = lead.id;
@@ -91,12 +86,6 @@ beforeAll(async () => {
   ids.role = (
     await api.post('/roles', { code: 'invoice-clerk', name: 'Invoice clerk', permissions: ['tensions:read', 'tensions:write', 'actors:read'] })
   ).body.id;
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
 });
 
 describe('phone layout, 390 × 844 and 360 × 780', () => {
@@ -140,14 +129,14 @@ describe('phone layout, 390 × 844 and 360 × 780', () => {
       expect(box!.x, name).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width, name).toBeLessThanOrEqual(390);
     };
-    await page.goto(`${app.url}/actors`);
+    await page.goto(`${suite.app.url}/actors`);
     await inView('Edit: Northwind Trading Company International');
     await inView('Delete: Northwind Trading Company International');
-    await page.goto(`${app.url}/users/${ids.agent}`);
+    await page.goto(`${suite.app.url}/users/${ids.agent}`);
     await inView('Rotate: invoice production key');
     await inView('Revoke: invoice production key');
     // the picker's list fits the phone too
-    await page.goto(`${app.url}/tensions/new`);
+    await page.goto(`${suite.app.url}/tensions/new`);
     await page.getByRole('combobox', { name: 'Actor' }).click();
     await page.getByRole('option', { name: /^Northwind/ }).waitFor();
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
@@ -186,7 +175,7 @@ describe('tablet and desktop, 768 to 1440 px', () => {
 describe('desktop, 1280 px', () => {
   it("shows every filter select's chosen option in full (the sort select was clipped)", async () => {
     const page = await signedIn({ width: 1280, height: 900, lang: 'de' });
-    await page.goto(`${app.url}/tensions?sort=-updatedAt`);
+    await page.goto(`${suite.app.url}/tensions?sort=-updatedAt`);
     await page.getByRole('link', { name: 'Invoices bounce' }).waitFor();
     const clipped = await page.evaluate(() => {
       const ctx = document.createElement('canvas').getContext('2d')!;
@@ -217,7 +206,7 @@ describe('deactivated leads', () => {
         const query = url.searchParams.get('query') ?? String(r.postDataJSON()?.query ?? '');
         if (url.pathname === '/graphql') operations.push(query.match(/(mutation|query) (\w+)/)?.[2] ?? '?');
       });
-      await page.goto(`${app.url}/tensions`);
+      await page.goto(`${suite.app.url}/tensions`);
       const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name }) });
       const lead = (name: string) => row(name).locator(`td[data-label="${lang === 'en' ? 'Lead' : 'Verantwortlich'}"]`);
       await expect.poll(() => lead('Invoices bounce').innerText()).toMatch(new RegExp(`^Lena Lead\\s+${mark}$`));
@@ -234,7 +223,7 @@ describe('deactivated leads', () => {
 
   it('are marked as the current lead, offered in the lead filter, and not offered as a new lead', async () => {
     const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
-    await page.goto(`${app.url}/tensions/${ids.tension}`);
+    await page.goto(`${suite.app.url}/tensions/${ids.tension}`);
     await page.getByRole('heading', { name: 'Invoices bounce', level: 1 }).waitFor();
     await page.locator('.facts').getByText('Deactivated').waitFor();
     await page.getByRole('button', { name: 'Change lead' }).click();
@@ -248,7 +237,7 @@ describe('deactivated leads', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
 
-    await page.goto(`${app.url}/tensions`);
+    await page.goto(`${suite.app.url}/tensions`);
     await page.getByRole('combobox', { name: 'Lead' }).fill('Lena');
     const option = page.getByRole('option', { name: /^Lena Lead/ });
     await option.getByText('Deactivated').waitFor();
@@ -287,7 +276,7 @@ describe('accessibility (axe)', () => {
       );
     }
     const page = await signedIn({ width: 1280, height: 900, lang: 'en' });
-    await page.goto(`${app.url}/tensions/${ids.tension}`);
+    await page.goto(`${suite.app.url}/tensions/${ids.tension}`);
     await page.getByRole('button', { name: 'Reassign' }).click();
     const dialog = page.getByRole('dialog', { name: 'Reassign' });
     await dialog.getByRole('combobox', { name: 'Actor' }).press('ArrowDown');

@@ -1,31 +1,19 @@
 // The tensions list's search box at scale (issue 37): typing a word quickly costs one list request, made after
 // the pause, and the rows shown are the last query's; an older search whose answer arrives late (held back
 // here by the browser's request routing) never replaces the rows of a newer one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request, Route } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const suite = browserSuite({ rateLimitPerMinute: 0 });
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp({ rateLimitPerMinute: 0 });
-  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actorId = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
   for (const name of ['Quayside cranes idle', 'Quayside invoices late', 'Bollards rusting', 'Pilot boats delayed']) {
     expect((await api.post('/tensions', { name, actorId })).status).toBe(201);
   }
-});
-
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
 });
 
 /** The variables of a request for the list's own query (`Tensions`), or null for any other request. */
@@ -48,7 +36,7 @@ const shownNames = (page: Page) => page.locator('table tbody tr a.row-link').all
 
 describe('tensions list search', () => {
   it('typing a word quickly makes one list request after the pause, and the rows match the last text', async () => {
-    const page = await signInAdmin(browser, app.url, contexts);
+    const page = await suite.signIn();
     await page.locator('table tbody tr').first().waitFor();
     const searches: (string | null | undefined)[] = [];
     page.on('request', (req) => {
@@ -76,7 +64,7 @@ describe('tensions list search', () => {
   }, 60_000);
 
   it('an older search answered late never replaces the rows of a newer one', async () => {
-    const page = await signInAdmin(browser, app.url, contexts);
+    const page = await suite.signIn();
     await page.locator('table tbody tr').first().waitFor();
     let heldBack = 0;
     const held: Promise<void>[] = [];

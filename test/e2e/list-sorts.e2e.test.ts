@@ -1,27 +1,22 @@
 // The tensions list sorted by state, actor and lead (issue 36): their column headers sort (in the URL, with
 // `aria-sort`), the tensions without a lead come last either way, and the sort control names the new orders
 // in English and German.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
 import { insertUser } from '../support/tensions.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
 const ids = new Map<string, string>();
 
+const suite = browserSuite({ rateLimitPerMinute: 0 });
+
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp({ rateLimitPerMinute: 0 });
-  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const harbour = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
   const anchorage = (await api.post('/actors', { name: 'anchorage', type: 'organization' })).body.id;
-  const berit = await insertUser(app, { name: 'Berit' });
-  const ahmed = await insertUser(app, { name: 'Ahmed' });
+  const berit = await insertUser(suite.app, { name: 'Berit' });
+  const ahmed = await insertUser(suite.app, { name: 'Ahmed' });
   const tensions = [
     { name: 'Cranes idle', actorId: harbour, score: 9 },
     { name: 'Bollards rusting', actorId: harbour, score: 5, leadUserId: berit },
@@ -37,17 +32,11 @@ beforeAll(async () => {
 /** Within one actor the tie-breaker is the tension's id (random UUIDs): Harbour's two tensions in id order. */
 const harbourById = (dir: 1 | -1) => ['Cranes idle', 'Bollards rusting'].sort((a, b) => dir * (ids.get(a)! < ids.get(b)! ? -1 : 1));
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
 const shownNames = (page: Page) => page.locator('table tbody tr a.row-link').allTextContents();
 
 describe('tensions list sorted by state, actor and lead', () => {
   it('the Actor and Lead headers sort both ways, no lead last', async () => {
-    const page = await signInAdmin(browser, app.url, contexts);
+    const page = await suite.signIn();
     await page.getByRole('link', { name: 'Cranes idle' }).waitFor();
     await page.getByRole('button', { name: /^Actor/ }).click();
     await page.waitForURL(/sort=actor/);
@@ -72,7 +61,7 @@ describe('tensions list sorted by state, actor and lead', () => {
   });
 
   it('the sort control offers the new orders, in English and in German', async () => {
-    const page = await signInAdmin(browser, app.url, contexts);
+    const page = await suite.signIn();
     const sort = page.getByLabel('Sort by');
     await sort.selectOption({ label: 'Lead, Z–A' });
     await page.waitForURL(/sort=-lead/);

@@ -3,22 +3,17 @@
 // the same filter. The users, actors and roles lists, the Activity page and a webhook's deliveries show their
 // totals and page size the same way.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { browserSuite, screenshot } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite({ rateLimitPerMinute: 0 });
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp({ rateLimitPerMinute: 0 });
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actorId = (await api.post('/actors', { name: 'Harbour', type: 'organization' })).body.id;
   for (let i = 0; i < 45; i++) {
     const res = await api.post('/tensions', { name: `${i < 30 ? 'Quay' : 'Dock'} ${String(i).padStart(2, '0')}`, actorId, score: 1 + (i % 10) });
@@ -26,14 +21,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
-const signedIn = (locale: string): Promise<Page> =>
-  signInAdmin(browser, app.url, contexts, { locale, viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+const signedIn = (locale: string): Promise<Page> => suite.signIn({ locale, viewport: { width: 1280, height: 860 }, acceptDownloads: true });
 
 /** RFC 4180 rows (the names here hold no quotes or line breaks, so a split is enough). */
 const csvRows = (text: string) =>
@@ -45,7 +33,7 @@ const csvRows = (text: string) =>
 describe('tensions list: totals, page size, export', () => {
   it('English: "1–20 of 30", page size 50, and the CSV download holds the API rows for the filter', async () => {
     const page = await signedIn('en-US');
-    await page.goto(`${app.url}/tensions?q=Quay&sort=name`);
+    await page.goto(`${suite.app.url}/tensions?q=Quay&sort=name`);
     const range = page.getByTestId('list-range');
     await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–20 of 30');
     await page.getByLabel('Per page').selectOption('50');
@@ -63,7 +51,7 @@ describe('tensions list: totals, page size, export', () => {
 
   it('German: "1–20 von 45" and the export buttons in German', async () => {
     const page = await signedIn('de-DE');
-    await page.goto(`${app.url}/tensions`);
+    await page.goto(`${suite.app.url}/tensions`);
     await expect.poll(() => page.getByTestId('list-range').textContent(), { timeout: 15_000 }).toBe('1–20 von 45');
     expect(await page.getByRole('link', { name: 'CSV exportieren' }).getAttribute('href')).toBe('/api/v1/export/tensions?format=csv');
     await page.getByLabel('Pro Seite').waitFor();
@@ -82,7 +70,7 @@ describe('users and actors lists: totals and page size', () => {
     for (let i = 0; i < 23; i++) expect((await api.post('/actors', { name: `Kai ${String(i).padStart(2, '0')}`, type: 'organization' })).status).toBe(201);
 
     const de = await signedIn('de-DE');
-    await de.goto(`${app.url}/users?q=Lotse`);
+    await de.goto(`${suite.app.url}/users?q=Lotse`);
     const usersRange = de.getByTestId('list-range');
     await expect.poll(() => usersRange.textContent(), { timeout: 15_000 }).toBe('1–20 von 25');
     await de.getByLabel('Pro Seite').selectOption('50');
@@ -90,7 +78,7 @@ describe('users and actors lists: totals and page size', () => {
     expect(de.url()).toContain('limit=50');
 
     const en = await signedIn('en-US');
-    await en.goto(`${app.url}/actors?q=Kai`);
+    await en.goto(`${suite.app.url}/actors?q=Kai`);
     const actorsRange = en.getByTestId('list-range');
     await expect.poll(() => actorsRange.textContent(), { timeout: 15_000 }).toBe('1–20 of 23');
     await en.getByRole('button', { name: 'Next' }).click();
@@ -109,7 +97,7 @@ describe('users and actors lists: totals and page size', () => {
       created += res.body.data.length;
       cursor = res.body.nextCursor;
     }
-    app.deps.config.webhookAllowPrivate = true;
+    suite.app.deps.config.webhookAllowPrivate = true;
     const hook = await api.post('/webhooks', { url: 'http://127.0.0.1:9/hook', enabled: false });
     expect(hook.status).toBe(201);
     // deliveries as the dispatcher queues them (none runs here): 20 pending, 3 failed
@@ -117,7 +105,7 @@ describe('users and actors lists: totals and page size', () => {
       ['pending', 20],
       ['failed', 3],
     ] as const) {
-      await app.em().execute(
+      await suite.app.em().execute(
         `insert into webhook_deliveries (id, endpoint_id, message_id, event_type, payload, status, created_at)
            select gen_random_uuid(), ?, 'msg_' || gen_random_uuid(), 'webhook.test', '{}', ?, date_trunc('milliseconds', now()) from generate_series(1, ?)`,
         [hook.body.id, status, n],
@@ -125,19 +113,19 @@ describe('users and actors lists: totals and page size', () => {
     }
 
     const de = await signedIn('de-DE');
-    await de.goto(`${app.url}/roles`);
+    await de.goto(`${suite.app.url}/roles`);
     const range = de.getByTestId('list-range');
     await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe(`1–20 von ${roles}`);
     await de.getByRole('button', { name: 'Weiter' }).click();
     await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe(`21–${roles} von ${roles}`);
 
-    await de.goto(`${app.url}/webhooks/${hook.body.id}`);
+    await de.goto(`${suite.app.url}/webhooks/${hook.body.id}`);
     await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–20 von 23');
     await de.getByLabel('Status', { exact: true }).selectOption('failed');
     await expect.poll(() => range.textContent(), { timeout: 15_000 }).toBe('1–3 von 3');
 
     const en = await signedIn('en-US');
-    await en.goto(`${app.url}/activity?action=role.created`);
+    await en.goto(`${suite.app.url}/activity?action=role.created`);
     const activityRange = en.getByTestId('list-range');
     await expect.poll(() => activityRange.textContent(), { timeout: 15_000 }).toBe(`1–20 of ${created}`);
     await en.getByLabel('Per page').selectOption('50');

@@ -1,37 +1,24 @@
 // A search of one or two characters reads part of the list a page (issue 37): the tensions list shows an
 // empty or short page with a next one as "the search goes on", never as "no tensions match", and Next finds
 // the match further down. The service reads 10 tensions a request here (100,000 in service).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, screenshot, signInAdmin } from '../support/browser.js';
+import { browserSuite, screenshot } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
+const suite = browserSuite({ rateLimitPerMinute: 0 }, { searchScanMax: 10 });
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp({ rateLimitPerMinute: 0 }, { searchScanMax: 10 });
-  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actorId = (await api.post('/actors', { name: 'Quarry', type: 'organization' })).body.id;
   // 25 tensions scored 10 down to 2, and the one holding "zq" scored 1: last in the default order
   for (let i = 0; i < 25; i++) expect((await api.post('/tensions', { name: `Stone ${i}`, actorId, score: 10 - Math.floor(i / 3) })).status).toBe(201);
   expect((await api.post('/tensions', { name: 'Topaz quartz', currentContext: 'a ZQ mark', actorId, score: 1 })).status).toBe(201);
 }, 120_000);
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
 describe('tensions list: a search that reads part of the list a page', () => {
   it('says the search goes on where the page is empty, and Next reaches the match', async () => {
-    const page = await signInAdmin(browser, app.url, contexts, { locale: 'en-US', viewport: { width: 1280, height: 860 } });
-    await page.goto(`${app.url}/tensions?q=zq`);
+    const page = await suite.signIn({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
+    await page.goto(`${suite.app.url}/tensions?q=zq`);
     const goesOn = page.getByTestId('search-goes-on');
     await goesOn.waitFor({ timeout: 15_000 });
     expect(await goesOn.textContent()).toBe('A search of one or two characters reads part of the list at a time: Next searches on.');

@@ -1,44 +1,33 @@
 // Global search and keyboard (issue 36): ⌘K / Ctrl+K and `/` find a tension by a word of its name and open it,
 // `?` lists the shortcuts, `g u` / `g t` move between lists; English and German; axe with the search open.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 import { seriousViolations } from '../support/axe.js';
 
-let app: TestApp;
-let browser: Browser;
 let tensionId = '';
 let roleId = '';
 let keyPrefix = '';
 let keyOwnerId = '';
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite();
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  const api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  const api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   const actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
   tensionId = (await api.post('/tensions', { name: 'Invoices from the quayside arrive late', actorId: actor })).body.tension.id;
   await api.post('/tensions', { name: 'Cranes idle overnight', actorId: actor });
-  const bot = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'], name: 'Quay Bot' });
+  const bot = await seedUserWithKey(suite.app, { type: 'agent', grants: ['tensions:read'], name: 'Quay Bot' });
   keyOwnerId = bot.userId;
   keyPrefix = (await api.get(`/users/${bot.userId}/api-keys`)).body.data[0].prefix;
   roleId = (await api.post('/roles', { code: 'quay_auditor', name: 'Quay auditor', permissions: ['tensions:read'] })).body.id;
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
 const EN_LABEL = 'Search tensions, users, actors, roles and API keys by name, email, key prefix or id';
 const DE_LABEL = 'Spannungen, Benutzer, Akteure, Rollen und API-Schlüssel nach Name, E-Mail, Schlüsselpräfix oder ID suchen';
 
-const signedIn = (lang: 'en' | 'de'): Promise<Page> => signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US' });
+const signedIn = (lang: 'en' | 'de'): Promise<Page> => suite.signIn({ locale: lang === 'de' ? 'de-DE' : 'en-US' });
 
 describe('global search', () => {
   it('Ctrl+K finds a tension by a word of its name and Enter opens it (en)', async () => {

@@ -1,34 +1,22 @@
 // Undo where it is honest (issue 36): a drop's message offers Undo, which revives the tension at the version
 // the drop produced (another client's change since is a version conflict, not overwritten); a discard and a
 // key revocation say plainly that they cannot be undone, with no Undo button. English and German.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { client, seedUserWithKey } from '../support/clients.js';
-import { ensureWebBuild, launchBrowser, signInAdmin } from '../support/browser.js';
+import { browserSuite } from '../support/browser.js';
 
-let app: TestApp;
-let browser: Browser;
 let api: ReturnType<typeof client>;
 let actor = '';
-const contexts: BrowserContext[] = [];
+
+const suite = browserSuite();
 
 beforeAll(async () => {
-  ensureWebBuild();
-  browser = await launchBrowser();
-  app = await startTestApp();
-  api = client(app, (await seedUserWithKey(app, { grants: ['*'], name: 'Seeder' })).key);
+  api = client(suite.app, (await seedUserWithKey(suite.app, { grants: ['*'], name: 'Seeder' })).key);
   actor = (await api.post('/actors', { name: 'Harbour Co', type: 'organization' })).body.id;
 });
 
-afterAll(async () => {
-  for (const c of contexts) await c.close();
-  await browser?.close();
-  await app?.close();
-});
-
-const signedIn = (lang: 'en' | 'de'): Promise<Page> =>
-  signInAdmin(browser, app.url, contexts, { locale: lang === 'de' ? 'de-DE' : 'en-US', timeoutMs: 20_000 });
+const signedIn = (lang: 'en' | 'de'): Promise<Page> => suite.signIn({ locale: lang === 'de' ? 'de-DE' : 'en-US', timeoutMs: 20_000 });
 
 const newTension = async (name: string): Promise<string> => (await api.post('/tensions', { name, actorId: actor })).body.tension.id;
 
@@ -36,7 +24,7 @@ describe('undo where it is honest', () => {
   it('drop → Undo → alive again, through a revive at the version the drop produced (en)', async () => {
     const id = await newTension('Undo me');
     const page = await signedIn('en');
-    await page.goto(`${app.url}/tensions/${id}`);
+    await page.goto(`${suite.app.url}/tensions/${id}`);
     await page.getByRole('button', { name: 'Drop' }).click();
     const said = page.getByRole('status').filter({ hasText: 'Dropped as stale.' });
     await said.waitFor();
@@ -54,7 +42,7 @@ describe('undo where it is honest', () => {
   it('an Undo after another client changed the tension is a version conflict, and their change stays (de)', async () => {
     const id = await newTension('Nicht überschreiben');
     const page = await signedIn('de');
-    await page.goto(`${app.url}/tensions/${id}`);
+    await page.goto(`${suite.app.url}/tensions/${id}`);
     await page.getByRole('button', { name: 'Ruhen lassen' }).click();
     const said = page.getByRole('status').filter({ hasText: 'Ruhen gelassen.' });
     await said.waitFor();
@@ -69,7 +57,7 @@ describe('undo where it is honest', () => {
   it('after Discard the list says it cannot be undone, and offers no Undo (en)', async () => {
     const id = await newTension('Gone for good');
     const page = await signedIn('en');
-    await page.goto(`${app.url}/tensions/${id}`);
+    await page.goto(`${suite.app.url}/tensions/${id}`);
     await page.getByRole('button', { name: 'Discard' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Discard' }).click();
     await page.getByText('The tension was discarded. This cannot be undone; its history stays readable.').waitFor();
@@ -80,7 +68,7 @@ describe('undo where it is honest', () => {
     const agent = (await api.post('/users', { type: 'agent', email: 'undo-bot@test.example', name: 'Undo bot' })).body;
     await api.post(`/users/${agent.id}/api-keys`, { name: 'billing' });
     const page = await signedIn('de');
-    await page.goto(`${app.url}/users/${agent.id}`);
+    await page.goto(`${suite.app.url}/users/${agent.id}`);
     await page.getByRole('button', { name: 'Widerrufen: billing' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Widerrufen' }).click();
     await page.getByText('Schlüssel „billing“ wurde widerrufen. Das lässt sich nicht rückgängig machen').waitFor();

@@ -3,7 +3,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
-import { ADMIN } from './app.js';
+import { afterAll, beforeAll } from 'vitest';
+import { ADMIN, startTestApp, type TestApp } from './app.js';
+import { ensureWebBuild } from './builds.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 /**
@@ -18,7 +20,7 @@ export const CHROMIUM =
   (['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium-headless-shell');
 export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 
-export { ensureWebBuild } from './builds.js';
+export { ensureWebBuild };
 
 let shared: Browser | undefined;
 
@@ -105,4 +107,48 @@ export async function signInAdmin(
   await page.locator('button[type=submit]').click();
   await page.getByRole('heading', { level: 1, name: /Tensions|Spannungen/ }).waitFor();
   return page;
+}
+
+/** What a browser test file opens once (browserSuite). */
+export interface BrowserSuite {
+  /** the test app (from the suite's `beforeAll` on) */
+  readonly app: TestApp;
+  /** the worker's browser (launchBrowser), likewise */
+  readonly browser: Browser;
+  /** a page in a new context, signed in as the test admin (signInAdmin) */
+  signIn(options?: Parameters<typeof signInAdmin>[3]): Promise<Page>;
+}
+
+/**
+ * A browser file's opening and end, registered where it is called, so a `beforeAll` of the file's own
+ * registered after it sees `app` and `browser`: the admin app's build made current, the worker's browser, a
+ * test app started with `args` (startTestApp's); after the file, every context it opened (the handle's
+ * `close`) and the app closed.
+ */
+export function browserSuite(...args: Parameters<typeof startTestApp>): BrowserSuite {
+  let app: TestApp | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    ensureWebBuild();
+    browser = await launchBrowser();
+    app = await startTestApp(...args);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('browserSuite: used before its beforeAll ran');
+    return value;
+  };
+  return {
+    get app() {
+      return started(app);
+    },
+    get browser() {
+      return started(browser);
+    },
+    signIn: (options) => signInAdmin(started(browser), started(app).url, contexts, options),
+  };
 }
