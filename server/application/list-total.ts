@@ -12,8 +12,11 @@ export interface ListTotal {
   exact: boolean;
 }
 
-/** `counted` is a count with `limit TOTAL_BOUND + 1`. */
-export const boundedTotal = (counted: number): ListTotal => ({ count: Math.min(counted, TOTAL_BOUND), exact: counted <= TOTAL_BOUND });
+/** `counted` is a count with `limit TOTAL_BOUND + 1`; `atLeast`: counted over part of the list, so at least that many. */
+export const boundedTotal = (counted: number, atLeast = false): ListTotal => ({
+  count: Math.min(counted, TOTAL_BOUND),
+  exact: !atLeast && counted <= TOTAL_BOUND,
+});
 
 export const listTotalOutput = z
   .object({

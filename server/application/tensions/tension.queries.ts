@@ -79,7 +79,7 @@ export async function countTensions(deps: Deps, ctx: Ctx, query: unknown): Promi
   if (!parsed.ok) return parsed;
   const { n, partial } = await countTensionRows(reader(deps.orm), parsed.value, TOTAL_BOUND, deps.searchScanMax);
   // counted over part of the list (a search of one or two letters): at least n
-  return ok(partial ? { count: Math.min(n, TOTAL_BOUND), exact: false } : boundedTotal(n));
+  return ok(boundedTotal(n, partial));
 }
 
 /** One tension as it is now, or, with `asOfVersion` / `asOf` in `query`, as it was then (SPEC §15). */
