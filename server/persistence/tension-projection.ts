@@ -281,103 +281,41 @@ function stateListSql(q: TensionQuery, rows: number, firstGroup: boolean, select
 /**
  * `sort=actor` and `sort=lead`: by the actor's (the lead user's) name as the actors list orders names,
  * `lower(name)`, then its id, then the tension's id, all in the one direction; under `lead` the tensions
- * without a lead come last in both directions, by id. The cursor holds the name, the party's id and the
- * tension's id (name and party null for no lead). Two shapes, chosen here rather than left to estimates:
- *
- * - Walking the parties (no `q`, no filter on the other party): the parties in name order
- *   (`actors_name_idx`, `users_lower_name_idx`), each one's tensions in id order, at most a page each
- *   (`tensions_actor_id_idx`, `tensions_lead_id_idx`), until a page is full; a later page first finishes
- *   the cursor's party. Never a join of every tension with its party. The tensions are read by
- *   `(party, id)` in the index's own order, spelt as a range rather than `=`: with `=` the planner drops the
- *   party from the order and may walk the primary key instead, skipping other parties' rows, which for a
- *   party with few (or no) matching tensions reads the whole table.
- * - Matches first (`q`, or `leadUserId` under `actor`, `actorId` under `lead`): the filter bounds the rows
- *   (its trigram index, one party's index), which are joined with their party and sorted.
- *
- * The tensions without a lead are read likewise: by `(lead_user_id, id)` when walking, else as the filter finds them.
+ * without a lead come last in both directions, by id. Each tension carries its parties' sort names
+ * (`actor_sort`, `lead_sort`, null without a lead: Migration20261129160000, kept by triggers), so the list
+ * reads `tensions_actor_sort_idx` `(actor_sort, actor_id, id)` or `tensions_lead_sort_idx` (then
+ * `tensions_no_lead_idx`) from the cursor as a column sort reads its index, and a search walks them as it
+ * walks theirs. The cursor holds the name, the
+ * party's id and the tension's id (name and party null for no lead). A party renamed between two pages
+ * moves in the list, as a tension renamed under `sort=name` does.
  */
 function partyListSql(q: TensionQuery, sort: 'actor' | 'lead', rows: number, firstGroup: boolean, select: string): ListSource {
-  const [party, column] = sort === 'actor' ? (['actors', 't.actor_id'] as const) : (['users', 't.lead_user_id'] as const);
-  const own = sort === 'actor' ? q.actorId : q.leadUserId;
-  const other = sort === 'actor' ? q.leadUserId : q.actorId;
+  const [name, party] = sort === 'actor' ? (['t.actor_sort', 't.actor_id'] as const) : (['t.lead_sort', 't.lead_user_id'] as const);
   const dir = q.descending ? 'desc' : 'asc';
-  const [cmp, upTo] = q.descending ? ['<', '>='] : ['>', '<='];
+  const cmp = q.descending ? '<' : '>';
   const after = q.after;
   const inNoLead = sort === 'lead' && after !== undefined && after.v === null;
-  const matchesFirst = Boolean(q.q || other);
   const branches: Branch[] = [];
-  if (!inNoLead && matchesFirst) {
-    const { where, params } = tensionFilterSql(q);
-    const keyset: string[] = [];
-    const keysetParams: unknown[] = [];
-    if (after) {
-      keyset.push(`(lower(p.name), p.id) ${cmp}= (?, ?::uuid)`, `(lower(p.name), p.id, t.id) ${cmp} (?, ?::uuid, ?::uuid)`);
-      keysetParams.push(after.v, after.k, after.v, after.k, after.id);
-    }
-    // `offset 0` keeps the matches a subquery of their own: planned inside the join, a page's few remaining
-    // parties looked cheaper to join with every tension and test each for the text.
+  if (!inNoLead) {
+    const extra: [string, ...unknown[]][] = sort === 'lead' ? [['t.lead_user_id is not null']] : [];
+    if (after) extra.push([`(${name}, ${party}, t.id) ${cmp} (?, ?::uuid, ?::uuid)`, after.v, after.k, after.id]);
     branches.push({
-      sql: `select ${select}, 0 as sort_group, lower(p.name) as sort_value, p.id::text as sort_key
-         from (select t.* from tensions t where ${where.join(' and ')} offset 0) t join ${party} p on p.id = ${column}
-         ${keyset.length ? `where ${keyset.join(' and ')}` : ''}
-         order by lower(p.name) ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
-      params: [...params, ...keysetParams, rows],
+      ...branch(q, select, `0 as sort_group, ${name} as sort_value, ${party}::text as sort_key`, extra, `${name} ${dir}, ${party} ${dir}, t.id ${dir}`, rows),
       group: 0,
-    });
-  } else if (!inNoLead) {
-    // the party's own filter is the walk's (one party), not a condition on its tensions
-    const filter: TensionQuery = { ...q, actorId: sort === 'actor' ? undefined : q.actorId, leadUserId: sort === 'lead' ? undefined : q.leadUserId };
-    if (after) {
-      // the rest of the cursor's party (under its name as the cursor has it, so the order stays the cursor's)
-      const rest = branch(
-        filter,
-        select,
-        `0 as sort_group, ?::text as sort_value, ${column}::text as sort_key`,
-        [
-          [`(${column}, t.id) ${cmp} (?::uuid, ?::uuid)`, after.k, after.id],
-          [`${column} ${upTo} ?::uuid`, after.k],
-        ],
-        `${column} ${dir}, t.id ${dir}`,
-        rows,
-      );
-      rest.params.unshift(after.v);
-      branches.push({ ...rest, group: 0 });
-    }
-    const { where, params, add } = tensionFilterSql(filter);
-    add(`${column} >= p.id and ${column} <= p.id`);
-    const partyWhere: string[] = [];
-    const partyParams: unknown[] = [];
-    if (after) {
-      partyWhere.push(`(lower(p.name), p.id) ${cmp} (?, ?::uuid)`);
-      partyParams.push(after.v, after.k);
-    }
-    if (own) {
-      partyWhere.push('p.id = ?::uuid');
-      partyParams.push(own);
-    }
-    branches.push({
-      sql: `select ${select}, 0 as sort_group, p.sort_name as sort_value, p.id::text as sort_key
-         from (select p.id, lower(p.name) as sort_name from ${party} p ${partyWhere.length ? `where ${partyWhere.join(' and ')}` : ''}
-               order by lower(p.name) ${dir}, p.id ${dir}) p
-         cross join lateral (select t.* from tensions t where ${where.join(' and ')} order by ${column} ${dir}, t.id ${dir} limit ?) t
-         order by p.sort_name ${dir}, p.id ${dir}, t.id ${dir} limit ?`,
-      params: [...partyParams, ...params, rows, rows],
-      group: 0,
-      // read alone (a walk's first statement), its rows are not sorted again as the union's
-      ownOrder: `t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`,
+      ownOrder: `t.sort_value ${dir}, ${party} ${dir}, t.id ${dir}`,
     });
   }
   if (sort === 'lead' && !q.leadUserId) {
     const extra: [string, ...unknown[]][] = [['t.lead_user_id is null']];
     if (inNoLead) extra.push([`t.id ${cmp} ?::uuid`, after.id]);
-    const order = matchesFirst ? `t.id ${dir}` : `t.lead_user_id ${dir}, t.id ${dir}`;
     branches.push({
-      ...branch(q, select, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, order, rows),
+      ...branch(q, select, `1 as sort_group, null::text as sort_value, null::text as sort_key`, extra, `t.id ${dir}`, rows),
       group: 1,
       start: { v: null, k: null, id: q.descending ? MAX_UUID : NIL_UUID },
+      ownOrder: `t.id ${dir}`,
     });
   }
-  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${column} ${dir}, t.id ${dir}`, rows, firstGroup, select);
+  return unionPage(branches, `t.sort_group, t.sort_value ${dir}, ${party} ${dir}, t.id ${dir}`, rows, firstGroup, select);
 }
 
 export type ListRow = TensionRow & { sort_value: string | null; sort_key: string | null };
@@ -398,41 +336,31 @@ type WalkRow = ListRow & { matched: boolean; walk_end: boolean; table_rows: stri
  * planner's estimate of the table's size (`table_rows`).
  *
  * Each walked row is tested where it is read and carried on narrow (its id, the columns the order reads,
- * its cursor); the page's rows are then read whole, by id. The `budget`-th row: under the column sorts and
- * `state`, a second reading of the list that runs only when the matches did not fill the page (an append
- * stops at its limit) and tests no text, often the sort's index alone. Numbering every walked row instead
+ * its cursor); the page's rows are then read whole, by id. The `budget`-th row: a second reading of the
+ * list that runs only when the matches did not fill the page (an append stops at its limit) and tests no text, often the sort's index alone. Numbering every walked row instead
  * (`row_number()`, which stores each row it numbers, whole rows before) cost a common word's page at a
  * million tensions 5 of its statement's 14 ms (`EXPLAIN ANALYZE`); the statement now takes 9 ms against
- * 11–14 (medians of 25). Under `actor` and `lead` a second reading would walk the parties again, which
- * costs more than the numbering: their narrow rows are numbered.
+ * 11–14 (medians of 25). Every sort reads its list this way, `actor` and `lead` too since their tensions
+ * carry the parties' names (before, a walk of the parties numbered its rows).
  */
 export function tensionWalkSql(q: TensionQuery, budget: number): { sql: string; params: unknown[]; next?: TensionQuery['after'] } | null {
   if (!walkable(q)) return null;
   // The text is a parameter of the statement's head, so the test, read where each row is read, holds none.
   const match = textTest(q.q, '(select needle from walk_text)', '(select pattern from walk_text)');
-  const party = q.sort === 'actor' || q.sort === 'lead';
   // what the list's order reads (`order` is spelt over `t`), and the test's answer
   const columns = (matched: string) => `t.id, t.score, t.updated_at, t.created_at, t.name, t.actor_id, t.lead_user_id, ${matched} as matched`;
   const source = listSource({ ...q, q: undefined }, budget, true, columns(match.sql));
-  // (the appended shape's rows: never a party sort's; a state's carries its group)
+  // (a state's row carries its group)
   const row = (matched: string) => `${columns(matched)}, t.sort_value, t.sort_key${q.sort === 'state' ? ', t.sort_group' : ''}`;
-  const walk = party
-    ? {
-        sql: `select t.*, t.walk_n = ? as walk_end from (
-            select t.*, row_number() over (order by ${source.order}) as walk_n from (${source.sql}) t) t
-          where t.matched or t.walk_n = ? order by ${source.order} limit ?`,
-        params: [budget, ...source.params, budget, q.limit + 1],
-        order: 'w.walk_n',
-      }
-    : {
-        sql: `select * from (
-            (select ${row('true')}, false as walk_end from (${source.sql}) t where t.matched order by ${source.order} limit ?)
-            union all
-            (select ${row('false')}, true from (${source.sql}) t order by ${source.order} offset ? - 1 limit 1)) w
-          limit ?`,
-        params: [...source.params, q.limit + 1, ...source.params, budget, q.limit + 1],
-        order: `w.walk_end, ${source.order.replace(/\bt\./g, 'w.')}`,
-      };
+  const walk = {
+    sql: `select * from (
+        (select ${row('true')}, false as walk_end from (${source.sql}) t where t.matched order by ${source.order} limit ?)
+        union all
+        (select ${row('false')}, true from (${source.sql}) t order by ${source.order} offset ? - 1 limit 1)) w
+      limit ?`,
+    params: [...source.params, q.limit + 1, ...source.params, budget, q.limit + 1],
+    order: `w.walk_end, ${source.order.replace(/\bt\./g, 'w.')}`,
+  };
   return {
     sql: `with walk_text as (select lower(?::text) as needle, ?::text as pattern)
      ${TENSION_SELECT}, w.sort_value, w.sort_key, w.matched, w.walk_end,
@@ -491,31 +419,13 @@ export interface WalkTuning {
    */
   matchCost: number;
   /**
-   * the most rows one statement walks under `sort=actor` or `lead`. It was 2,000 while the planner, past a
-   * few thousand, sorted every party in parallel rather than walk their index (4,000 rows 64–101 ms against
-   * 11–17 at a million tensions); the party tables are read serially since Migration20261129140000. Past 0.5 %
-   * of the table (5,000 at a million) the planner reads each party's tensions by a bitmap and a sort instead
-   * of their index (its default estimate of a range's rows, which the statement's per-party limit no longer
-   * bounds): 6 µs a row against 3, so 4,000, and a common word's page is two statements rather than four.
-   * `sort=state` walks one state's index and grows linearly (6, 13, 24 ms)
-   */
-  groupStep: number;
-  /**
    * the most rows one request reads for a text without a trigram (one or two letters, `a b`): no index can
    * find it, so a rare one would read the whole list; the page then stops there, with what it found and a
-   * cursor after the last row read (a million tensions, `q=xq`: 2.7–3.0 s a page before); under `actor` and
-   * `lead`, whose rows cost more, a third of it (PARTY_ROW_COST)
+   * cursor after the last row read (a million tensions, `q=xq`: 2.7–3.0 s a page before)
    */
   scanMax: number;
 }
-/**
- * What a walked row costs under `sort=actor` or `lead`, in rows of a column sort's walk: about 5 µs against
- * 1.6 at a million tensions (the party's name joined and sorted in); a search without a trigram reads
- * `scanMax` / this many rows a request under those sorts (a rare two-letter text's page: 0.8–1.0 s at
- * 100,000 rows, against 0.3–0.45 s under the other sorts).
- */
-export const PARTY_ROW_COST = 3;
-export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, groupStep: 4_000, scanMax: 100_000 };
+export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, scanMax: 100_000 };
 
 /**
  * A page of the list's rows, `limit` + 1 when more follow; `resume`: a search stopped at `scanMax` rows read
@@ -546,7 +456,7 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * the trigram indexes (the matches the table holds at that frequency, times `matchCost`). The walk goes on
  * while it is the cheaper and within `max` rows in all; otherwise tensionListSql reads the page through the
  * indexes. A text the probe did not find (a rare one) goes there at once. A grouped sort walks one group
- * at a time (`next`), and under `actor` and `lead` at most `groupStep` rows a statement. With `memory`, a
+ * at a time (`next`). With `memory`, a
  * text, filters and order searched in the last minutes start from what was learnt then (SearchMemory),
  * without the probe. A text without a trigram never goes to the indexes (their plan would read every row):
  * it walks on, and past `scanMax` rows in one request the page ends short with `resume`. Every path answers
@@ -554,7 +464,8 @@ export const SEARCH_MEMORY_MS = 10 * 60_000;
  * the first matches in the list's order among its first rows in that order are the first matches of all.
  * Measured at a million tensions, four at a time on two cores, remembering (bench/README.md, 2026-11-29): a
  * common word's page p50 21–26 ms walked (the indexes: 47–49 ms before the lower-cased copy), p99 4–7 × a
- * tension's read under the column sorts; under `sort=lead` p50 85 ms (the indexes: 1.7 s).
+ * tension's read under the column sorts; under `sort=lead` p50 85 ms walking the parties (the indexes: 1.7 s),
+ * 39 ms since each tension carries its parties' sort names (a busier round, the column sorts' 33–53 ms).
  */
 export async function queryTensionRows(em: EntityManager, q: TensionQuery, tuning: WalkTuning = WALK, memory?: SearchMemory): Promise<ListRows> {
   if (walkable(q)) {
@@ -579,15 +490,11 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
     // A text without a trigram: the indexes' plan would read every row (at several times a walked row's
     // cost), so the walk goes on, twice as far each time, to the list's end or `scanMax` rows, where the
     // page stops with what it found (`resume`).
-    const party = q.sort === 'actor' || q.sort === 'lead';
     const scan = !hasTrigram(q.q);
-    // a party sort's walked row costs about three of a column sort's: the same time reads a third as many
-    const scanRows = party ? Math.ceil(tuning.scanMax / PARTY_ROW_COST) : tuning.scanMax;
     if (scan) budget ??= tuning.probe;
     while (budget !== null) {
-      if (party) budget = Math.min(budget, tuning.groupStep);
       // (at least one row: a walk that read only ends of groups has no row to resume after yet)
-      if (scan) budget = Math.max(1, Math.min(budget, scanRows - walked));
+      if (scan) budget = Math.max(1, Math.min(budget, tuning.scanMax - walked));
       const walk = tensionWalkSql({ ...q, after, limit: q.limit - found.length }, budget)!;
       const rows = await em.execute<WalkRow[]>(walk.sql, walk.params);
       let end: ListRow | undefined;
@@ -616,7 +523,7 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
       frequency = found.length / walked;
       remember(frequency, tableRows);
       // the next page starts after the last row read: where this walk would have gone on
-      if (scan && walked >= scanRows && lastRead) return { rows: found, resume: lastRead };
+      if (scan && walked >= tuning.scanMax && lastRead) return { rows: found, resume: lastRead };
       budget = walkBudget(q.limit + 1 - found.length, frequency, tableRows, walked, tuning);
       if (scan) budget = Math.max(budget ?? 0, walked);
     }

@@ -1,0 +1,194 @@
+// The parties' sort names on each tension (issue 37, Migration20261129160000): `sort=actor` and `sort=lead`
+// read `actor_sort` / `lead_sort`, which triggers keep equal to the party's lower-cased name through every
+// writer: a tension sensed, reassigned, given or relieved of a lead; an actor or a user renamed; a lead
+// deleted. A rename and a tension naming that party, at once, never leave the old name behind. The
+// migration fills the names of tensions written before it.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrator as loadMigrator } from '../../../server/persistence/database.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { client, seedUserWithKey } from '../../support/clients.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { insertUser, newActor, newTension } from '../../support/tensions.js';
+
+const MIGRATION = 'Migration20261129160000_tension_party_names';
+
+let app: TestApp;
+let c: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  c = client(app, (await seedUserWithKey(app, { type: 'agent', grants: ['tensions:*', 'actors:*', 'users:*'] })).key);
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Each tension's stored sort names beside its parties' names as they are now. */
+async function names(ids: string[]) {
+  return app.em().execute<{ id: string; actor_sort: string | null; actor_name: string; lead_sort: string | null; lead_name: string | null }[]>(
+    `select t.id, t.actor_sort, a.name as actor_name, t.lead_sort, u.name as lead_name
+       from tensions t join actors a on a.id = t.actor_id left join users u on u.id = t.lead_user_id
+       where t.id = any(?::uuid[]) order by t.id`,
+    [`{${ids.join(',')}}`],
+  );
+}
+
+interface Item {
+  id: string;
+  name: string;
+  actor: { id: string; name: string };
+  lead: { id: string; name: string } | null;
+}
+
+/** The search's tensions as the list orders them under `sort`. */
+const listed = async (sort: string): Promise<string[]> => {
+  const res = await c.get(`/tensions?q=PN&limit=100&sort=${sort}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.map((t: Item) => t.name);
+};
+
+/** The same tensions ordered here from their parties' names as they are now (docs/tensions.md's order). */
+async function expected(sort: string): Promise<string[]> {
+  const items: Item[] = (await c.get('/tensions?q=PN&limit=100')).body.data;
+  const by = sort.replace('-', '') as 'actor' | 'lead';
+  const dir = sort.startsWith('-') ? -1 : 1;
+  const key = (t: Item) => (by === 'actor' ? t.actor : t.lead);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return items
+    .sort((a, b) => {
+      const [pa, pb] = [key(a), key(b)];
+      if (!pa || !pb) return pa ? -1 : pb ? 1 : dir * cmp(a.id, b.id); // no lead: last, by id
+      return dir * (cmp(pa.name.toLowerCase(), pb.name.toLowerCase()) || cmp(pa.id, pb.id) || cmp(a.id, b.id));
+    })
+    .map((t) => t.name);
+}
+
+async function ordersFollowNames(): Promise<void> {
+  for (const sort of ['actor', '-actor', 'lead', '-lead']) expect(await listed(sort), sort).toEqual(await expected(sort));
+}
+
+describe('tension party sort names', () => {
+  it('follow every write of a tension and every rename of its parties, and order the lists by them', async () => {
+    const north = await newActor(c, 'North Co');
+    const south = await newActor(c, 'south Co');
+    const mia = await insertUser(app, { name: 'Mia' });
+    const ben = await insertUser(app, { name: 'ben' });
+    const one = await newTension(c, { name: 'PN one', actorId: north, leadUserId: mia });
+    const two = await newTension(c, { name: 'PN two', actorId: south, leadUserId: ben });
+    const three = await newTension(c, { name: 'PN three', actorId: north });
+    const ids = [one.id, two.id, three.id];
+    const consistent = async () => {
+      for (const row of await names(ids)) {
+        expect(row.actor_sort, row.id).toBe(row.actor_name.toLowerCase());
+        expect(row.lead_sort, row.id).toBe(row.lead_name?.toLowerCase() ?? null);
+      }
+    };
+    await consistent();
+    await ordersFollowNames();
+    expect(await listed('lead')).toEqual(['PN two', 'PN one', 'PN three']);
+
+    // the actor renamed past the other, then in case only
+    expect((await c.patch(`/actors/${north}`, { name: 'Zenith Co' })).status).toBe(200);
+    await consistent();
+    await ordersFollowNames();
+    expect((await listed('actor')).at(0)).toBe('PN two');
+    expect((await c.patch(`/actors/${north}`, { name: 'ZENITH CO' })).status).toBe(200);
+    await consistent();
+    await ordersFollowNames();
+
+    // a lead renamed, a tension reassigned, a lead given and one taken away
+    expect((await c.patch(`/users/${mia}`, { name: 'Aaron' })).status).toBe(200);
+    await consistent();
+    await ordersFollowNames();
+    expect(await listed('lead')).toEqual(['PN one', 'PN two', 'PN three']);
+    expect((await c.post(`/tensions/${two.id}/reassign`, { actorId: north })).status).toBe(200);
+    expect((await c.post(`/tensions/${three.id}/reassign`, { actorId: south })).status).toBe(200);
+    expect((await c.post(`/tensions/${three.id}/lead`, { leadUserId: ben })).status).toBe(200);
+    expect((await c.post(`/tensions/${one.id}/lead`, { leadUserId: null })).status).toBe(200);
+    await consistent();
+    await ordersFollowNames();
+    expect((await listed('actor')).at(0)).toBe('PN three');
+    expect((await listed('lead')).at(-1)).toBe('PN one');
+
+    // a rescore changes no party: the names stay as they are
+    expect((await c.post(`/tensions/${two.id}/rescore`, { score: 9 })).status).toBe(200);
+    await consistent();
+
+    // a lead deleted: its tensions have no lead, and list with those without one, last
+    await app.em().execute('delete from users where id = ?', [ben]);
+    await consistent();
+    await ordersFollowNames();
+  });
+
+  it.skipIf(!onPostgres)('a tension naming a party being renamed waits for the rename and takes the new name', async () => {
+    const actor = await newActor(c, 'Old Name Co');
+    const renamer = new pg.Client({ connectionString: app.db.url! });
+    await renamer.connect();
+    try {
+      await renamer.query('begin');
+      await renamer.query(`update actors set name = 'New Name Co' where id = $1`, [actor]);
+      const sensed = c.post('/tensions', { name: 'PN during a rename', actorId: actor });
+      // the tension's write waits on the rename's row (without it, it would write the old name and commit)
+      const watcher = new pg.Client({ connectionString: app.db.url! });
+      await watcher.connect();
+      try {
+        for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 20))) {
+          const { rows } = await watcher.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          if (rows[0].n >= 1) break;
+          expect(Date.now(), 'the tension waited on the rename').toBeLessThan(deadline);
+        }
+      } finally {
+        await watcher.end();
+      }
+      await renamer.query('commit');
+      const res = await sensed;
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(await names([res.body.tension.id])).toMatchObject([{ actor_sort: 'new name co', actor_name: 'New Name Co' }]);
+    } finally {
+      await renamer.end();
+    }
+  });
+});
+
+describe(MIGRATION, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('fills the sort names of the tensions written before it', async () => {
+    const em = () => db.orm.em.fork();
+    const migrator = await loadMigrator(db.orm);
+    await migrator.down({ to: MIGRATION });
+    const [actor, lead, withLead, without] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await em().execute(`insert into actors (id, name, type, created_at, updated_at) values (?, 'Harbour Co', 'organization', now(), now())`, [actor]);
+    await em().execute(
+      `insert into users (id, type, email, name, status, created_at, updated_at) values (?, 'agent', ?, 'Lena Lead', 'active', now(), now())`,
+      [lead, `lead-${lead}@test.example`],
+    );
+    for (const [id, leadId] of [
+      [withLead, lead],
+      [without, null],
+    ])
+      await em().execute(
+        `insert into tensions (id, name, score, state, actor_id, lead_user_id, version, created_at, updated_at) values (?, 'old', 5, 'alive', ?, ?, 1, now(), now())`,
+        [id, actor, leadId],
+      );
+    await migrator.up();
+    const rows = await em().execute<{ id: string; actor_sort: string; lead_sort: string | null }[]>(
+      'select id, actor_sort, lead_sort from tensions where id in (?, ?) order by lead_sort nulls last',
+      [withLead, without],
+    );
+    expect(rows).toEqual([
+      { id: withLead, actor_sort: 'harbour co', lead_sort: 'lena lead' },
+      { id: without, actor_sort: 'harbour co', lead_sort: null },
+    ]);
+  });
+});
