@@ -11,12 +11,16 @@ import { Migration } from '@mikro-orm/migrations';
  * and `(lead_user_id, id)` (Migration20261128150000), which only that walk read, so a rescore still writes
  * as many index entries.
  *
- * Kept by triggers, for every writer alike (commands, the rebuild, import, bulk SQL):
- * - a tension written with a party it did not have reads the party's name (`for share`: a rename of that
- *   party waits for it or goes first, so neither misses the other; a rescore, which changes no party,
- *   reads nothing: the trigger's condition compares the two ids);
- * - renaming an actor or a user rewrites the sort name of its tensions, in the rename's transaction (an actor
- *   with 100,000 tensions: a few seconds, their rows locked meanwhile; docs/operations.md).
+ * Kept for every writer alike (commands, the rebuild, import, bulk SQL):
+ * - a tension written with a party it did not have reads the party's name in a trigger (`for share`: a
+ *   rename of that party waits for it or goes first, so neither misses the other; a rescore, which changes
+ *   no party, reads nothing: the trigger's condition compares the two ids);
+ * - renaming an actor or a user (in letters, not only their case) records its old name in
+ *   `tension_party_name_syncs`, and syncTensionPartyNames (server/persistence/tension-party-names.ts) then
+ *   rewrites its tensions' copy a thousand at a time, each batch its own short transaction: run after each
+ *   rename through the service, at every start and every housekeeping round. Rewriting them in the rename's
+ *   transaction cost 0.37 ms a tension (a party with 100,000: 37 s, past the statement limit, every row
+ *   locked meanwhile). Until a party's batches are done its tensions list under its old name.
  * The `tensions` projection's state is unchanged: these columns follow the parties' tables, not the events.
  * `actor_sort` stays nullable: a tension naming a missing actor must still fail as the foreign key says
  * (23503), not as a missing name.
@@ -54,20 +58,25 @@ export class Migration20261129160000_tension_party_names extends Migration {
         for each row when (old.actor_id is distinct from new.actor_id or old.lead_user_id is distinct from new.lead_user_id)
         execute function tension_party_names();
 
-      create function actor_name_to_tensions() returns trigger language plpgsql as $$
+      -- A rename leaves its old name to be replaced on its tensions, a batch at a time, after it commits
+      -- (syncTensionPartyNames): in the rename's transaction, a party with 100,000 tensions took 37 s and
+      -- held every one of their rows.
+      create table tension_party_name_syncs (
+        party_kind text not null check (party_kind in ('actor', 'user')),
+        party_id uuid not null,
+        stale_name text not null,
+        primary key (party_kind, party_id, stale_name)
+      );
+      create function party_name_changed() returns trigger language plpgsql as $$
       begin
-        update tensions set actor_sort = lower(new.name) where actor_id = new.id and actor_sort is distinct from lower(new.name);
+        insert into tension_party_name_syncs (party_kind, party_id, stale_name)
+          values (tg_argv[0], new.id, lower(old.name)) on conflict do nothing;
         return null;
       end $$;
-      create trigger actor_name_to_tensions after update of name on actors
-        for each row when (lower(old.name) is distinct from lower(new.name)) execute function actor_name_to_tensions();
-      create function user_name_to_tensions() returns trigger language plpgsql as $$
-      begin
-        update tensions set lead_sort = lower(new.name) where lead_user_id = new.id and lead_sort is distinct from lower(new.name);
-        return null;
-      end $$;
-      create trigger user_name_to_tensions after update of name on users
-        for each row when (lower(old.name) is distinct from lower(new.name)) execute function user_name_to_tensions();
+      create trigger actor_name_changed after update of name on actors
+        for each row when (lower(old.name) is distinct from lower(new.name)) execute function party_name_changed('actor');
+      create trigger user_name_changed after update of name on users
+        for each row when (lower(old.name) is distinct from lower(new.name)) execute function party_name_changed('user');
 
       drop index tensions_actor_id_idx;
       drop index tensions_lead_id_idx;
@@ -84,10 +93,10 @@ export class Migration20261129160000_tension_party_names extends Migration {
       drop index tensions_actor_sort_idx;
       create index tensions_actor_id_idx on tensions (actor_id, id);
       create index tensions_lead_id_idx on tensions (lead_user_id, id);
-      drop trigger user_name_to_tensions on users;
-      drop function user_name_to_tensions();
-      drop trigger actor_name_to_tensions on actors;
-      drop function actor_name_to_tensions();
+      drop trigger user_name_changed on users;
+      drop trigger actor_name_changed on actors;
+      drop function party_name_changed();
+      drop table tension_party_name_syncs;
       drop trigger tension_party_names_update on tensions;
       drop trigger tension_party_names_insert on tensions;
       drop function tension_party_names();

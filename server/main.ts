@@ -73,6 +73,8 @@ export async function startService(config: Config, logger: Logger, appOptions: A
       if (gone.sessions || gone.loginAttempts || gone.idempotencyKeys) logger.info(gone, 'housekeeping: expired rows deleted');
       const oauthRows = await deleteExpiredOAuthRows(db.orm.em.fork(), deps.clock());
       if (oauthRows) logger.info({ oauthRows }, 'housekeeping: expired OAuth codes, tokens and grants deleted');
+      // renames whose tensions were not all rewritten (a stop, a crash, a rename outside the service)
+      await deps.partyNames.run();
     } catch (err) {
       logger.warn({ err }, 'housekeeping failed; retried at the next interval');
     }

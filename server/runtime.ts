@@ -9,6 +9,7 @@ import { applyTimeouts, migrate, openDatabase, type Database } from './persisten
 import type { EmbeddedDatabase } from './persistence/embedded.js';
 import { createMetrics } from './metrics.js';
 import { createFeed } from './application/events/feed-hub.js';
+import { partyNameSyncer } from './persistence/tension-party-names.js';
 import { RightsWatch } from './application/events/stream-guard.js';
 
 /** SESSION_SECRET, or one generated once and kept (0600) in the data folder. */
@@ -99,6 +100,13 @@ export function makeDeps(config: Config, logger: Logger, db: Database, sessionSe
  * Adds the parts one instance holds for one database (its feed, its open streams' guards, the database's
  * traits) to the plain dependencies: made here, once, and shared by every request through `Deps`.
  */
-export function withInstanceParts(db: Pick<Database, 'traits'>, base: Omit<Deps, 'database' | 'feed' | 'streamGuards' | 'statements'>): Deps {
-  return { ...base, database: db.traits, feed: createFeed(base), streamGuards: new RightsWatch(base), statements: base.orm.em.fork() };
+export function withInstanceParts(db: Pick<Database, 'traits'>, base: Omit<Deps, 'database' | 'feed' | 'streamGuards' | 'statements' | 'partyNames'>): Deps {
+  return {
+    ...base,
+    database: db.traits,
+    feed: createFeed(base),
+    streamGuards: new RightsWatch(base),
+    statements: base.orm.em.fork(),
+    partyNames: partyNameSyncer(base.orm, base.logger),
+  };
 }

@@ -64,6 +64,11 @@ export interface Deps {
    * forks a request (persistence/transaction.ts `statementReader`, issue 37).
    */
   statements: EntityManager;
+  /**
+   * rewrites renamed parties' names on their tensions, in the background, after a rename commits
+   * (persistence/tension-party-names.ts); `run()` resolves when this round is done
+   */
+  partyNames: { run(): Promise<void> };
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
   /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */

@@ -92,17 +92,22 @@ export async function updateActor(deps: Deps, ctx: Ctx, rawId: string, input: un
   const id = idOf(rawId);
   if (!id) return actorNotFound(rawId);
   const { name, expectedVersion } = parsed.value;
-  return transact(deps.orm, async (tx) => {
+  let renamed = false;
+  const result = await transact(deps.orm, async (tx) => {
     const version = await lockRowVersion(tx, 'actors', id);
     if (version === null) return actorNotFound(id);
     const stale = staleVersion('actor', version, expectedVersion);
     if (stale) return stale;
     // renaming to the same name changes nothing, not even updatedAt, the version or the audit trail
     const previous = await actors.renameActor(tx, id, name, deps.clock());
+    renamed = previous !== null;
     if (previous !== null)
       await recordAudit(deps, tx, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: previous, to: name } } });
     return ok((await load(tx, id))!);
   });
+  // its tensions take the new name in the background (Migration20261129160000)
+  if (result.ok && renamed) void deps.partyNames.run();
+  return result;
 }
 
 /**

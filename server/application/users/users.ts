@@ -185,7 +185,7 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
   if (!userId) return userNotFound(id);
   const patch = parsed.value;
   try {
-    return await transact(deps.orm, async (tx) => {
+    const result = await transact(deps.orm, async (tx) => {
       await lockIdentityChanges(tx);
       const version = await lockRowVersion(tx, 'users', userId);
       const current = version === null ? null : await loadUser(tx, userId);
@@ -220,6 +220,9 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       });
       return ok((await loadUser(tx, userId))!);
     });
+    // a new name: the tensions this user leads take it in the background (Migration20261129160000)
+    if (result.ok && patch.name !== undefined) void deps.partyNames.run();
+    return result;
   } catch (err) {
     if (isUniqueViolation(err)) return emailTaken(patch.email ?? '');
     throw err;
