@@ -27,9 +27,13 @@ export async function syncTensionPartyNames(em: EntityManager, batch = PARTY_NAM
       );
       if (!job) return null;
       const p = PARTY[job.party_kind];
+      // (a recorded name that is the party's name again, renamed back, is no longer stale: nothing to rewrite,
+      // where rewriting it to itself would find the same rows again at every batch)
       const rows = await tx.execute<{ id: string }[]>(
-        `update tensions t set ${p.sort} = (select lower(name) from ${p.table} where id = ?)
-         where t.id in (select id from tensions where ${p.sort} = ? and ${p.id} = ? limit ?) returning t.id`,
+        `with party as (select lower(name) as name from ${p.table} where id = ?)
+         update tensions t set ${p.sort} = (select name from party)
+         where t.id in (select id from tensions where ${p.sort} = ? and ${p.id} = ? and ${p.sort} <> (select name from party) limit ?)
+         returning t.id`,
         [job.party_id, job.stale_name, job.party_id, batch],
       );
       if (rows.length < batch)

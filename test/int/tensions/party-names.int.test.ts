@@ -139,7 +139,18 @@ describe('tension party sort names', () => {
     expect(await names(ids)).toMatchObject(ids.map(() => ({ actor_sort: 'batch co renamed', lead_sort: 'batch lead renamed' })));
     expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
     expect(await syncTensionPartyNames(app.em(), 2)).toBe(0);
-  });
+
+    // renamed away and back before any rewrite: the first record names the current name again, and ends
+    await app.em().execute(`update actors set name = 'Batch Co Interim' where id = ?`, [actor]);
+    await app.em().execute(`update actors set name = 'Batch Co Renamed' where id = ?`, [actor]);
+    expect(await app.em().execute('select stale_name from tension_party_name_syncs order by stale_name')).toEqual([
+      { stale_name: 'batch co interim' },
+      { stale_name: 'batch co renamed' },
+    ]);
+    expect(await syncTensionPartyNames(app.em(), 2)).toBe(0);
+    expect(await names(ids)).toMatchObject(ids.map(() => ({ actor_sort: 'batch co renamed' })));
+    expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
+  }, 30_000);
 
   it.skipIf(!onPostgres)('a tension naming a party being renamed waits for the rename and takes the new name', async () => {
     const actor = await newActor(c, 'Old Name Co');
