@@ -29,20 +29,26 @@ export async function syncTensionPartyNames(em: EntityManager, batch = PARTY_NAM
       const p = PARTY[job.party_kind];
       // (a recorded name that is the party's name again, renamed back, is no longer stale: nothing to rewrite,
       // where rewriting it to itself would find the same rows again at every batch)
-      const rows = await tx.execute<{ id: string }[]>(
-        `with party as (select lower(name) as name from ${p.table} where id = ?)
-         update tensions t set ${p.sort} = (select name from party)
-         where t.id in (select id from tensions where ${p.sort} = ? and ${p.id} = ? and ${p.sort} <> (select name from party) limit ?)
-         returning t.id`,
-        [job.party_id, job.stale_name, job.party_id, batch],
+      // The update tests the old name and the party again on the row it locks: a tension given another party
+      // while this waited on its row then keeps that party's name (a test on the rows `picked` read alone
+      // would be passed by the row's new version, and give it the renamed party's name). Whether the record
+      // is done is decided by what was picked, not by what was rewritten, so a row skipped that way never
+      // ends a job that has rows left. (`order by id`: the index's own order within a name and a party.)
+      const [{ picked, rewritten: n }] = await tx.execute<{ picked: number; rewritten: number }[]>(
+        `with party as (select lower(name) as name from ${p.table} where id = ?),
+           picked as (select id from tensions where ${p.sort} = ? and ${p.id} = ? and ${p.sort} <> (select name from party) order by id limit ?),
+           moved as (update tensions t set ${p.sort} = (select name from party) from picked
+             where t.id = picked.id and t.${p.sort} = ? and t.${p.id} = ? returning t.id)
+         select (select count(*) from picked)::int as picked, (select count(*) from moved)::int as rewritten`,
+        [job.party_id, job.stale_name, job.party_id, batch, job.stale_name, job.party_id],
       );
-      if (rows.length < batch)
+      if (picked < batch)
         await tx.execute('delete from tension_party_name_syncs where party_kind = ? and party_id = ? and stale_name = ?', [
           job.party_kind,
           job.party_id,
           job.stale_name,
         ]);
-      return rows.length;
+      return n;
     });
     if (step === null) return rewritten;
     rewritten += step;

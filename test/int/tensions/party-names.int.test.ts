@@ -2,7 +2,8 @@
 // read `actor_sort` / `lead_sort`, which stay the party's lower-cased name through every writer: a tension
 // sensed, reassigned, given or relieved of a lead (a trigger); an actor or a user renamed (recorded, then
 // rewritten after the rename in batches); a lead deleted. A rename and a tension naming that party, at once,
-// never leave the old name behind. The migration fills the names of tensions written before it.
+// never leave the old name behind, and a tension moved to another party while the rename is rewritten keeps the
+// other's. The migration fills the names of tensions written before it.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -182,6 +183,57 @@ describe('tension party sort names', () => {
       await renamer.end();
     }
   });
+
+  // The rewrite finds its tensions by the old name, then locks each: a tension given another party meanwhile
+  // (committed while the rewrite waits on its row) must keep that party's name, not take the renamed one's.
+  it.skipIf(!onPostgres).each(['actor', 'lead'] as const)(
+    "a tension given another %s while the old one's rename is rewritten keeps the new party's name",
+    async (kind) => {
+      await syncTensionPartyNames(app.em()); // (nothing left over from the tests before)
+      const [renamed, other] =
+        kind === 'actor'
+          ? [await newActor(c, `Race ${kind} Old`), await newActor(c, `Race ${kind} Other`)]
+          : [await insertUser(app, { name: `Race ${kind} Old` }), await insertUser(app, { name: `Race ${kind} Other` })];
+      const actor = kind === 'actor' ? renamed : await newActor(c, 'Race Co');
+      const written = [
+        await newTension(c, { name: `PN race ${kind} 1`, actorId: actor, ...(kind === 'lead' ? { leadUserId: renamed } : {}) }),
+        await newTension(c, { name: `PN race ${kind} 2`, actorId: actor, ...(kind === 'lead' ? { leadUserId: renamed } : {}) }),
+      ].sort((a, b) => (a.id < b.id ? -1 : 1));
+      // the rewrite picks a batch in id order: with batches of one, the moved tension is its whole first batch,
+      // rewritten to nothing, and the job must still go on to the other
+      const [tension, stayed] = written;
+      // renamed by SQL: recorded, not yet rewritten
+      await app.em().execute(`update ${kind === 'actor' ? 'actors' : 'users'} set name = ? where id = ?`, [`Race ${kind} New`, renamed]);
+      const mover = new pg.Client({ connectionString: app.db.url! });
+      const watcher = new pg.Client({ connectionString: app.db.url! });
+      await mover.connect();
+      await watcher.connect();
+      try {
+        await mover.query('begin');
+        await mover.query(`update tensions set ${kind === 'actor' ? 'actor_id' : 'lead_user_id'} = $1 where id = $2`, [other, tension.id]);
+        const rewrite = syncTensionPartyNames(app.em(), 1);
+        for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 20))) {
+          const { rows } = await watcher.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          if (rows[0].n >= 1) break;
+          expect(Date.now(), 'the rewrite waited on the moved tension').toBeLessThan(deadline);
+        }
+        await mover.query('commit');
+        await rewrite;
+      } finally {
+        await mover.end();
+        await watcher.end();
+      }
+      const [row] = await names([tension.id]);
+      const [name, sort] = kind === 'actor' ? [row.actor_name, row.actor_sort] : [row.lead_name, row.lead_sort];
+      expect({ name, sort }).toEqual({ name: `Race ${kind} Other`, sort: `race ${kind} other` });
+      const [kept] = await names([stayed.id]);
+      expect(kind === 'actor' ? kept.actor_sort : kept.lead_sort).toBe(`race ${kind} new`);
+      expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 describe(MIGRATION, () => {
