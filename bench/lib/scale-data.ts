@@ -2,6 +2,7 @@
 // and tensions whose streams (TensionSensed, two TensionRescored, then TensionResolved / TensionDropped /
 // TensionDropped + TensionRevived) and projection rows are what the commands and `evolve` produce. Shared by
 // `npm run bench -- --only scale` and the plan-shape test, so both measure the same shape of data.
+import { createHash } from 'node:crypto';
 
 /** Runs one statement; pg's `Client.query` (rows) or an EntityManager's `execute` both fit. */
 export type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
@@ -34,7 +35,15 @@ const wordSql = (i: string) => `(${SYL}[(${i}) % 20 + 1] || ${SYL}[(${i}) / 20 %
 const words = (n: string, salt: string, count: number) =>
   `(select string_agg(${wordSql(`${hash(`${n} || '.' || k`, salt)} % 8000`)}, ' ' order by k) from generate_series(1, ${count}) k)`;
 
-export const scaleTensionId = (n: number) => `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`;
+/**
+ * Tension `n`'s id: a version-4 UUID drawn from `md5('tension ' || n)`, so ids are in no relation to the order
+ * rows are written in, as the service's random ids are (each a fresh `randomUUID()`). With ids that grew with
+ * `n`, as they did before 2026-11-29 evening, a list's tie-break by id read the heap in its own order: the
+ * column sorts' ties (a score's 100,000 rows) were read a page at a time while every other order read a page a row.
+ */
+export const scaleTensionId = (n: number) => v4Shape(createHash('md5').update(`tension ${n}`).digest('hex'));
+const v4Shape = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+const tensionIdSql = (n: string) => `(overlay(overlay(md5('tension ' || (${n})) placing '4' from 13) placing '8' from 17))::uuid`;
 export const scaleActorId = (n: number) => `00000000-0000-4000-a000-${String(n).padStart(12, '0')}`;
 export const scaleUserId = (n: number) => `00000000-0000-4000-b000-${String(n).padStart(12, '0')}`;
 const idSql = (kind: string, n: string) => `('00000000-0000-4000-${kind}-' || lpad((${n})::text, 12, '0'))::uuid`;
@@ -72,7 +81,7 @@ export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: s
       await query('select market_feed_lock()');
       // One row per tension: everything its events and its projection row are made of.
       await query(`create temporary table scale_spec on commit drop as
-        select g as n, ${idSql('9000', 'g')} as id,
+        select g as n, ${tensionIdSql('g')} as id,
           initcap(${words('g', 'n', 3)}) || ' ' || g as name,
           case when g % 7 = 0 then null else ${words('g', 'c', 12)} end as current_context,
           case when g % 5 = 0 then null else ${words('g', 'f', 10)} || case when g % ${rareEvery} = 0 then ' ${RARE_WORD}' else '' end end as potential_future,
