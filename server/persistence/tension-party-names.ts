@@ -34,8 +34,12 @@ export async function syncTensionPartyNames(em: EntityManager, batch = PARTY_NAM
       // would be passed by the row's new version, and give it the renamed party's name). Whether the record
       // is done is decided by what was picked, not by what was rewritten, so a row skipped that way never
       // ends a job that has rows left. (`order by id`: the index's own order within a name and a party.)
+      // The party's name is read `for share`, held to the commit: a rename waits for the batch, so its record
+      // is written only once every row the batch gave the old name is committed and visible to whichever job
+      // takes the record (on another instance, at once). Read without the lock, a batch could give rows the
+      // name a rename was replacing while that rename's job, seeing none yet, ended: those rows kept it.
       const [{ picked, rewritten: n }] = await tx.execute<{ picked: number; rewritten: number }[]>(
-        `with party as (select lower(name) as name from ${p.table} where id = ?),
+        `with party as (select lower(name) as name from ${p.table} where id = ? for share),
            picked as (select id from tensions where ${p.sort} = ? and ${p.id} = ? and ${p.sort} <> (select name from party) order by id limit ?),
            moved as (update tensions t set ${p.sort} = (select name from party) from picked
              where t.id = picked.id and t.${p.sort} = ? and t.${p.id} = ? returning t.id)

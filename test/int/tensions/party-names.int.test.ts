@@ -234,6 +234,42 @@ describe('tension party sort names', () => {
     },
     30_000,
   );
+
+  // A batch that gave rows a name a rename was replacing, committed after that rename's own job (another
+  // instance's) had found none of them, would leave them under it: a batch reads the name under a lock that
+  // a rename waits for.
+  it.skipIf(!onPostgres)('a rewrite never reads a party name that a rename in progress replaces', async () => {
+    await syncTensionPartyNames(app.em());
+    const actor = await newActor(c, 'Lock Co');
+    const tension = await newTension(c, { name: 'PN lock', actorId: actor });
+    await app.em().execute(`update actors set name = 'Lock Co Two' where id = ?`, [actor]);
+    const renamer = new pg.Client({ connectionString: app.db.url! });
+    const watcher = new pg.Client({ connectionString: app.db.url! });
+    await renamer.connect();
+    await watcher.connect();
+    try {
+      await renamer.query('begin');
+      await renamer.query(`update actors set name = 'Lock Co Three' where id = $1`, [actor]);
+      const rewrite = syncTensionPartyNames(app.em());
+      const waited = async () => {
+        for (;;) {
+          const { rows } = await watcher.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          if (rows[0].n >= 1) return 'waited for the rename';
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      expect(await Promise.race([rewrite.then(() => 'read the name under the rename'), waited()])).toBe('waited for the rename');
+      await renamer.query('commit');
+      await rewrite;
+    } finally {
+      await renamer.end();
+      await watcher.end();
+    }
+    expect(await names([tension.id])).toMatchObject([{ actor_sort: 'lock co three' }]);
+    expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
+  });
 });
 
 describe(MIGRATION, () => {
