@@ -270,6 +270,26 @@ describe('tension party sort names', () => {
     expect(await names([tension.id])).toMatchObject([{ actor_sort: 'lock co three' }]);
     expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
   });
+
+  // An idempotent mutation runs in one transaction with its answer: the rewrite must start after that commits.
+  it('a rename made with an idempotency key is rewritten at once, not at the next housekeeping round', async () => {
+    await syncTensionPartyNames(app.em());
+    const actor = await newActor(c, 'Keyed Co');
+    const lead = await insertUser(app, { name: 'Keyed Lead' });
+    const tension = await newTension(c, { name: 'PN keyed', actorId: actor, leadUserId: lead });
+    // (the housekeeping round that would also finish it is 10 minutes away)
+    const rewritten = (expected: object) => expect.poll(async () => (await names([tension.id]))[0], { timeout: 10_000 }).toMatchObject(expected);
+    const renamed = await c.gql('mutation($id: ID!) { updateActor(id: $id, input: { name: "Keyed Co Renamed" }, idempotencyKey: "pn-keyed-actor") { id } }', {
+      id: actor,
+    });
+    expect(renamed.body.errors).toBeUndefined();
+    await rewritten({ actor_sort: 'keyed co renamed', lead_sort: 'keyed lead' });
+    const led = await c.gql('mutation($id: ID!) { updateUser(id: $id, input: { name: "Keyed Lead Renamed" }, idempotencyKey: "pn-keyed-user") { id } }', {
+      id: lead,
+    });
+    expect(led.body.errors).toBeUndefined();
+    await rewritten({ actor_sort: 'keyed co renamed', lead_sort: 'keyed lead renamed' });
+  });
 });
 
 describe(MIGRATION, () => {
