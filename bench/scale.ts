@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { Api } from './lib/api.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/pg.js';
 import { startService } from './lib/service.js';
-import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleUserId, word, writeScaleData, type ScaleSizes } from './lib/scale-data.js';
+import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleTensionIdSql, scaleUserId, word, writeScaleData, type ScaleSizes } from './lib/scale-data.js';
 import { load, type HttpResult } from './http-load.js';
 import { fmt, median, type Figure } from './report.js';
 import { poolScores, provisionAgent } from './setup.js';
@@ -71,7 +71,7 @@ async function rowWriteTps(db: BenchDatabase, outDir: string, poolSize: number, 
       `\\set n random(1, ${poolSize})`,
       `update tensions set name = name, current_context = current_context, potential_future = potential_future, score = score % 10 + 1, ` +
         `state = state, actor_id = actor_id, lead_user_id = lead_user_id, version = version, created_at = created_at, updated_at = now() ` +
-        `where id = ('00000000-0000-4000-9000-' || lpad(:n::text, 12, '0'))::uuid;`,
+        `where id = ${scaleTensionIdSql(':n')};`,
       '',
     ].join('\n'),
   );
@@ -90,11 +90,18 @@ async function rowWriteTps(db: BenchDatabase, outDir: string, poolSize: number, 
  */
 async function rowWriteWal(db: BenchDatabase, poolSize: number): Promise<number> {
   const rows = Math.min(2_000, poolSize);
+  // the pool's ids as pgbench's script and this statement spell them, found: a spelling that names no row
+  // would price writes that never happen (it did, for one run, when the ids changed)
+  const [{ found }] = await db.query<{ found: string }>(
+    `select count(*)::text as found from tensions where id in (select ${scaleTensionIdSql('g')} from generate_series(1, $1::int) g)`,
+    [poolSize],
+  );
+  if (Number(found) !== poolSize) throw new Error(`the row-write pool names ${found} of its ${poolSize} tensions`);
   const update = () =>
     db.query(
       `update tensions set name = name, current_context = current_context, potential_future = potential_future, score = score % 10 + 1,
          state = state, actor_id = actor_id, lead_user_id = lead_user_id, version = version, created_at = created_at, updated_at = now()
-       where id in (select ('00000000-0000-4000-9000-' || lpad(g::text, 12, '0'))::uuid from generate_series(1, $1::int) g)`,
+       where id in (select ${scaleTensionIdSql('g')} from generate_series(1, $1::int) g)`,
       [rows],
     );
   // from a checkpoint (as every side here), then once unmeasured: the pages it touches first after a

@@ -43,7 +43,8 @@ const words = (n: string, salt: string, count: number) =>
  */
 export const scaleTensionId = (n: number) => v4Shape(createHash('md5').update(`tension ${n}`).digest('hex'));
 const v4Shape = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-const tensionIdSql = (n: string) => `(overlay(overlay(md5('tension ' || (${n})) placing '4' from 13) placing '8' from 17))::uuid`;
+/** scaleTensionId in SQL, of the integer expression `n`. */
+export const scaleTensionIdSql = (n: string) => `(overlay(overlay(md5('tension ' || (${n})::int) placing '4' from 13) placing '8' from 17))::uuid`;
 export const scaleActorId = (n: number) => `00000000-0000-4000-a000-${String(n).padStart(12, '0')}`;
 export const scaleUserId = (n: number) => `00000000-0000-4000-b000-${String(n).padStart(12, '0')}`;
 const idSql = (kind: string, n: string) => `('00000000-0000-4000-${kind}-' || lpad((${n})::text, 12, '0'))::uuid`;
@@ -81,7 +82,7 @@ export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: s
       await query('select market_feed_lock()');
       // One row per tension: everything its events and its projection row are made of.
       await query(`create temporary table scale_spec on commit drop as
-        select g as n, ${tensionIdSql('g')} as id,
+        select g as n, ${scaleTensionIdSql('g')} as id,
           initcap(${words('g', 'n', 3)}) || ' ' || g as name,
           case when g % 7 = 0 then null else ${words('g', 'c', 12)} end as current_context,
           case when g % 5 = 0 then null else ${words('g', 'f', 10)} || case when g % ${rareEvery} = 0 then ' ${RARE_WORD}' else '' end end as potential_future,
