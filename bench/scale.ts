@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { Api } from './lib/api.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/pg.js';
 import { startService } from './lib/service.js';
-import { NO_MATCH_WORD, RARE_WORD, scaleActorId, scaleTensionId, scaleTensionIdSql, scaleUserId, word, writeScaleData, type ScaleSizes } from './lib/scale-data.js';
+import {
+  NO_MATCH_WORD,
+  RARE_WORD,
+  scaleActorId,
+  scaleTensionId,
+  scaleTensionIdSql,
+  scaleUserId,
+  word,
+  writeScaleData,
+  type ScaleSizes,
+} from './lib/scale-data.js';
 import { load, type HttpResult } from './http-load.js';
 import { fmt, median, type Figure } from './report.js';
 import { poolScores, provisionAgent } from './setup.js';

@@ -37,6 +37,26 @@ async function names(ids: string[]) {
   );
 }
 
+/** Two sessions of the app's database: one to hold a transaction open, one to watch for lock waits (lockWaitSeen). */
+async function sessions(): Promise<[pg.Client, pg.Client]> {
+  const both = [new pg.Client({ connectionString: app.db.url! }), new pg.Client({ connectionString: app.db.url! })] as [pg.Client, pg.Client];
+  await Promise.all(both.map((client) => client.connect()));
+  return both;
+}
+
+/**
+ * Whether a session of this database came to wait on a lock: polled until one does (true), `stopped` says to
+ * stop looking (false), or 15 s pass (the test fails, saying `what`).
+ */
+async function lockWaitSeen(watcher: pg.Client, what: string, stopped: () => boolean = () => false): Promise<boolean> {
+  for (const deadline = Date.now() + 15_000; !stopped(); await new Promise((r) => setTimeout(r, 20))) {
+    const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    if (rows[0].n >= 1) return true;
+    expect(Date.now(), what).toBeLessThan(deadline);
+  }
+  return false;
+}
+
 interface Item {
   id: string;
   name: string;
@@ -165,13 +185,7 @@ describe('tension party sort names', () => {
       const watcher = new pg.Client({ connectionString: app.db.url! });
       await watcher.connect();
       try {
-        for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 20))) {
-          const { rows } = await watcher.query(
-            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (rows[0].n >= 1) break;
-          expect(Date.now(), 'the tension waited on the rename').toBeLessThan(deadline);
-        }
+        await lockWaitSeen(watcher, 'the tension waited on the rename');
       } finally {
         await watcher.end();
       }
@@ -204,21 +218,12 @@ describe('tension party sort names', () => {
       const [tension, stayed] = written;
       // renamed by SQL: recorded, not yet rewritten
       await app.em().execute(`update ${kind === 'actor' ? 'actors' : 'users'} set name = ? where id = ?`, [`Race ${kind} New`, renamed]);
-      const mover = new pg.Client({ connectionString: app.db.url! });
-      const watcher = new pg.Client({ connectionString: app.db.url! });
-      await mover.connect();
-      await watcher.connect();
+      const [mover, watcher] = await sessions();
       try {
         await mover.query('begin');
         await mover.query(`update tensions set ${kind === 'actor' ? 'actor_id' : 'lead_user_id'} = $1 where id = $2`, [other, tension.id]);
         const rewrite = syncTensionPartyNames(app.em(), 1);
-        for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 20))) {
-          const { rows } = await watcher.query(
-            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (rows[0].n >= 1) break;
-          expect(Date.now(), 'the rewrite waited on the moved tension').toBeLessThan(deadline);
-        }
+        await lockWaitSeen(watcher, 'the rewrite waited on the moved tension');
         await mover.query('commit');
         await rewrite;
       } finally {
@@ -243,24 +248,13 @@ describe('tension party sort names', () => {
     const actor = await newActor(c, 'Lock Co');
     const tension = await newTension(c, { name: 'PN lock', actorId: actor });
     await app.em().execute(`update actors set name = 'Lock Co Two' where id = ?`, [actor]);
-    const renamer = new pg.Client({ connectionString: app.db.url! });
-    const watcher = new pg.Client({ connectionString: app.db.url! });
-    await renamer.connect();
-    await watcher.connect();
+    const [renamer, watcher] = await sessions();
     try {
       await renamer.query('begin');
       await renamer.query(`update actors set name = 'Lock Co Three' where id = $1`, [actor]);
-      const rewrite = syncTensionPartyNames(app.em());
-      const waited = async () => {
-        for (;;) {
-          const { rows } = await watcher.query(
-            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (rows[0].n >= 1) return 'waited for the rename';
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-      expect(await Promise.race([rewrite.then(() => 'read the name under the rename'), waited()])).toBe('waited for the rename');
+      let finished = false;
+      const rewrite = syncTensionPartyNames(app.em()).finally(() => (finished = true));
+      expect(await lockWaitSeen(watcher, 'the rewrite waited for the rename', () => finished), 'the rewrite read the name under the rename').toBe(true);
       await renamer.query('commit');
       await rewrite;
     } finally {
