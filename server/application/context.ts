@@ -6,6 +6,7 @@ import type { Metrics } from '../metrics.js';
 import type { HostResolver } from './webhooks/destination.js';
 import type { DatabaseTraits } from '../persistence/database.js';
 import type { SearchMemory } from '../persistence/tension-projection.js';
+import type { PartyNameSyncer } from '../persistence/tension-party-names.js';
 import type { Feed } from './events/feed-hub.js';
 import type { RightsWatch } from './events/stream-guard.js';
 
@@ -65,10 +66,10 @@ export interface Deps {
    */
   statements: EntityManager;
   /**
-   * rewrites renamed parties' names on their tensions, in the background, after a rename commits
-   * (persistence/tension-party-names.ts); `run()` resolves when this round is done
+   * rewrites renamed parties' names on their tensions, in the background: `renamed()` after a rename (it runs
+   * once the rename commits), `run()` resolves when this round is done (persistence/tension-party-names.ts)
    */
-  partyNames: { run(): Promise<void> };
+  partyNames: PartyNameSyncer;
   /** how webhook URLs' host names resolve (SPEC §14); default the system resolver. Tests stub it. */
   resolveHost?: HostResolver;
   /** as-of reads leave a snapshot of the past fold every this many versions (default 100, 0: none; issue 34). Tests make it small. */

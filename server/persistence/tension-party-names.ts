@@ -2,6 +2,7 @@
 // old name in `tension_party_name_syncs`; this rewrites the tensions still carrying it, a batch at a time.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
+import { afterCommit } from './transaction.js';
 
 /** Tensions rewritten per transaction: about 0.4 s of row writes at a million tensions, each row locked that long. */
 export const PARTY_NAME_BATCH = 1_000;
@@ -59,12 +60,24 @@ export async function syncTensionPartyNames(em: EntityManager, batch = PARTY_NAM
   }
 }
 
+/** The background rewrite of renamed parties' names: `renamed()` after a rename, `run()` from housekeeping. */
+export interface PartyNameSyncer {
+  /** Runs syncTensionPartyNames now (or joins the run under way); resolves when it is done. */
+  run(): Promise<void>;
+  /**
+   * A party was renamed in the current unit of work: runs the rewrite once that commits. Inside an idempotent
+   * request's transaction (withinTransaction) that is after its COMMIT; started before, the rewrite would look
+   * for the rename's record on its own connection, find none yet, and leave the tensions to housekeeping.
+   */
+  renamed(): void;
+}
+
 /**
  * Runs syncTensionPartyNames in the background, at most one run at a time in this process (a rename during a
  * run is picked up by it or by the run after it); failures are logged and left to the next run (the records
  * stay until their tensions are rewritten).
  */
-export function partyNameSyncer(orm: MikroORM, logger: Logger): { run(): Promise<void> } {
+export function partyNameSyncer(orm: MikroORM, logger: Logger): PartyNameSyncer {
   let running: Promise<void> | null = null;
   let again = false;
   const once = async (): Promise<void> => {
@@ -89,6 +102,9 @@ export function partyNameSyncer(orm: MikroORM, logger: Logger): { run(): Promise
         running = null;
       })();
       return running;
+    },
+    renamed() {
+      afterCommit(orm, () => void this.run());
     },
   };
 }

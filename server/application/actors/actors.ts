@@ -9,7 +9,7 @@ import { parseInput } from '../validate.js';
 import { runTensionCommand } from '../tensions/command-path.js';
 import { feedCommitted } from '../events/feed-hub.js';
 import { actorTarget, fieldsOf, recordAudit } from '../audit/audit.js';
-import { afterCommit, reader, transact, type Tx } from '../../persistence/transaction.js';
+import { reader, transact, type Tx } from '../../persistence/transaction.js';
 import * as actors from '../../persistence/actors.js';
 import { takeFeedLock } from '../../persistence/event-store.js';
 import { createActorInput, listActorsQuery, updateActorInput, type ActorPage, type ActorView } from './actor.inputs.js';
@@ -105,9 +105,8 @@ export async function updateActor(deps: Deps, ctx: Ctx, rawId: string, input: un
       await recordAudit(deps, tx, ctx, { action: 'actor.updated', target: actorTarget(id, name), changes: { name: { from: previous, to: name } } });
     return ok((await load(tx, id))!);
   });
-  // its tensions take the new name in the background (Migration20261129160000), once the rename is committed:
-  // inside an idempotent request's transaction, only when it is (before, the rewrite found no record yet)
-  if (result.ok && renamed) afterCommit(deps.orm, () => void deps.partyNames.run());
+  // its tensions take the new name in the background once the rename commits (Migration20261129160000)
+  if (result.ok && renamed) deps.partyNames.renamed();
   return result;
 }
 

@@ -10,7 +10,7 @@ import { lockIdentityChanges, unionGrants } from '../../persistence/role-graph.j
 import { createdAtIdKey, cursorSchema, decodeCursor, pageLimit, toPage, type Page } from '../paging.js';
 import { idOf, nameSchema, uuidSchema } from '../schemas.js';
 import { escalationRefusal, guardLastAdmin } from './transact.js';
-import { afterCommit, isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
+import { isUniqueViolation, reader, transact } from '../../persistence/transaction.js';
 import * as users from '../../persistence/users.js';
 import { revokeSessionsOf } from '../../persistence/sessions.js';
 import { revokeKeysOf } from '../../persistence/api-keys.js';
@@ -220,9 +220,8 @@ export async function updateUser(deps: Deps, ctx: Ctx, id: string, input: unknow
       });
       return ok((await loadUser(tx, userId))!);
     });
-    // a new name: the tensions this user leads take it in the background (Migration20261129160000), once the
-    // rename is committed (inside an idempotent request's transaction, only when it is)
-    if (result.ok && patch.name !== undefined) afterCommit(deps.orm, () => void deps.partyNames.run());
+    // a new name: the tensions this user leads take it in the background once it commits (Migration20261129160000)
+    if (result.ok && patch.name !== undefined) deps.partyNames.renamed();
     return result;
   } catch (err) {
     if (isUniqueViolation(err)) return emailTaken(patch.email ?? '');

@@ -175,26 +175,20 @@ describe('tension party sort names', () => {
 
   it.skipIf(!onPostgres)('a tension naming a party being renamed waits for the rename and takes the new name', async () => {
     const actor = await newActor(c, 'Old Name Co');
-    const renamer = new pg.Client({ connectionString: app.db.url! });
-    await renamer.connect();
+    const [renamer, watcher] = await sessions();
     try {
       await renamer.query('begin');
       await renamer.query(`update actors set name = 'New Name Co' where id = $1`, [actor]);
       const sensed = c.post('/tensions', { name: 'PN during a rename', actorId: actor });
       // the tension's write waits on the rename's row (without it, it would write the old name and commit)
-      const watcher = new pg.Client({ connectionString: app.db.url! });
-      await watcher.connect();
-      try {
-        await lockWaitSeen(watcher, 'the tension waited on the rename');
-      } finally {
-        await watcher.end();
-      }
+      await lockWaitSeen(watcher, 'the tension waited on the rename');
       await renamer.query('commit');
       const res = await sensed;
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(await names([res.body.tension.id])).toMatchObject([{ actor_sort: 'new name co', actor_name: 'New Name Co' }]);
     } finally {
       await renamer.end();
+      await watcher.end();
     }
   });
 
