@@ -27,6 +27,7 @@ import { Migration20261128200000_rollups_never_wait } from './Migration202611282
 import { Migration20261129090000_tension_search_text } from './Migration20261129090000_tension_search_text.js';
 import { Migration20261129140000_party_lists_serial } from './Migration20261129140000_party_lists_serial.js';
 import { Migration20261129160000_tension_party_names } from './Migration20261129160000_tension_party_names.js';
+import { Migration20261129200000_stream_feed_order } from './Migration20261129200000_stream_feed_order.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -57,4 +58,5 @@ export const migrationsList = [
   { name: 'Migration20261129090000_tension_search_text', class: Migration20261129090000_tension_search_text },
   { name: 'Migration20261129140000_party_lists_serial', class: Migration20261129140000_party_lists_serial },
   { name: 'Migration20261129160000_tension_party_names', class: Migration20261129160000_tension_party_names },
+  { name: 'Migration20261129200000_stream_feed_order', class: Migration20261129200000_stream_feed_order },
 ];

@@ -46,19 +46,37 @@ export function statementReader(deps: { orm: MikroORM; statements: EntityManager
 }
 
 /**
+ * How many times a unit of work runs when the store refuses it with serialization_failure (40001): an append
+ * under a transaction id smaller than the one its stream's previous version was committed under, which the
+ * feed would serve out of order (Migration20261129200000). A new transaction is given a new id, above every
+ * commit it could read, so the next attempt passes unless yet another commit lands on the stream meanwhile.
+ * The last refusal propagates: 503 `unavailable` with Retry-After (server/persistence/transient.ts).
+ */
+const ATTEMPTS = 3;
+
+function isSerializationFailure(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '40001';
+}
+
+/**
  * Runs `work` in one transaction; a returned refusal rolls back and is returned, a thrown error rolls back
- * and propagates. Inside `withinTransaction` it is a savepoint of the request's transaction.
+ * and propagates. Inside `withinTransaction` it is a savepoint of the request's transaction (and runs once:
+ * only the outermost transaction can run again under a new id). `work` may run again (see ATTEMPTS).
  */
 export async function transact<T>(orm: MikroORM, work: (tx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
-  try {
-    return await reader(orm).transactional(async (tx) => {
-      const result = await work(tx);
-      if (!result.ok) throw new Rollback(result);
-      return result;
-    });
-  } catch (err) {
-    if (err instanceof Rollback) return err.refusal;
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    const outermost = !openAmbient(orm);
+    try {
+      return await reader(orm).transactional(async (tx) => {
+        const result = await work(tx);
+        if (!result.ok) throw new Rollback(result);
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof Rollback) return err.refusal;
+      if (outermost && attempt < ATTEMPTS && isSerializationFailure(err)) continue;
+      throw err;
+    }
   }
 }
 
@@ -69,9 +87,21 @@ export type Settled<T> = { commit: true; value: T } | { commit: false; value: T 
  * Runs `work` and everything it calls (through `reader` and `transact`) in one transaction, committed
  * or rolled back as `work` decides. Effects registered with `afterCommit` run once it has committed,
  * outside it (never on a rollback). Work that throws rolls back and the error propagates; a COMMIT
- * that fails propagates too (then whether it committed is unknown to us).
+ * that fails propagates too (then whether it committed is unknown to us). `work` may run again, in a
+ * new transaction, when the store refuses it with serialization_failure (see ATTEMPTS).
  */
 export async function withinTransaction<T>(orm: MikroORM, work: (tx: Tx) => Promise<Settled<T>>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withinTransactionOnce(orm, work);
+    } catch (err) {
+      if (attempt < ATTEMPTS && isSerializationFailure(err)) continue;
+      throw err;
+    }
+  }
+}
+
+async function withinTransactionOnce<T>(orm: MikroORM, work: (tx: Tx) => Promise<Settled<T>>): Promise<T> {
   const em = orm.em.fork();
   const tx = em; // begin() binds the transaction to this fork
   const state: Ambient = { orm, tx, open: true, afterCommit: [] };

@@ -68,6 +68,8 @@ export interface StoreCheck {
   brokenStreams: string[];
   /** events whose position is not above the previous version's (positions have gaps, never disorder) */
   positionsOutOfOrder: number;
+  /** events whose transaction id is below the previous version's: the feed would serve them first (Migration20261129200000) */
+  transactionsOutOfOrder: number;
   duplicatePositions: number;
   duplicateEventIds: number;
   /** projection rows whose version is not their stream's head */
@@ -81,8 +83,9 @@ export async function checkEventStore(em: EntityManager): Promise<StoreCheck> {
      from domain_events`,
   );
   const [disorder] = await em.execute(
-    `select count(*)::int as n from (select position, lag(position) over (partition by stream_type, stream_id order by version) as prev
-     from domain_events) e where e.position <= e.prev`,
+    `select count(*) filter (where e.position <= e.prev)::int as n, count(*) filter (where e.tid < e.prev_tid)::int as tids
+     from (select position, lag(position) over w as prev, transaction_id as tid, lag(transaction_id) over w as prev_tid
+           from domain_events window w as (partition by stream_type, stream_id order by version)) e`,
   );
   const broken: { stream_id: string }[] = await em.execute(
     `select stream_id from domain_events group by stream_type, stream_id
@@ -97,13 +100,14 @@ export async function checkEventStore(em: EntityManager): Promise<StoreCheck> {
     streams: totals.streams,
     brokenStreams: broken.map((b) => b.stream_id),
     positionsOutOfOrder: disorder.n,
+    transactionsOutOfOrder: disorder.tids,
     duplicatePositions: totals.dup_positions,
     duplicateEventIds: totals.dup_ids,
     rowsOffHead: off.n,
   };
 }
 
-export const CONSISTENT = { brokenStreams: [], positionsOutOfOrder: 0, duplicatePositions: 0, duplicateEventIds: 0, rowsOffHead: 0 };
+export const CONSISTENT = { brokenStreams: [], positionsOutOfOrder: 0, transactionsOutOfOrder: 0, duplicatePositions: 0, duplicateEventIds: 0, rowsOffHead: 0 };
 
 /** Two server processes on one fresh PostgreSQL database; `b` uses the admin session `a` signed in with. */
 export interface TwoInstances {
