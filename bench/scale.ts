@@ -62,7 +62,8 @@ const ON_TENSIONS = ['name', 'current_context', 'potential_future'].map(
 );
 /** The new btrees on `tensions`, which every rescore's (never HOT) update writes. */
 const TENSION_BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx'];
-const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx', 'domain_events_type_feed_idx', 'domain_events_stream_feed_idx'];
+// (the feed by stream reads the version key since Migration20261129210000: no index of its own)
+const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx', 'domain_events_type_feed_idx'];
 
 /**
  * The rescore's row write alone at the SQL level (pgbench, 8 clients, prepared, triggers on): `score` and

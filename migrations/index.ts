@@ -28,6 +28,7 @@ import { Migration20261129090000_tension_search_text } from './Migration20261129
 import { Migration20261129140000_party_lists_serial } from './Migration20261129140000_party_lists_serial.js';
 import { Migration20261129160000_tension_party_names } from './Migration20261129160000_tension_party_names.js';
 import { Migration20261129200000_stream_feed_order } from './Migration20261129200000_stream_feed_order.js';
+import { Migration20261129210000_stream_feed_by_version_key } from './Migration20261129210000_stream_feed_by_version_key.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -59,4 +60,5 @@ export const migrationsList = [
   { name: 'Migration20261129140000_party_lists_serial', class: Migration20261129140000_party_lists_serial },
   { name: 'Migration20261129160000_tension_party_names', class: Migration20261129160000_tension_party_names },
   { name: 'Migration20261129200000_stream_feed_order', class: Migration20261129200000_stream_feed_order },
+  { name: 'Migration20261129210000_stream_feed_by_version_key', class: Migration20261129210000_stream_feed_by_version_key },
 ];

@@ -302,41 +302,95 @@ export function compareFeedCursors(a: FeedCursor, b: FeedCursor): number {
   return a.position - b.position;
 }
 
+/** The columns of a feed page's rows; `tid` is the text form, `xid` the id to order by (never the text). */
+const PAGE_COLUMNS = `position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
+              transaction_id::text as tid, transaction_id as xid`;
+
 /**
- * readFeed's one statement below `horizon`. A filter by type or by stream reads its own index in feed order
- * (`(type | stream_id, transaction_id, position)`, migration 20261126010000), so a rare type or one stream
- * costs its own events, not a walk over the whole feed. `prepare` is false for a filter by type: a prepared
- * statement's generic plan cannot see which types are asked for, takes them for a fifth of the feed, and
- * walks the whole feed index filtering every event (1.8 s at 640,000 events for a type with 50); planned
- * with the values, PostgreSQL knows a rare type from its statistics. Exported so the plan-shape test
- * explains it.
+ * readFeed's one statement below `horizon`. A filter by type reads its own index in feed order
+ * (`(type, transaction_id, position)`, migration 20261126010000), so a rare type costs its own events, not a
+ * walk over the whole feed. `prepare` is false for a filter by type: a prepared statement's generic plan
+ * cannot see which types are asked for, takes them for a fifth of the feed, and walks the whole feed index
+ * filtering every event (1.8 s at 640,000 events for a type with 50); planned with the values, PostgreSQL
+ * knows a rare type from its statistics. A filter by stream reads the stream's version key (streamPageSql).
+ * Exported so the plan-shape test explains it.
  */
 export function feedPageSql(horizon: string, after: FeedCursor, limit: number, filter: FeedFilter): { sql: string; params: unknown[]; prepare: boolean } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.types?.length) {
-    where.push('and type = any(?::text[])');
-    params.push(`{${filter.types.map((t) => `"${t}"`).join(',')}}`);
-  }
-  if (filter.streamId) {
-    where.push('and stream_id = ?::uuid');
-    params.push(filter.streamId);
-  }
-  return {
-    sql: `with page as (
-       select position, id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at,
-              transaction_id::text as tid, transaction_id as xid
+  const types = filter.types?.length ? `{${filter.types.map((t) => `"${t}"`).join(',')}}` : null;
+  const page = filter.streamId
+    ? streamPageSql(horizon, after, limit, filter.streamId, types)
+    : {
+        sql: `select ${PAGE_COLUMNS}
        from domain_events
-       where transaction_id < ?::text::xid8 and (transaction_id, position) > (?::text::xid8, ?::bigint) ${where.join(' ')}
+       where transaction_id < ?::text::xid8 and (transaction_id, position) > (?::text::xid8, ?::bigint) ${types ? 'and type = any(?::text[])' : ''}
        order by domain_events.transaction_id, domain_events.position
-       limit ?),
+       limit ?`,
+        params: [horizon, after.transactionId, after.position, ...(types ? [types] : []), limit],
+      };
+  return {
+    sql: `with page as (${page.sql}),
      tail as (
        select transaction_id, position from domain_events where transaction_id < ?::text::xid8
        order by transaction_id desc, position desc limit 1)
      select (select coalesce(json_agg(p order by p.xid, p.position), '[]'::json) from page p) as page,
             (select transaction_id::text from tail) as tail_tid, (select position from tail) as tail_pos`,
-    params: [horizon, after.transactionId, after.position, ...params, limit, horizon],
-    prepare: !filter.types?.length,
+    params: [...page.params, horizon],
+    prepare: !types,
+  };
+}
+
+/**
+ * One stream's page of the feed, read along its version key `(stream_type, stream_id, version)`, which every
+ * append writes anyway: a second index by stream cost every append a random leaf, whose first change after a
+ * checkpoint logs the whole page (37 % of an append's WAL, issue 37's rescore A/B; Migration20261129210000
+ * dropped it). Within a stream the feed's order is the version order (the store refuses an append below its
+ * previous version's transaction id, Migration20261129200000), so the events after the cursor are the
+ * versions above the last one at or before it: found by a binary search over the versions (contiguous,
+ * 1…head), a probe of the key each, about 14 for a stream of 10,000 events, wherever the cursor is in it.
+ * Then the page walks the versions from there, for each stream type that has the id and events after the
+ * cursor (each probe a `limit 1` subquery of its own, so the planner
+ * never turns the search into a join that scans the stream). The id could name a stream of each type: `kinds` lists the
+ * store's stream types from the key's first column, one probe each (today one: `tension`).
+ */
+function streamPageSql(horizon: string, after: FeedCursor, limit: number, streamId: string, types: string | null) {
+  return {
+    sql: `with recursive kinds (t) as (
+         select min(stream_type) from domain_events
+         union all
+         select (select min(d.stream_type) from domain_events d where d.stream_type > k.t) from kinds k where k.t is not null),
+       heads (t, head) as (
+         select k.t, (select coalesce(max(d.version), 0) from domain_events d where d.stream_type = k.t and d.stream_id = ?::uuid)
+         from kinds k where k.t is not null),
+       search (t, head, lo, hi) as (
+         select t, head, 0, head from heads where head > 0
+         union all
+         select s.t, s.head, case when p.at_or_before then (s.lo + s.hi + 1) / 2 else s.lo end,
+                case when p.at_or_before then s.hi else (s.lo + s.hi + 1) / 2 - 1 end
+         from search s cross join lateral (
+           select (d.transaction_id, d.position) <= (?::text::xid8, ?::bigint) as at_or_before from domain_events d
+           where d.stream_type = s.t and d.stream_id = ?::uuid and d.version = (s.lo + s.hi + 1) / 2
+           limit 1) p
+         where s.lo < s.hi)
+       select e.* from search s cross join lateral (
+         select ${PAGE_COLUMNS} from domain_events
+         where stream_type = s.t and stream_id = ?::uuid and version > s.lo
+           and transaction_id < ?::text::xid8 and (transaction_id, position) > (?::text::xid8, ?::bigint) ${types ? 'and type = any(?::text[])' : ''}
+         order by version limit ?) e
+       where s.lo = s.hi and s.lo < s.head
+       order by e.xid, e.position limit ?`,
+    params: [
+      streamId,
+      after.transactionId,
+      after.position,
+      streamId,
+      streamId,
+      horizon,
+      after.transactionId,
+      after.position,
+      ...(types ? [types] : []),
+      limit,
+      limit,
+    ],
   };
 }
 

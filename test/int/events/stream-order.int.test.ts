@@ -6,6 +6,7 @@
 // append (Migration20261129200000) and the deletion runs again under a new id. The overlap needs two
 // transactions at once, so it is forced on PostgreSQL only (the embedded database runs one at a time).
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
@@ -13,6 +14,7 @@ import { onPostgres } from '../../support/database.js';
 import { feedPage } from '../../support/feed.js';
 import { holdTensionRow } from '../../support/row-lock.js';
 import { newActor, newTension } from '../../support/tensions.js';
+import { FEED_START, feedPageSql, readFeed, type FeedCursor } from '../../../server/persistence/event-store.js';
 
 let app: TestApp;
 let agent: SeededUser;
@@ -84,5 +86,85 @@ describe('each tension in version order in the feed', () => {
     expect(types.map((e) => e.type)).toEqual(['TensionSensed', 'TensionRescored', 'TensionDiscarded']);
     expect(await feedVersions(second)).toEqual({ filtered: [1, 2, 3], global: [1, 2, 3] });
     expect(await feedVersions(first)).toEqual({ filtered: [1, 2], global: [1, 2] });
+  });
+
+  it("a stream's page from any cursor is the feed's next events of that stream, of each stream type with its id", async () => {
+    const actor = await newActor(c, `Stream pages ${randomUUID()}`);
+    const stream = (await newTension(c, { name: 'SP 1', actorId: actor })).id;
+    const other = (await newTension(c, { name: 'SP other', actorId: actor })).id;
+    // 130 versions (the binary search's edges: 9 → 10, 99 → 100, 127 → 128), another stream's events between
+    for (let v = 2; v <= 130; v++) {
+      const res = await c.post(`/tensions/${v % 2 ? stream : other}/${v % 3 ? 'rename' : 'rescore'}`, v % 3 ? { name: `SP ${v}` } : { score: 1 + (v % 10) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      if (v % 2) continue;
+      const again = await c.post(`/tensions/${stream}/rename`, { name: `SP ${v} again` });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+    }
+    // the same id as a stream of another type, written in two transactions (a later one, then more)
+    for (let v = 1; v <= 3; v++) {
+      await app.em().execute(
+        `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
+           values (?, 'zz-other', ?, ?, 'Noted', 1, '{}', '{"via":"cli","actorKind":"system"}', now())`,
+        [randomUUID(), stream, v],
+      );
+    }
+    const all = (await readFeed(app.em(), FEED_START, 100_000)).events;
+    const mine = all.filter((e) => e.streamId === stream);
+    expect(mine.filter((e) => e.streamType === 'tension').map((e) => e.version)).toEqual(Array.from({ length: mine.length - 3 }, (_, i) => i + 1));
+    expect(mine.length).toBeGreaterThan(130);
+    const after = (cur: FeedCursor) =>
+      mine.filter((e) => BigInt(e.transactionId) > BigInt(cur.transactionId) || (e.transactionId === cur.transactionId && e.position > cur.position));
+    const cursors = fc.oneof(
+      fc.constant(FEED_START),
+      fc.constantFrom(...all).map((e) => ({ transactionId: e.transactionId, position: e.position })),
+      fc.constantFrom(...all).map((e) => ({ transactionId: e.transactionId, position: e.position - 1 })),
+    );
+    await fc.assert(
+      fc.asyncProperty(cursors, fc.integer({ min: 1, max: 9 }), async (cursor, limit) => {
+        const page = await readFeed(app.em(), cursor, limit, { streamId: stream });
+        expect(page.events.map((e) => e.id)).toEqual(
+          after(cursor)
+            .slice(0, limit)
+            .map((e) => e.id),
+        );
+      }),
+      { numRuns: 150 },
+    );
+    // followed page by page, with a type filter too, and an id no stream has
+    const follow = async (filter: { streamId: string; types?: string[] }) => {
+      const seen: string[] = [];
+      for (let cur = FEED_START, i = 0; i < 200; i++) {
+        const page = await readFeed(app.em(), cur, 7, filter);
+        seen.push(...page.events.map((e) => e.id));
+        if (page.events.length === 0) break;
+        cur = page.next;
+      }
+      return seen;
+    };
+    expect(await follow({ streamId: stream })).toEqual(mine.map((e) => e.id));
+    expect(await follow({ streamId: stream, types: ['TensionRescored', 'Noted'] })).toEqual(
+      mine.filter((e) => e.type === 'TensionRescored' || e.type === 'Noted').map((e) => e.id),
+    );
+    expect(await follow({ streamId: randomUUID() })).toEqual([]);
+
+    // A late cursor's page reads its page, not the stream up to it: the search lands on the cursor's version,
+    // so no event of the stream is read and then filtered out (counted rows, not time). On the other tension,
+    // whose id has one stream type: EXPLAIN reports rows removed as an average over a node's loops, rounded.
+    interface Node {
+      'Relation Name'?: string;
+      'Rows Removed by Filter'?: number;
+      'Actual Loops'?: number;
+      Plans?: Node[];
+    }
+    const removed = (n: Node): number =>
+      (n['Relation Name'] === 'domain_events' ? (n['Rows Removed by Filter'] ?? 0) * (n['Actual Loops'] ?? 1) : 0) +
+      (n.Plans ?? []).reduce((sum, child) => sum + removed(child), 0);
+    const [{ h }] = await app.em().execute<{ h: string }[]>('select market_feed_horizon()::text as h');
+    const theirs = all.filter((e) => e.streamId === other);
+    expect(theirs.length).toBeGreaterThan(60);
+    const late = theirs[50];
+    const { sql, params } = feedPageSql(h, { transactionId: late.transactionId, position: late.position }, 5, { streamId: other });
+    const [explained] = await app.em().execute<{ 'QUERY PLAN': [{ Plan: Node }] }[]>(`explain (analyze, format json) ${sql}`, params);
+    expect(removed(explained['QUERY PLAN'][0].Plan)).toBe(0);
   });
 });
