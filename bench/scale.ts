@@ -61,9 +61,18 @@ const ON_TENSIONS = ['name', 'current_context', 'potential_future'].map(
   (c) => `create index bench_tensions_${c}_trgm on tensions using gin (${c} gin_trgm_ops)`,
 );
 /** The new btrees on `tensions`, which every rescore's (never HOT) update writes. */
-const TENSION_BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx'];
-// (the feed by stream reads the version key since Migration20261129210000: no index of its own)
-const BTREE = ['tensions_name_idx', 'tensions_state_score_idx', 'tensions_state_name_idx', 'domain_events_type_feed_idx'];
+const TENSION_BTREE = ['tensions_state_score_idx', 'tensions_state_name_idx'];
+// (the feed by stream reads the version key since Migration20261129210000, and `(name, id)` went with
+// Migration20261129220000: no index of their own)
+const BTREE = [...TENSION_BTREE, 'domain_events_type_feed_idx'];
+/**
+ * What the layout before issue 37 had and the new one dropped (Migration20261129220000: its lists read the
+ * state-led index): put back for the "without" sides, so that they are the layout before, not less.
+ */
+const BEFORE = [['bench_before_tensions_score_idx', 'create index bench_before_tensions_score_idx on tensions (score desc, id)']] as const;
+async function layoutBefore(db: BenchDatabase, on: boolean): Promise<void> {
+  for (const [name, create] of BEFORE) await db.query(on ? create : `drop index ${name}`);
+}
 
 /**
  * The rescore's row write alone at the SQL level (pgbench, 8 clients, prepared, triggers on): `score` and
@@ -250,7 +259,9 @@ export async function scaleBench(
     for (const index of TRIGRAM) await db.query(`drop index ${index}`);
     const withoutTrigram = await rescore();
     for (const index of BTREE) await db.query(`drop index ${index}`);
+    await layoutBefore(db, true);
     const withoutNew = await rescore();
+    await layoutBefore(db, false);
     const buildMs: Record<string, number> = {};
     for (const d of definitions) {
       const t0 = performance.now();
@@ -276,8 +287,10 @@ export async function scaleBench(
       await db.query(definitionOf(index));
     }
     for (const index of BTREE) await db.query(`drop index ${index}`);
+    await layoutBefore(db, true);
     wal['without the new ones'] = await rowWriteWal(db, pool.length);
     rowWrite['without the new ones'] = await rowWriteTps(db, outDir, pool.length, sqlSeconds);
+    await layoutBefore(db, false);
     for (const index of BTREE) await db.query(definitionOf(index));
     for (const sql of ON_TENSIONS) await db.query(sql);
     wal['trigram indexes on tensions (the old layout)'] = await rowWriteWal(db, pool.length);

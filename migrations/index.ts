@@ -29,6 +29,7 @@ import { Migration20261129140000_party_lists_serial } from './Migration202611291
 import { Migration20261129160000_tension_party_names } from './Migration20261129160000_tension_party_names.js';
 import { Migration20261129200000_stream_feed_order } from './Migration20261129200000_stream_feed_order.js';
 import { Migration20261129210000_stream_feed_by_version_key } from './Migration20261129210000_stream_feed_by_version_key.js';
+import { Migration20261129220000_state_led_sorts } from './Migration20261129220000_state_led_sorts.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -61,4 +62,5 @@ export const migrationsList = [
   { name: 'Migration20261129160000_tension_party_names', class: Migration20261129160000_tension_party_names },
   { name: 'Migration20261129200000_stream_feed_order', class: Migration20261129200000_stream_feed_order },
   { name: 'Migration20261129210000_stream_feed_by_version_key', class: Migration20261129210000_stream_feed_by_version_key },
+  { name: 'Migration20261129220000_state_led_sorts', class: Migration20261129220000_state_led_sorts },
 ];

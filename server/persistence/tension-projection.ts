@@ -68,6 +68,12 @@ const SORT_COLUMN = {
   createdAt: ['t.created_at', 'timestamptz'],
   name: ['t.name', 'text'],
 } as const;
+/**
+ * The sorts whose only index leads with the state, `(state, score desc, id desc)` and `(state, name, id)`
+ * (Migration20261129220000 dropped `(score desc, id desc)` and `(name, id)`, which every rescore wrote too):
+ * without a state filter their list is the three states' branches merged, each read from the cursor.
+ */
+const STATE_LED = new Set<TensionSortKey>(['score', 'name']);
 /** The states in the order `sort=state` lists them: the lifecycle's, which is also their alphabetical order. */
 export const STATE_ORDER = ['alive', 'resolved', 'stale'] as const;
 
@@ -191,9 +197,19 @@ function listSource(q: TensionQuery, rows: number, firstGroup = false, select = 
   if (q.sort === 'state') return stateListSql(q, rows, firstGroup, select);
   if (q.sort === 'actor' || q.sort === 'lead') return partyListSql(q, q.sort, rows, firstGroup, select);
   const [column, cast] = SORT_COLUMN[q.sort];
-  const { where, params, add } = tensionFilterSql(q);
-  if (q.after) add(`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id);
   const dir = q.descending ? 'desc' : 'asc';
+  const after: [string, ...unknown[]][] = q.after ? [[`(${column}, t.id) ${q.descending ? '<' : '>'} (?::${cast}, ?::uuid)`, q.after.v, q.after.id]] : [];
+  if (!q.state && STATE_LED.has(q.sort)) {
+    // one branch a state, merged: each reads `(state, column, id)` from the cursor (see STATE_LED)
+    const columns = `${column}::text as sort_value, null::text as sort_key`;
+    const branches = STATE_ORDER.map((state) => ({
+      ...branch(q, select, columns, [['t.state = ?', state], ...after], `${column} ${dir}, t.id ${dir}`, rows),
+      group: 0,
+    }));
+    return unionPage(branches, `${column} ${dir}, t.id ${dir}`, rows, firstGroup, select);
+  }
+  const { where, params, add } = tensionFilterSql(q);
+  for (const [sql, ...values] of after) add(sql, ...values);
   return {
     sql: `select ${select}, ${column}::text as sort_value, null::text as sort_key from tensions t
        ${where.length ? `where ${where.join(' and ')}` : ''}
