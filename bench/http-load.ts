@@ -18,7 +18,9 @@ export type Target =
   | { kind: 'get'; ids: string[] }
   | { kind: 'history'; ids: string[] }
   /** GET /tensions/:id?asOfVersion=N: the stream folded up to version N (SPEC §15) */
-  | { kind: 'as-of'; ids: string[]; version: number };
+  | { kind: 'as-of'; ids: string[]; version: number }
+  /** GET /events?streamId=…&limit=100: a stream's page of the feed, from its start or from a cursor of each stream's (`after`) */
+  | { kind: 'feed-stream'; ids: string[]; after?: Map<string, string> };
 
 const RESCORE_GQL = `mutation($id: ID!, $input: RescoreTensionInput!) { rescoreTension(id: $id, input: $input) {
   tension { id name score state version updatedAt actor { id name } } event { version type summary summaryKey } } }`;
@@ -41,6 +43,10 @@ function requestFor(target: Target, mine: string[]) {
       return { method: 'GET' as const, path: `/api/v1/tensions/${id}/history?limit=20` };
     case 'as-of':
       return { method: 'GET' as const, path: `/api/v1/tensions/${id}?asOfVersion=${target.version}` };
+    case 'feed-stream': {
+      const after = target.after?.get(id);
+      return { method: 'GET' as const, path: `/api/v1/events?streamId=${id}&limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}` };
+    }
   }
 }
 

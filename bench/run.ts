@@ -60,6 +60,9 @@ interface Round {
   history?: HttpResult;
   /** as-of read of the long streams' last version (a fold of the whole stream) */
   asOf?: HttpResult;
+  /** a long stream's page of the feed (`?streamId=`), from its start and from 150 events before its end */
+  feedStreamStart?: HttpResult;
+  feedStreamTail?: HttpResult;
   /** the first as-of read of each long stream (round 1: no snapshot yet, the whole stream folded), ms, slowest */
   asOfColdMs?: number;
   get?: HttpResult;
@@ -269,6 +272,7 @@ async function main() {
         )
       : undefined;
     const readerKeys = want('feed') ? await provisionReaders(svc.url, Math.ceil(SUBSCRIBERS / 20)) : [];
+    const [feedKey] = want('streams') ? await provisionReaders(svc.url, 1) : [''];
     let nats: Awaited<ReturnType<typeof natsOrReason>> | undefined;
     if (want('relay')) {
       nats = await natsOrReason(RELAY.natsUrl);
@@ -326,9 +330,14 @@ async function main() {
         round.asOfColdMs = Math.round(Math.max(...cold));
         log(`round ${r} as-of first reads: slowest ${round.asOfColdMs} ms, all ${Math.round(performance.now() - coldStart)} ms`);
         round.asOf = await load(svc.url, agent.key, { kind: 'as-of', ids: long, version: sizes.longEvents }, 8, T);
+        // The feed by stream reads the version key, its place found by a binary search (Migration20261129210000):
+        // a page from the stream's start and one near its end, where a walk from the start would be longest.
+        round.feedStreamStart = await load(svc.url, feedKey, { kind: 'feed-stream', ids: long }, 8, T);
+        round.feedStreamTail = await load(svc.url, feedKey, { kind: 'feed-stream', ids: long, after: await tailCursors(svc.url, feedKey, long) }, 8, T);
         log(
           `round ${r} streams: long ${Math.round(round.long8.rps)} fresh ${Math.round(round.fresh8.rps)} req/s; ` +
-            `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms, as-of p99 ${round.asOf.p99} ms`,
+            `history p99 ${round.history.p99} ms, get p99 ${round.get.p99} ms, as-of p99 ${round.asOf.p99} ms, ` +
+            `feed by stream p99 ${round.feedStreamStart.p99} (start) / ${round.feedStreamTail.p99} (near the end) ms`,
         );
       }
       if (want('auth')) {
@@ -433,6 +442,30 @@ async function main() {
   await writeFile(join(outDir, 'table.md'), `${conditions}\n\n${table}\n`);
   log(`results in ${outDir}`);
   if (figures.some((f) => f.pass === false)) process.exitCode = 1;
+}
+
+/** For each stream, the feed cursor 150 of its events before its end (read through the filtered feed itself). */
+async function tailCursors(url: string, key: string, ids: string[]): Promise<Map<string, string>> {
+  const page = async (id: string, limit: number, after?: string) => {
+    const res = await fetch(`${url}/api/v1/events?streamId=${id}&limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    if (res.status !== 200) throw new Error(`feed by stream: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: unknown[]; nextCursor: string };
+  };
+  const cursors = new Map<string, string>();
+  for (const id of ids) {
+    let total = 0;
+    for (let after: string | undefined, p; (p = await page(id, 1000, after)).data.length > 0; after = p.nextCursor) total += p.data.length;
+    let after: string | undefined;
+    for (let left = Math.max(0, total - 150); left > 0;) {
+      const p = await page(id, Math.min(1000, left), after);
+      left -= p.data.length;
+      after = p.nextCursor;
+    }
+    if (after) cursors.set(id, after);
+  }
+  return cursors;
 }
 
 function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embeddedBench>>, relayUnavailable?: string): Figure[] {
@@ -600,6 +633,24 @@ function buildFigures(rounds: Round[], embedded: Awaited<ReturnType<typeof embed
         3,
       ),
     );
+    const feedStart = pick((r) => r.feedStreamStart);
+    const feedTail = pick((r) => r.feedStreamTail);
+    http.push(...feedStart, ...feedTail);
+    for (const [where, runs] of [
+      ['from its start', feedStart],
+      ['150 events before its end', feedTail],
+    ] as const) {
+      f.push(
+        ratioFigure(
+          `feed ?streamId= of a ${sizes.longEvents}-event stream, ${where}, p99 vs GET /tensions/:id p99`,
+          runs.map((x) => x.p99),
+          get.map((x) => x.p99),
+          ' ms',
+          '<=',
+          5,
+        ),
+      );
+    }
     f.push({
       name: `  first as-of read of each long stream (folds it whole), slowest, ms`,
       value: rounds.map((r) => fmt(r.asOfColdMs ?? 0)).join(' / '),
