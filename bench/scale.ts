@@ -154,7 +154,10 @@ export async function scaleBench(
   opts: ScaleOptions,
   log: (s: string) => void,
 ): Promise<{ figures: Figure[]; raw: unknown }> {
-  const db = await createBenchDatabase(serverUrl, process.env.BENCH_SCALE_DB_NAME ?? `bench_scale_${Date.now()}_${process.pid}`);
+  // BENCH_SCALE_TEMPLATE: a database an earlier run kept (`--keep-db`) with the same sizes, copied instead of
+  // written (a file copy: a minute instead of ten at a million tensions; the migrations still run on start)
+  const template = process.env.BENCH_SCALE_TEMPLATE;
+  const db = await createBenchDatabase(serverUrl, process.env.BENCH_SCALE_DB_NAME ?? `bench_scale_${Date.now()}_${process.pid}`, template);
   const stops: (() => Promise<void>)[] = [];
   try {
     const env = { databaseUrl: db.url, dataDir: await mkdtemp(join(tmpdir(), 'bench-scale-')), logFile: join(outDir, 'service-scale.log') };
@@ -175,7 +178,10 @@ export async function scaleBench(
     });
     const { key } = await admin.call('POST', `/users/${reader.id}/api-keys`, { name: 'bench-scale' });
     const started = performance.now();
-    await writeScaleData((sql, params) => db.query(sql, params), opts.sizes, log);
+    if (template) {
+      const [{ n }] = await db.query<{ n: string }>('select count(*)::text as n from tensions');
+      if (Number(n) !== opts.sizes.tensions) throw new Error(`${template} holds ${n} tensions, not ${opts.sizes.tensions}`);
+    } else await writeScaleData((sql, params) => db.query(sql, params), opts.sizes, log);
     const setupMs = performance.now() - started;
     const [{ size }] = await db.query<{ size: string }>('select pg_database_size(current_database())::text as size');
     const [{ events }] = await db.query<{ events: string }>('select count(*)::text as events from domain_events');
@@ -246,7 +252,11 @@ export async function scaleBench(
     // so a side measured soon after the bulk load or the index builds (gigabytes of WAL, a checkpoint under
     // way) paid for those writes, not for its indexes (issue 37: "all indexes" 47 and 49 req/s around
     // 92 and 99 without, while the same indexes plus three more gave 117).
+    // Each side is warmed first, unmeasured, then starts from a checkpoint: a layout just changed has indexes
+    // that were just built or dropped, whose pages no rescore has read yet (and the builds' WAL behind them);
+    // measured cold, the same layout gave 361 and 187 req/s on either side of its rebuild.
     const rescore = async (seconds = Math.max(opts.seconds, 8)) => {
+      await load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, Math.max(2, opts.seconds));
       await db.query('checkpoint');
       return load(svc.url, agent.key, { kind: 'rescore-rest', ids: pool, scores: await poolScores(db, pool) }, 8, seconds);
     };

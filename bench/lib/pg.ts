@@ -16,13 +16,13 @@ export function withDatabase(url: string, name: string): string {
 }
 
 /** `name`: a fixed name (BENCH_DB_NAME), else `bench_<timestamp>_<pid>`; dropped first if it exists. */
-export async function createBenchDatabase(serverUrl: string, fixedName?: string): Promise<BenchDatabase> {
+export async function createBenchDatabase(serverUrl: string, fixedName?: string, template?: string): Promise<BenchDatabase> {
   const name = fixedName ?? `bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`not a plain database name: ${n}`);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   if (fixedName) await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
   const url = withDatabase(serverUrl, name);
   const client = new pg.Client({ connectionString: url });
