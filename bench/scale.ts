@@ -185,7 +185,10 @@ export async function scaleBench(
     const setupMs = performance.now() - started;
     const [{ size }] = await db.query<{ size: string }>('select pg_database_size(current_database())::text as size');
     const [{ events }] = await db.query<{ events: string }>('select count(*)::text as events from domain_events');
-    log(`scale: written in ${Math.round(setupMs / 1000)} s; ${events} events; database ${Math.round(Number(size) / 2 ** 20)} MiB`);
+    log(
+      `scale: ${template ? `copied from ${template} (its events include its run's rescores)` : `written in ${Math.round(setupMs / 1000)} s`}; ` +
+        `${events} events; database ${Math.round(Number(size) / 2 ** 20)} MiB`,
+    );
     const dryRun = await dryRunCheck(env);
     if (dryRun.inserted || dryRun.updated || dryRun.deleted) throw new Error(`the scale bulk differs from what evolve folds: ${JSON.stringify(dryRun)}`);
 
@@ -322,7 +325,7 @@ export async function scaleBench(
     const figures: Figure[] = [
       {
         name: `scale: ${opts.sizes.tensions} tensions, ${events} events, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`,
-        value: `setup ${fmt(setupMs / 1000, ' s')}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}`,
+        value: `${template ? `copied from ${template}` : `setup ${fmt(setupMs / 1000, ' s')}`}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}`,
       },
       { name: '  GET /tensions/:id p50 / p99', value: `${median(gets.map((g) => g.p50))} / ${getP99} ms` },
     ];
