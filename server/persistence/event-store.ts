@@ -347,10 +347,10 @@ export function feedPageSql(horizon: string, after: FeedCursor, limit: number, f
  * previous version's transaction id, Migration20261129200000), so the events after the cursor are the
  * versions above the last one at or before it: found by a binary search over the versions (contiguous,
  * 1…head), a probe of the key each, about 14 for a stream of 10,000 events, wherever the cursor is in it.
- * Then the page walks the versions from there, for each stream type that has the id and events after the
- * cursor (each probe a `limit 1` subquery of its own, so the planner
- * never turns the search into a join that scans the stream). The id could name a stream of each type: `kinds` lists the
- * store's stream types from the key's first column, one probe each (today one: `tension`).
+ * Each probe is a `limit 1` subquery of its own, so the planner never turns the search into a join that
+ * scans the stream. Then the page walks the versions from there, for each stream type that has the id and
+ * events after the cursor: the id could name a stream of each type, and `kinds` lists the store's stream
+ * types from the key's first column, one probe each (today one: `tension`).
  */
 function streamPageSql(horizon: string, after: FeedCursor, limit: number, streamId: string, types: string | null) {
   return {
