@@ -21,25 +21,36 @@ export async function holdRow(databaseUrl: string, table: 'tensions' | 'users' |
   const { rowCount } = await holder.query(`select id from ${table} where id = $1 for update`, [id]);
   if (rowCount !== 1) throw new Error(`holdRow: no row ${id} in ${table}`);
   return {
-    async waitForWaiters(n, timeoutMs = 15_000) {
-      // a second connection: pg_stat_activity is read once per transaction, and the holder's stays open
-      const watcher = new pg.Client({ connectionString: databaseUrl });
-      await watcher.connect();
-      try {
-        for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 20))) {
-          const { rows } = await watcher.query(
-            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (rows[0].n >= n) return rows[0].n;
-          if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${n} commands queued on the held row within ${timeoutMs} ms`);
-        }
-      } finally {
-        await watcher.end();
-      }
-    },
+    waitForWaiters: (n, timeoutMs = 15_000) => waitForLockWaiters(databaseUrl, n, { timeoutMs, what: `commands queued on the held row` }),
     async release() {
       await holder.query('commit');
       await holder.end();
     },
   };
+}
+
+/**
+ * Resolves with how many backends of the database wait on a lock, once at least `n` do (polled every 20 ms
+ * on a connection of its own: pg_stat_activity is read once per transaction, so a holder's open one would
+ * never see a change). Resolves 0 once `stopped()` says the awaited party finished without waiting; throws,
+ * naming `what`, after `timeoutMs`.
+ */
+export async function waitForLockWaiters(
+  databaseUrl: string,
+  n: number,
+  opts: { timeoutMs?: number; what?: string; stopped?: () => boolean } = {},
+): Promise<number> {
+  const { timeoutMs = 15_000, what = 'lock waiters', stopped = () => false } = opts;
+  const watcher = new pg.Client({ connectionString: databaseUrl });
+  await watcher.connect();
+  try {
+    for (const deadline = Date.now() + timeoutMs; !stopped(); await new Promise((r) => setTimeout(r, 20))) {
+      const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      if (rows[0].n >= n) return rows[0].n;
+      if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${n} ${what} within ${timeoutMs} ms`);
+    }
+    return 0;
+  } finally {
+    await watcher.end();
+  }
 }

@@ -12,6 +12,7 @@ import { syncTensionPartyNames } from '../../../server/persistence/tension-party
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../support/database.js';
+import { waitForLockWaiters } from '../../support/row-lock.js';
 import { insertUser, newActor, newTension } from '../../support/tensions.js';
 
 const MIGRATION = 'Migration20261129160000_tension_party_names';
@@ -37,25 +38,15 @@ async function names(ids: string[]) {
   );
 }
 
-/** Two sessions of the app's database: one to hold a transaction open, one to watch for lock waits (lockWaitSeen). */
-async function sessions(): Promise<[pg.Client, pg.Client]> {
-  const both = [new pg.Client({ connectionString: app.db.url! }), new pg.Client({ connectionString: app.db.url! })] as [pg.Client, pg.Client];
-  await Promise.all(both.map((client) => client.connect()));
-  return both;
+/** A session of the app's database, to hold a transaction open. */
+async function session(): Promise<pg.Client> {
+  const held = new pg.Client({ connectionString: app.db.url! });
+  await held.connect();
+  return held;
 }
 
-/**
- * Whether a session of this database came to wait on a lock: polled until one does (true), `stopped` says to
- * stop looking (false), or 15 s pass (the test fails, saying `what`).
- */
-async function lockWaitSeen(watcher: pg.Client, what: string, stopped: () => boolean = () => false): Promise<boolean> {
-  for (const deadline = Date.now() + 15_000; !stopped(); await new Promise((r) => setTimeout(r, 20))) {
-    const { rows } = await watcher.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-    if (rows[0].n >= 1) return true;
-    expect(Date.now(), what).toBeLessThan(deadline);
-  }
-  return false;
-}
+/** Resolves once a session of this database waits on a lock (1), or 0 if `stopped()` first; throws after 15 s. */
+const lockWaitSeen = (what: string, stopped?: () => boolean) => waitForLockWaiters(app.db.url!, 1, { what, stopped });
 
 interface Item {
   id: string;
@@ -175,20 +166,19 @@ describe('tension party sort names', () => {
 
   it.skipIf(!onPostgres)('a tension naming a party being renamed waits for the rename and takes the new name', async () => {
     const actor = await newActor(c, 'Old Name Co');
-    const [renamer, watcher] = await sessions();
+    const renamer = await session();
     try {
       await renamer.query('begin');
       await renamer.query(`update actors set name = 'New Name Co' where id = $1`, [actor]);
       const sensed = c.post('/tensions', { name: 'PN during a rename', actorId: actor });
       // the tension's write waits on the rename's row (without it, it would write the old name and commit)
-      await lockWaitSeen(watcher, 'the tension waited on the rename');
+      await lockWaitSeen('a wait of the tension on the rename');
       await renamer.query('commit');
       const res = await sensed;
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(await names([res.body.tension.id])).toMatchObject([{ actor_sort: 'new name co', actor_name: 'New Name Co' }]);
     } finally {
       await renamer.end();
-      await watcher.end();
     }
   });
 
@@ -212,17 +202,16 @@ describe('tension party sort names', () => {
       const [tension, stayed] = written;
       // renamed by SQL: recorded, not yet rewritten
       await app.em().execute(`update ${kind === 'actor' ? 'actors' : 'users'} set name = ? where id = ?`, [`Race ${kind} New`, renamed]);
-      const [mover, watcher] = await sessions();
+      const mover = await session();
       try {
         await mover.query('begin');
         await mover.query(`update tensions set ${kind === 'actor' ? 'actor_id' : 'lead_user_id'} = $1 where id = $2`, [other, tension.id]);
         const rewrite = syncTensionPartyNames(app.em(), 1);
-        await lockWaitSeen(watcher, 'the rewrite waited on the moved tension');
+        await lockWaitSeen('a wait of the rewrite on the moved tension');
         await mover.query('commit');
         await rewrite;
       } finally {
         await mover.end();
-        await watcher.end();
       }
       const [row] = await names([tension.id]);
       const [name, sort] = kind === 'actor' ? [row.actor_name, row.actor_sort] : [row.lead_name, row.lead_sort];
@@ -242,18 +231,17 @@ describe('tension party sort names', () => {
     const actor = await newActor(c, 'Lock Co');
     const tension = await newTension(c, { name: 'PN lock', actorId: actor });
     await app.em().execute(`update actors set name = 'Lock Co Two' where id = ?`, [actor]);
-    const [renamer, watcher] = await sessions();
+    const renamer = await session();
     try {
       await renamer.query('begin');
       await renamer.query(`update actors set name = 'Lock Co Three' where id = $1`, [actor]);
       let finished = false;
       const rewrite = syncTensionPartyNames(app.em()).finally(() => (finished = true));
-      expect(await lockWaitSeen(watcher, 'the rewrite waited for the rename', () => finished), 'the rewrite read the name under the rename').toBe(true);
+      expect(await lockWaitSeen('a wait of the rewrite for the rename', () => finished), 'the rewrite read the name under the rename').toBeGreaterThan(0);
       await renamer.query('commit');
       await rewrite;
     } finally {
       await renamer.end();
-      await watcher.end();
     }
     expect(await names([tension.id])).toMatchObject([{ actor_sort: 'lock co three' }]);
     expect(await app.em().execute('select * from tension_party_name_syncs')).toEqual([]);
