@@ -4,7 +4,9 @@ import pg from 'pg';
 export interface BenchDatabase {
   url: string;
   name: string;
+  /** On the bench's own connection, opened on first use (again after close()). */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Ends the bench's connection (a database copied as a template must have none). */
   close(): Promise<void>;
   drop(): Promise<void>;
 }
@@ -15,32 +17,59 @@ export function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-/** `name`: a fixed name (BENCH_DB_NAME), else `bench_<timestamp>_<pid>`; dropped first if it exists. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `name`: a fixed name (BENCH_DB_NAME), else `bench_<timestamp>_<pid>`; dropped first if it exists.
+ * `template`: a database copied file by file (a checkpoint and a copy, not gigabytes of WAL as PostgreSQL 15's
+ * default strategy would write); it must have no connection, and a process that just exited may still hold
+ * one for a moment, so the copy is tried again for a few seconds.
+ */
 export async function createBenchDatabase(serverUrl: string, fixedName?: string, template?: string): Promise<BenchDatabase> {
   const name = fixedName ?? `bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
   for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`not a plain database name: ${n}`);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  if (fixedName) await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
-  await admin.end();
+  try {
+    if (fixedName) await admin.query(`drop database if exists ${name} with (force)`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database ${name}${template ? ` template ${template} strategy file_copy` : ''}`);
+        break;
+      } catch (err) {
+        // 55006 object_in_use: "source database … is being accessed by other users"
+        if ((err as { code?: string }).code !== '55006' || attempt >= 20) throw err;
+        await sleep(500);
+      }
+    }
+  } finally {
+    await admin.end();
+  }
   const url = withDatabase(serverUrl, name);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  let closed = false;
+  let client: pg.Client | null = null;
+  const connected = async () => {
+    if (!client) {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      client = c;
+    }
+    return client;
+  };
+  const close = async () => {
+    const c = client;
+    client = null;
+    await c?.end();
+  };
+  await connected();
   return {
     url,
     name,
     async query(sql, params) {
-      return (await client.query(sql, params as unknown[])).rows;
+      return (await (await connected()).query(sql, params as unknown[])).rows;
     },
-    async close() {
-      if (!closed) await client.end();
-      closed = true;
-    },
+    close,
     async drop() {
-      if (!closed) await client.end();
-      closed = true;
+      await close();
       const a = new pg.Client({ connectionString: serverUrl });
       await a.connect();
       await a.query(`drop database if exists ${name} with (force)`);
