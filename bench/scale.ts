@@ -68,10 +68,14 @@ const BTREE = [...TENSION_BTREE, 'domain_events_type_feed_idx'];
 /** Pairs of the rescore A/B, alternated: all then before, before then all, ... */
 const AB_PAIRS = 6;
 /**
- * What the layout before issue 37 had and the new one dropped (Migration20261129220000: its lists read the
- * state-led index): put back for the "without" sides, so that they are the layout before, not less.
+ * What the layout before issue 37 had and the new one dropped (Migrations 20261129220000 and 20261130010000:
+ * their lists read the state-led indexes): put back for the "without" sides, so that they are the layout
+ * before, not less.
  */
-const BEFORE = [['bench_before_tensions_score_idx', 'create index bench_before_tensions_score_idx on tensions (score desc, id)']] as const;
+const BEFORE = [
+  ['bench_before_tensions_score_idx', 'create index bench_before_tensions_score_idx on tensions (score desc, id)'],
+  ['bench_before_tensions_created_idx', 'create index bench_before_tensions_created_idx on tensions (created_at desc, id)'],
+] as const;
 async function layoutBefore(db: BenchDatabase, on: boolean): Promise<void> {
   for (const [name, create] of BEFORE) await db.query(on ? create : `drop index ${name}`);
 }

@@ -30,6 +30,7 @@ import { Migration20261129160000_tension_party_names } from './Migration20261129
 import { Migration20261129200000_stream_feed_order } from './Migration20261129200000_stream_feed_order.js';
 import { Migration20261129210000_stream_feed_by_version_key } from './Migration20261129210000_stream_feed_by_version_key.js';
 import { Migration20261129220000_state_led_sorts } from './Migration20261129220000_state_led_sorts.js';
+import { Migration20261130010000_state_led_created } from './Migration20261130010000_state_led_created.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -63,4 +64,5 @@ export const migrationsList = [
   { name: 'Migration20261129200000_stream_feed_order', class: Migration20261129200000_stream_feed_order },
   { name: 'Migration20261129210000_stream_feed_by_version_key', class: Migration20261129210000_stream_feed_by_version_key },
   { name: 'Migration20261129220000_state_led_sorts', class: Migration20261129220000_state_led_sorts },
+  { name: 'Migration20261130010000_state_led_created', class: Migration20261130010000_state_led_created },
 ];

@@ -69,11 +69,12 @@ const SORT_COLUMN = {
   name: ['t.name', 'text'],
 } as const;
 /**
- * The sorts whose only index leads with the state, `(state, score desc, id desc)` and `(state, name, id)`
- * (Migration20261129220000 dropped `(score desc, id desc)` and `(name, id)`, which every rescore wrote too):
- * without a state filter their list is the three states' branches merged, each read from the cursor.
+ * The sorts whose only index leads with the state, `(state, score desc, id desc)`, `(state, name, id)` and
+ * `(state, created_at, id)` (Migration20261129220000 dropped `(score desc, id desc)` and `(name, id)`,
+ * Migration20261130010000 `(created_at desc, id desc)`, which every rescore wrote too): without a state filter
+ * their list is the three states' branches merged, each read from the cursor.
  */
-const STATE_LED = new Set<TensionSortKey>(['score', 'name']);
+const STATE_LED = new Set<TensionSortKey>(['score', 'name', 'createdAt']);
 /** The states in the order `sort=state` lists them: the lifecycle's, which is also their alphabetical order. */
 export const STATE_ORDER = ['alive', 'resolved', 'stale'] as const;
 
