@@ -63,13 +63,13 @@ export async function cliRebuildUnderLoad<T>(
   };
 }
 
-/** Checks that the SQL-written bulk is what `evolve` folds: a dry run must find nothing to change. */
 /** The projection rebuilt from the events where it differs (a kept database whose rows a run's pgbench moved). */
 export async function rebuildInPlace(env: ServiceEnv): Promise<Record<string, number>> {
   const out = await runCli(env, ['projections', 'rebuild']);
   return JSON.parse(out.slice(out.indexOf('{')));
 }
 
+/** Checks that the SQL-written bulk is what `evolve` folds: a dry run must find nothing to change. */
 export async function dryRunCheck(env: ServiceEnv): Promise<Record<string, number>> {
   const out = await runCli(env, ['projections', 'rebuild', '--dry-run']);
   return JSON.parse(out.slice(out.indexOf('{')));

@@ -27,7 +27,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function createBenchDatabase(serverUrl: string, fixedName?: string, template?: string): Promise<BenchDatabase> {
   const name = fixedName ?? `bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
-  for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`not a plain database name: ${n}`);
+  // at most 63 characters: PostgreSQL would cut a longer name short, and this URL would name another database
+  for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]{0,62}$/.test(n)) throw new Error(`not a plain database name of at most 63 characters: ${n}`);
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {

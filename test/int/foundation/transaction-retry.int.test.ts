@@ -41,7 +41,7 @@ describe('a unit of work refused with serialization_failure runs again', () => {
     expect(effects).toEqual([3]);
   });
 
-  it('withinTransaction: refused three times, the refusal propagates (the faces answer it 503) and nothing is left', async () => {
+  it('withinTransaction: refused three times, the refusal propagates and nothing is left', async () => {
     const run = randomUUID();
     let attempts = 0;
     const effects: number[] = [];
