@@ -1,12 +1,15 @@
 // buildApp(deps): one Express app serving /healthz, /readyz, /api/v1, /graphql, /mcp and the admin web build.
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 
 import type { Deps } from './application/context.js';
-import { authenticateRequest, requestContext } from './http/request-context.js';
-import { rateLimit } from './http/rate-limit.js';
+import { accessLog, authenticateRequest, requestContext, type VerifyBearer } from './http/request-context.js';
+import { authenticateApiKey } from './auth/authenticate.js';
+import { commandLane, type CommandLaneParts } from './http/command-lane.js';
+import { rateLimit, requestLimiter } from './http/rate-limit.js';
 import { restErrors, restRouter } from './rest/router.js';
 import { sendCode } from './rest/problem.js';
 import { onlyMethods } from './rest/method-not-allowed.js';
@@ -42,8 +45,13 @@ export interface Health {
 }
 
 export interface AppOptions {
-  /** Who is calling; default bearer key or session cookie. Only the bench swaps it (to price verification). */
-  authenticate?: RequestHandler;
+  /** Who a bearer API key stands for; default `authenticateApiKey`. Only the bench swaps it (to price verification). */
+  verifyBearer?: VerifyBearer;
+  /**
+   * false: every request goes through Express, the command lane's included (server/http/command-lane.ts).
+   * Only the tests and the bench that compare the two lanes set it.
+   */
+  commandLane?: boolean;
   health?: Health;
   /** The admin web build to serve; default: found next to this module. Tests point it at a folder of their own. */
   webDist?: string | null;
@@ -58,7 +66,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   app.disable('x-powered-by');
   // Which proxies may name the client (X-Forwarded-For) and the scheme (X-Forwarded-Proto): SPEC §6.
   app.set('trust proxy', deps.config.trustProxy);
-  app.use(requestContext(deps));
+  const limiter = requestLimiter(deps);
+  const logAccess = accessLog(deps);
+  const verifyBearer: VerifyBearer = opts.verifyBearer ?? ((bearer) => authenticateApiKey(deps, bearer));
+  app.use(requestContext(deps, logAccess));
   app.use(limitRequestLine);
   app.use(httpTracing(routeLabel));
   app.use(httpMetrics(deps.metrics));
@@ -96,8 +107,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   // SPEC §5: these paths serve GET only; another method is 405 with Allow, not the admin app's 404.
   app.all(['/healthz', '/readyz', ...(deps.config.metrics ? ['/metrics'] : [])], onlyMethods(['GET']));
 
-  app.use(opts.authenticate ?? authenticateRequest(deps));
-  app.use(rateLimit(deps));
+  app.use(authenticateRequest(deps, verifyBearer));
+  app.use(rateLimit(limiter, deps));
   // SPEC §13: the OAuth metadata, the authorization server under /oauth, and the token check in front of /mcp.
   const oauthFace = oauth(deps);
   app.use(oauthFace.router);
@@ -112,5 +123,22 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
 
   app.use((req: Request, res: Response) => notFound(req, res));
   app.use((err: Error, req: Request, res: Response, next: NextFunction) => restErrors(deps)(err, req, res, next));
+
+  if (opts.commandLane === false) return app;
+  // Every request is offered to the command lane first (the service's server and the tests' alike).
+  const routed = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, callback?: unknown) => void };
+  const viaExpress = routed.handle.bind(app);
+  const lane = commandLane(deps, {
+    verifyBearer,
+    limiter,
+    logAccess,
+    draining: () => opts.health?.draining() ?? false,
+    trust: app.get('trust proxy fn') as CommandLaneParts['trust'],
+    etag: app.get('etag fn') as CommandLaneParts['etag'],
+    fallback: (req, res) => viaExpress(req, res),
+  });
+  routed.handle = (req, res, callback) => {
+    if (!lane(req, res)) viaExpress(req, res, callback);
+  };
   return app;
 }

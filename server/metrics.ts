@@ -17,6 +17,8 @@ export interface Metrics {
   rateLimited(scope: 'request' | 'login' | 'stream'): void;
   /** one answered HTTP request, by route template */
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
+  /** one request the command lane answered outside Express (server/http/command-lane.ts) */
+  commandLane(): void;
   /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
   feedRead(reader: 'hub' | 'catchup'): void;
   /** the relay this instance runs: its state is read at every scrape */
@@ -105,6 +107,11 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
       this.set({ state: 'free' }, pool.numFree());
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
+  });
+  const laneAnswers = new Counter({
+    name: 'market_http_command_lane_total',
+    help: 'Tension commands over REST answered by the command lane, outside Express’s layers (counted in market_http_requests_total too); a command it left to Express (an Origin, a compressed body, a failed key) is not counted here.',
+    registers: [registry],
   });
   const feedReads = new Counter({
     name: 'market_feed_reads_total',
@@ -250,6 +257,7 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
       requests.inc(labels);
       latency.observe(labels, seconds);
     },
+    commandLane: () => laneAnswers.inc(),
   };
 }
 

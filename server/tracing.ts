@@ -1,7 +1,7 @@
 // OpenTelemetry traces (SPEC §9): spans for HTTP requests, GraphQL operations, use cases and SQL, exported
 // over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without a registered provider every call below is
 // the API's no-op, so the instrumentation costs next to nothing when tracing is off.
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -59,21 +59,35 @@ export async function inSpan<T>(name: string, attributes: Record<string, string>
   });
 }
 
-/** One server span per request, continuing a `traceparent` the caller sent; named by route template once known. */
+/** A request's server span, continuing a `traceparent` the caller sent; null when tracing is off (the span would not record). */
+export function startRequestSpan(
+  method: string,
+  path: string,
+  headers: Record<string, unknown>,
+  /** when the request arrived, if not now (ms since the epoch) */
+  startTime?: number,
+): { span: Span; context: Context } | null {
+  const parent = propagation.extract(context.active(), headers);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path }, startTime }, parent);
+  return span.isRecording() ? { span, context: trace.setSpan(parent, span) } : null;
+}
+
+/** Names the span by its route template once known, and ends it with the answer's status. */
+export function endRequestSpan(span: Span, method: string, route: string, status: number, requestId: string): void {
+  span.updateName(`${method} ${route}`);
+  span.setAttributes({ 'http.route': route, 'http.response.status_code': status, 'market.request_id': requestId });
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** One server span per request (see startRequestSpan), the rest of the request run inside it. */
 export function httpTracing(routeOf: (req: Request) => string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const parent = propagation.extract(context.active(), req.headers);
-    const span = tracer().startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } }, parent);
-    if (!span.isRecording()) return next();
-    res.locals.traceId = span.spanContext().traceId;
-    res.on('finish', () => {
-      const route = routeOf(req);
-      span.updateName(`${req.method} ${route}`);
-      span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode, 'market.request_id': req.requestId });
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    });
-    context.with(trace.setSpan(parent, span), next);
+    const started = startRequestSpan(req.method, req.path, req.headers);
+    if (!started) return next();
+    res.locals.traceId = started.span.spanContext().traceId;
+    res.on('finish', () => endRequestSpan(started.span, req.method, routeOf(req), res.statusCode, req.requestId));
+    context.with(started.context, next);
   };
 }
 

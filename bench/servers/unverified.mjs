@@ -9,10 +9,6 @@ if (!caller) throw new Error('BENCH_CALLER is required');
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const service = await startService(config, logger, {
-  authenticate: (req, _res, next) => {
-    req.caller = caller;
-    req.authRefusal = null;
-    next();
-  },
+  verifyBearer: async () => ({ ok: true, value: caller }),
 });
 process.on('SIGTERM', () => service.close().then(() => process.exit(0)));

@@ -15,12 +15,20 @@ export function problemBody(refusal: Refusal, requestId: string) {
   };
 }
 
-export function sendProblem(res: Response, refusal: Refusal, requestId: string): void {
+/** A problem's status and the headers it carries (WWW-Authenticate on a 401, Retry-After when there is one): the one reading every lane writes. */
+export function problemHeaders(refusal: Refusal): { status: number; headers: [string, string][] } {
   const status = REFUSAL_STATUS[refusal.code];
-  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  const headers: [string, string][] = [];
+  if (status === 401) headers.push(['WWW-Authenticate', 'Bearer']);
   if ((refusal.code === 'rate_limited' || refusal.code === 'unavailable') && typeof refusal.extensions?.retryAfterSeconds === 'number') {
-    res.setHeader('Retry-After', String(refusal.extensions.retryAfterSeconds));
+    headers.push(['Retry-After', String(refusal.extensions.retryAfterSeconds)]);
   }
+  return { status, headers };
+}
+
+export function sendProblem(res: Response, refusal: Refusal, requestId: string): void {
+  const { status, headers } = problemHeaders(refusal);
+  for (const [name, value] of headers) res.setHeader(name, value);
   res
     .status(status)
     .type('application/problem+json')
@@ -29,8 +37,15 @@ export function sendProblem(res: Response, refusal: Refusal, requestId: string):
 
 /** A 500: the request id and nothing internal (no detail). */
 export function sendInternalProblem(res: Response, requestId: string): void {
+  res
+    .status(500)
+    .type('application/problem+json')
+    .send(JSON.stringify(internalProblemBody(requestId)));
+}
+
+export function internalProblemBody(requestId: string) {
   const { detail: _none, ...body } = problemBody(refuse('internal', ''), requestId);
-  res.status(500).type('application/problem+json').send(JSON.stringify(body));
+  return body;
 }
 
 export function sendCode(res: Response, code: ErrorCode, detail: string, requestId: string): void {

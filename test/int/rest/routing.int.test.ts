@@ -49,7 +49,7 @@ describe('REST routing by first segment', () => {
     expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
   });
 
-  it("a rescore tries its own area's routes, not every area's", async () => {
+  it("a rescore tries its own area's routes, not every area's; through the command lane, none", async () => {
     const Layer = createRequire(import.meta.url)('router/lib/layer.js') as { prototype: { match: (this: unknown, path: string) => unknown } };
     const match = Layer.prototype.match;
     let tried = 0;
@@ -57,13 +57,24 @@ describe('REST routing by first segment', () => {
       tried++;
       return match.call(this, path);
     };
+    const triedBy = async (path: string, score: number) => {
+      tried = 0;
+      expect((await c.post(path, { score })).status).toBe(200);
+      return tried;
+    };
+    let viaExpress: number;
+    let viaLane: number;
     try {
-      expect((await c.post(`/tensions/${tensionId}/rescore`, { score: 8 })).status).toBe(200);
+      // a query string is Express's to read: the command lane leaves such a request to it
+      viaExpress = await triedBy(`/tensions/${tensionId}/rescore?through=express`, 8);
+      viaLane = await triedBy(`/tensions/${tensionId}/rescore`, 9);
     } finally {
       Layer.prototype.match = match;
     }
     // the app's own layers, the REST router's, and the tension routes before rescore (100 before)
-    expect(tried).toBeGreaterThan(10);
-    expect(tried).toBeLessThan(50);
+    expect(viaExpress).toBeGreaterThan(10);
+    expect(viaExpress).toBeLessThan(50);
+    // the plain command: the lane (server/http/command-lane.ts), no Express layer at all
+    expect(viaLane).toBe(0);
   });
 });
