@@ -60,15 +60,9 @@ export async function inSpan<T>(name: string, attributes: Record<string, string>
 }
 
 /** A request's server span, continuing a `traceparent` the caller sent; null when tracing is off (the span would not record). */
-export function startRequestSpan(
-  method: string,
-  path: string,
-  headers: Record<string, unknown>,
-  /** when the request arrived, if not now (ms since the epoch) */
-  startTime?: number,
-): { span: Span; context: Context } | null {
+export function startRequestSpan(method: string, path: string, headers: Record<string, unknown>): { span: Span; context: Context } | null {
   const parent = propagation.extract(context.active(), headers);
-  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path }, startTime }, parent);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } }, parent);
   return span.isRecording() ? { span, context: trace.setSpan(parent, span) } : null;
 }
 

@@ -22,7 +22,7 @@ import { refusalReply, restReply, type RestReply } from '../rest/handle.js';
 import { internalProblemBody } from '../rest/problem.js';
 import { endRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from './body.js';
-import type { RequestLimiter } from './rate-limit.js';
+import { limitBucket, type RequestLimiter } from './rate-limit.js';
 import { requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
 import { unavailable } from './unavailable.js';
@@ -123,30 +123,36 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     if (typeof bearer !== 'string') return false;
     const name = hostname(req);
     if (name === undefined || !hosts.has(name)) return false;
-    void serve(req, res, found, bearer, Number(length));
+    serve(req, res, found, bearer, Number(length)).catch((err: unknown) => {
+      // a failure `serve` could not answer (a refusal or a failed command is answered there): a bug; end the exchange
+      deps.logger.error({ err }, 'command lane: request failed');
+      res.destroy();
+    });
     return true;
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse, found: Target, bearer: string, length: number): Promise<void> {
     const started = process.hrtime.bigint();
-    const arrived = Date.now();
+    const url = req.url!;
+    // The span covers the key's lookup, as Express's does. A request left to Express never ends it (an
+    // unended span is never exported): Express makes the request's span, and the lookup's SQL span here
+    // is the one orphan such a request leaves in a trace.
+    const traced = startRequestSpan('POST', url, req.headers);
+    const within = <T>(fn: () => Promise<T>) => (traced ? context.with(traced.context, fn) : fn());
     let caller: Caller;
     try {
-      const verified = await parts.verifyBearer(bearer);
+      const verified = await within(() => parts.verifyBearer(bearer));
       if (!verified.ok) return parts.fallback(req, res);
       caller = verified.value;
     } catch {
       return parts.fallback(req, res); // Express meets the same failure and answers it (503 or 500)
     }
-    const bucket = `key:${caller.apiKey?.id}`;
-    const limited = parts.limiter.limit !== 0;
-    if (limited && parts.limiter.wouldRefuse(bucket)) return parts.fallback(req, res);
-    // From here the lane answers.
-    const rateHeaders = limited ? parts.limiter.take(bucket).headers : [];
-    const url = req.url!;
-    const requestId = requestIdOf(firstHeader(req.headers['x-request-id']));
     const client = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? 'unknown';
-    const traced = startRequestSpan('POST', url, req.headers, arrived);
+    const bucket = parts.limiter.limit === 0 ? null : limitBucket(caller, () => client);
+    if (bucket !== null && parts.limiter.wouldRefuse(bucket)) return parts.fallback(req, res);
+    // From here the lane answers.
+    const rateHeaders = bucket === null ? [] : parts.limiter.take(bucket).headers;
+    const requestId = requestIdOf(firstHeader(req.headers['x-request-id']));
     const base: string[] = ['X-Request-Id', requestId];
     if (varyOrigin) base.push('Vary', 'Origin');
     for (const [k, v] of securityHeaderList(url, secure(req))) base.push(k, v);
@@ -220,7 +226,7 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
         send({ status: 500, body: internalProblemBody(requestId), problem: true, headers: [] });
       }
     };
-    await (traced ? context.with(traced.context, answer) : answer());
+    await within(answer);
   }
 }
 

@@ -56,6 +56,7 @@ describe('tracing', () => {
     const traceId = server!.spanContext().traceId;
     const sql = spans.filter((s) => s.name.startsWith('sql ') && s.spanContext().traceId === traceId);
     expect(sql.length).toBeGreaterThan(1);
+    expect(sql.map((s) => s.name)).toContain('sql select api_keys'); // the bearer key's lookup
     expect(sql.map((s) => s.name)).toContain('sql with tensions'); // the command's one write: row and events
     const useCase = spans.find((s) => s.name === 'tension.rescore');
     expect(useCase?.attributes['market.outcome']).toBe('appended');
