@@ -134,6 +134,12 @@ const STEPS: Step[] = [
     headers: json,
     body: '{"userId":"00000000-0000-4000-8000-000000000001"}',
   },
+  {
+    name: 'through a trusted proxy, over HTTPS (the CSP asks for upgrades)',
+    path: (id) => `/tensions/${id}/rescore`,
+    headers: { ...json, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'localhost:8443', 'x-forwarded-for': '198.51.100.7, 10.0.0.1' },
+    body: '{"score":2}',
+  },
   { name: 'a sense', path: () => `/tensions`, headers: json, body: 'SENSE' },
   { name: 'a sense without an actor', path: () => `/tensions`, headers: json, body: '{"name":"No actor"}' },
 ];
@@ -159,6 +165,9 @@ describe('the command lane', () => {
     });
     // the requests were what they say: the outcomes a client relies on
     const status = (name: string) => viaLane[STEPS.findIndex((s) => s.name === name)].status;
+    const proxied = viaLane[STEPS.findIndex((s) => s.name.startsWith('through a trusted proxy'))];
+    expect(proxied.status).toBe(200);
+    expect(proxied.headers['content-security-policy']).toContain('upgrade-insecure-requests');
     expect(status('a rescore that appends')).toBe(200);
     expect(status('a stale expectedVersion')).toBe(409);
     expect(status('broken JSON')).toBe(400);
@@ -262,7 +271,31 @@ describe('the command lane', () => {
       req.end(body);
     });
     expect(misdirected).toBe(403); // host_not_allowed
+    // nor one a trusted proxy forwards
+    const forwarded = await send(lane.app, 'POST', `/tensions/${id}/rescore`, { ...auth, ...json, 'x-forwarded-host': 'rebound.example' }, '{"score":2}');
+    expect(forwarded.status).toBe(403);
     expect(await laneCount(lane.app)).toBe(before);
+  });
+});
+
+describe('a draining instance', () => {
+  it('leaves every request to Express, which asks the client to reconnect elsewhere', async () => {
+    let draining = false;
+    const app = await startTestApp({}, {}, undefined, { health: { draining: () => draining, schemaCurrent: () => Promise.resolve(true) } });
+    try {
+      const writer = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:*', 'actors:*'] });
+      const api = client(app, writer.key);
+      const id = (await newTension(api, { actorId: await newActor(api, 'Draining Co'), name: 'Draining', currentContext: 'now' })).id;
+      const auth = { authorization: `Bearer ${writer.key}`, ...json };
+      const before = await laneCount(app);
+      draining = true;
+      const res = await send(app, 'POST', `/tensions/${id}/rescore`, auth, '{"score":2}');
+      expect(res.status).toBe(200);
+      expect(res.headers.connection).toBe('close');
+      expect(await laneCount(app)).toBe(before);
+    } finally {
+      await app.close();
+    }
   });
 });
 
