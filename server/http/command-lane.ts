@@ -23,7 +23,7 @@ import { internalProblemBody } from '../rest/problem.js';
 import { endRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
-import { requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
+import { leaveVerified, requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
 import { unavailable } from './unavailable.js';
 
@@ -142,14 +142,20 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     let caller: Caller;
     try {
       const verified = await within(() => parts.verifyBearer(bearer));
-      if (!verified.ok) return parts.fallback(req, res);
+      if (!verified.ok) {
+        leaveVerified(req, verified);
+        return parts.fallback(req, res);
+      }
       caller = verified.value;
     } catch {
       return parts.fallback(req, res); // Express meets the same failure and answers it (503 or 500)
     }
     const client = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? 'unknown';
     const bucket = parts.limiter.limit === 0 ? null : limitBucket(caller, () => client);
-    if (bucket !== null && parts.limiter.wouldRefuse(bucket)) return parts.fallback(req, res);
+    if (bucket !== null && parts.limiter.wouldRefuse(bucket)) {
+      leaveVerified(req, { ok: true, value: caller });
+      return parts.fallback(req, res);
+    }
     // From here the lane answers.
     const rateHeaders = bucket === null ? [] : parts.limiter.take(bucket).headers;
     const requestId = requestIdOf(firstHeader(req.headers['x-request-id']));

@@ -3,6 +3,7 @@
 // (lane on) and one with every request through Express (`commandLane: false`), each on its own database,
 // play the same requests; their answers must be equal but for the ids and times each made. Then what the
 // lane leaves to Express, and the rate limit both lanes share.
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
@@ -12,9 +13,12 @@ import { client, seedUserWithKey, type SeededUser } from '../../support/clients.
 import { newActor, newTension } from '../../support/tensions.js';
 import { createLogger } from '../../../server/logger.js';
 import type { Config } from '../../../server/config.js';
+import { formatApiKey } from '../../../server/domain/api-key.js';
 
 interface Side {
   app: TestApp;
+  /** bearer key lookups the app has made so far */
+  lookups: () => number;
   lines: Record<string, unknown>[];
   writer: SeededUser;
   reader: SeededUser;
@@ -33,7 +37,14 @@ async function side(commandLane: boolean, config: Partial<Config> = {}): Promise
   const writer = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:*', 'actors:*'], name: 'Lane writer' });
   const reader = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'], name: 'Lane reader' });
   const actorId = await newActor(client(app, writer.key), 'Lane Co');
-  return { app, lines, writer, reader, actorId };
+  let lookups = 0;
+  app.deps.orm.em
+    .getConnection()
+    .getKnex()
+    .on('query', (q: { sql: string }) => {
+      if (q.sql.includes('from api_keys k join users u')) lookups++;
+    });
+  return { app, lines, writer, reader, actorId, lookups: () => lookups };
 }
 
 interface Answer {
@@ -238,7 +249,7 @@ describe('the command lane', () => {
       ['a text body', () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { ...auth, 'content-type': 'text/plain' }, '{"score":8}'), 415],
       [
         'an unknown key',
-        () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { authorization: 'Bearer mk_live_unknownunknownunknownunknown', ...json }, '{"score":9}'),
+        () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { authorization: `Bearer ${formatApiKey(randomBytes(32))}`, ...json }, '{"score":9}'),
         401,
       ],
       ['a malformed Authorization', () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { authorization: 'Basic eDp5', ...json }, '{"score":9}'), 401],
@@ -246,7 +257,10 @@ describe('the command lane', () => {
       ['a discard (DELETE, its input in the query)', () => send(lane.app, 'DELETE', `/tensions/${id}?expectedVersion=999`, auth), 409],
     ];
     for (const [name, answer, status] of left) {
+      const lookupsBefore = lane.lookups();
       const res = await answer();
+      // a key is looked up once, by whichever lane: an unknown one too (the lane leaves what it found to Express)
+      expect(lane.lookups() - lookupsBefore, name).toBe(name === 'a malformed Authorization' ? 0 : 1);
       expect(res.status, `${name}: ${res.text}`).toBe(status);
       if (status >= 400) expect(res.headers['content-type'], name).toMatch(/^application\/problem\+json/);
     }
@@ -321,7 +335,10 @@ describe('the rate limit, shared by both lanes', () => {
     expect(fourth.status).toBe(200);
     expect(fourth.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
     expect(fourth.headers['ratelimit-policy']).toBe('"default";q=4;w=60');
+    const lookupsBefore = limited.lookups();
     const fifth = await send(limited.app, 'POST', `/tensions/${id}/rescore`, auth, '{"score":4}');
+    // left to Express, which refuses it with what the lane found: one key lookup, not two
+    expect(limited.lookups() - lookupsBefore).toBe(1);
     expect(fifth.status).toBe(429);
     expect(fifth.headers['retry-after']).toMatch(/^\d+$/);
     expect(fifth.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
