@@ -7,6 +7,11 @@ export const BODY_LIMIT_BYTES = 102_400;
 /** zlib's failures (gzip, deflate: Z_DATA_ERROR, Z_BUF_ERROR…; brotli: ERR__ERROR_FORMAT_…), which body-parser passes on untyped. */
 const DECOMPRESSION_FAILURE = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
 
+/** A body that does not parse as JSON (body-parser's `entity.parse.failed`, and the command lane's own reading). */
+export function notJson(): Refusal {
+  return refuse('invalid_json', 'The body is not valid JSON.');
+}
+
 /** The refusal a body-parser failure stands for, or null when the error is not about the body (a bug). */
 export function bodyRefusal(err: unknown): Refusal | null {
   // A path segment that is not valid percent-encoded UTF-8 cannot name anything (SPEC §3: 404).
@@ -18,7 +23,7 @@ export function bodyRefusal(err: unknown): Refusal | null {
   }
   switch ((err as { type?: unknown } | null)?.type) {
     case 'entity.parse.failed':
-      return refuse('invalid_json', 'The body is not valid JSON.');
+      return notJson();
     case 'entity.too.large':
       return refuse('payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`);
     case 'encoding.unsupported':

@@ -9,7 +9,7 @@
 // method or path spelling, a query string, an `Origin` (CORS), a body that is not plain JSON with a
 // Content-Length within the limit, a Host the service does not answer to, a draining instance, and, after
 // the key lookup, a key that does not authenticate or a caller at its rate limit (Express then answers
-// 401 or 429 itself, counting the request once). test/int/http/command-lane.int.test.ts compares the two
+// 401 or 429 itself, counting the request once). test/int/foundation/command-lane.int.test.ts compares the two
 // lanes' answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
@@ -17,15 +17,14 @@ import proxyaddr from 'proxy-addr';
 import type { Caller, Ctx, Deps } from '../application/context.js';
 import { runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
 import { bearerToken } from '../auth/authenticate.js';
-import { isTransientDatabaseError } from '../persistence/transient.js';
 import { refusalReply, restReply, type RestReply } from '../rest/handle.js';
 import { internalProblemBody } from '../rest/problem.js';
+import { failureRefusal } from '../rest/router.js';
 import { endRequestSpan, startRequestSpan } from '../tracing.js';
-import { BODY_LIMIT_BYTES, bodyRefusal } from './body.js';
+import { BODY_LIMIT_BYTES, notJson } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
 import { leaveVerified, requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
-import { unavailable } from './unavailable.js';
 
 const PREFIX = '/api/v1';
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
@@ -207,7 +206,7 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
           const text = raw.toString('utf8').replace(/^\uFEFF/, '');
           body = text.length === 0 ? {} : JSON.parse(text);
         } catch {
-          return send(refusalReply(bodyRefusal({ type: 'entity.parse.failed' })!, requestId));
+          return send(refusalReply(notJson(), requestId));
         }
       }
       const correlationId = firstHeader(req.headers['x-correlation-id']);
@@ -223,13 +222,8 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
       try {
         send(await restReply(deps, ctx, face, () => runCommand(deps, ctx, entry, id, body ?? {}), entry.rest.status ?? 200));
       } catch (err) {
-        const log = deps.logger.child({ requestId });
-        if (isTransientDatabaseError(err)) {
-          log.warn({ err }, 'database unavailable');
-          return send(refusalReply(unavailable(), requestId));
-        }
-        log.error({ err }, 'unhandled error');
-        send({ status: 500, body: internalProblemBody(requestId), problem: true, headers: [] });
+        const failure = failureRefusal(err, deps.logger.child({ requestId }));
+        send(failure ? refusalReply(failure, requestId) : { status: 500, body: internalProblemBody(requestId), problem: true, headers: [] });
       }
     };
     await within(answer);

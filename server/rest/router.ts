@@ -1,6 +1,7 @@
 // The REST facade at /api/v1: body rules and errors of SPEC §7, then one router per area.
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Deps } from '../application/context.js';
+import type { Logger } from '../logger.js';
 import { needsCsrfHeader } from '../http/request-context.js';
 import { sendCode, sendInternalProblem, sendProblem } from './problem.js';
 import { UNAUTHENTICATED } from '../auth/authenticate.js';
@@ -129,11 +130,22 @@ export function restErrors(_deps: Deps) {
       req.log.error({ err }, 'failed after the answer began');
       return void res.end();
     }
-    if (isTransientDatabaseError(err)) {
-      req.log.warn({ err }, 'database unavailable');
-      return sendProblem(res, unavailable(), req.requestId);
-    }
-    req.log.error({ err }, 'unhandled error');
+    const failure = failureRefusal(err, req.log);
+    if (failure) return sendProblem(res, failure, req.requestId);
     sendInternalProblem(res, req.requestId);
   };
+}
+
+/**
+ * What a request that failed with `err` answers, once its answer has not begun: a database that cannot serve
+ * for now is 503 `unavailable` with Retry-After (logged as a warning); anything else is a bug, logged whole,
+ * and null: a 500 that carries only the request id. Both REST lanes (`restErrors`, the command lane) read it.
+ */
+export function failureRefusal(err: unknown, log: Pick<Logger, 'warn' | 'error'>): Refusal | null {
+  if (isTransientDatabaseError(err)) {
+    log.warn({ err }, 'database unavailable');
+    return unavailable();
+  }
+  log.error({ err }, 'unhandled error');
+  return null;
 }

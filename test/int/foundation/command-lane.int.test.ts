@@ -10,7 +10,9 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
-import { newActor, newTension } from '../../support/tensions.js';
+import { newActor, newTension, streamOf } from '../../support/tensions.js';
+import { paddedJson } from '../../support/raw-http.js';
+import { BODY_LIMIT_BYTES } from '../../../server/http/body.js';
 import { createLogger } from '../../../server/logger.js';
 import type { Config } from '../../../server/config.js';
 import { formatApiKey } from '../../../server/domain/api-key.js';
@@ -116,6 +118,7 @@ const STEPS: Step[] = [
   { name: 'whitespace only', path: (id) => `/tensions/${id}/rescore`, headers: json, body: '  ' },
   { name: 'no body at all', path: (id) => `/tensions/${id}/rescore` },
   { name: 'a byte-order mark before the JSON', path: (id) => `/tensions/${id}/rescore`, headers: json, body: '\uFEFF{"score":3}' },
+  { name: 'a body of exactly the limit', path: (id) => `/tensions/${id}/rescore`, headers: json, body: paddedJson({ score: 3 }, BODY_LIMIT_BYTES) },
   {
     name: 'charset=utf-8 and a request id',
     path: (id) => `/tensions/${id}/rescore`,
@@ -253,7 +256,11 @@ describe('the command lane', () => {
         401,
       ],
       ['a malformed Authorization', () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { authorization: 'Basic eDp5', ...json }, '{"score":9}'), 401],
-      ['a body over the limit', () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { ...auth, ...json }, `{"score":9${' '.repeat(110_000)}}`), 413],
+      [
+        'a body over the limit',
+        () => send(lane.app, 'POST', `/tensions/${id}/rescore`, { ...auth, ...json }, paddedJson({ score: 9 }, BODY_LIMIT_BYTES + 1)),
+        413,
+      ],
       ['a discard (DELETE, its input in the query)', () => send(lane.app, 'DELETE', `/tensions/${id}?expectedVersion=999`, auth), 409],
     ];
     for (const [name, answer, status] of left) {
@@ -289,6 +296,53 @@ describe('the command lane', () => {
     const forwarded = await send(lane.app, 'POST', `/tensions/${id}/rescore`, { ...auth, ...json, 'x-forwarded-host': 'rebound.example' }, '{"score":2}');
     expect(forwarded.status).toBe(403);
     expect(await laneCount(lane.app)).toBe(before);
+  });
+});
+
+describe('a command that fails in the database', () => {
+  // A trigger makes the command's one write fail after its key was found: with 55P03 (lock_timeout, a
+  // database that cannot serve for now) or with an error that is a bug.
+  const TRIGGER = `create or replace function lane_test_fail() returns trigger language plpgsql as $$
+      begin
+        if new.name = 'Lane busy' then raise exception 'lock timeout' using errcode = '55P03'; end if;
+        if new.name = 'Lane bug' then raise exception 'a bug' using errcode = 'XX000'; end if;
+        return new;
+      end $$;
+    create trigger lane_test_fail before update on tensions for each row execute function lane_test_fail()`;
+
+  it('is answered as Express answers it: 503 unavailable with Retry-After, or a 500 with the request id only; nothing is written', async () => {
+    const before = await laneCount(lane.app);
+    const answers = await Promise.all(
+      [lane, plain].map(async (s) => {
+        await s.app.em().execute(TRIGGER);
+        try {
+          const api = client(s.app, s.writer.key);
+          const out: Answer[] = [];
+          for (const name of ['Lane busy', 'Lane bug']) {
+            const id = (await newTension(api, { actorId: s.actorId, name, currentContext: 'now' })).id;
+            out.push(await send(s.app, 'POST', `/tensions/${id}/rescore`, { authorization: `Bearer ${s.writer.key}`, ...json }, '{"score":9}'));
+            expect((await streamOf(s.app, id)).length, `${name}: the stream keeps its one event`).toBe(1);
+          }
+          return out;
+        } finally {
+          await s.app.em().execute('drop trigger lane_test_fail on tensions; drop function lane_test_fail()');
+        }
+      }),
+    );
+    const [viaLane, viaExpress] = answers;
+    // (the two apps' keys have made different numbers of requests by now: their remaining quota differs)
+    const quotaAside = (a: Answer) => {
+      const { ratelimit: _quota, ...headers } = comparable(a, true).headers;
+      return { ...comparable(a, true), headers };
+    };
+    for (let i = 0; i < 2; i++) expect(quotaAside(viaLane[i])).toEqual(quotaAside(viaExpress[i]));
+    expect(viaLane[0].status).toBe(503);
+    expect(viaLane[0].headers['retry-after']).toMatch(/^\d+$/);
+    expect((viaLane[0].body as { code: string }).code).toBe('unavailable');
+    expect(viaLane[1].status).toBe(500);
+    expect(Object.keys(viaLane[1].body as object).sort()).toEqual(['code', 'requestId', 'status', 'title', 'type']);
+    // both answered by the lane (and the two senses before them)
+    expect((await laneCount(lane.app)) - before).toBe(4);
   });
 });
 
