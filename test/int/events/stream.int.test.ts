@@ -143,12 +143,20 @@ describe('GET /events/stream', () => {
         }
       }
     })();
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, w) => {
-        for (let n = 0; n < 12; n++)
-          expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w * 5 + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
-      }),
-    );
+    try {
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let n = 0; n < 12; n++)
+            expect([200, 409]).toContain((await c.post(`/tensions/${ids[(w * 5 + n) % ids.length]}/rescore`, { score: 1 + (n % 10) })).status);
+        }),
+      );
+    } catch (err) {
+      // a failed writer ends the subscriber before the test fails: its streams would count against the next
+      // test's (SPEC §7: 20 a user), and its reconnections outlive the app
+      writing = false;
+      await subscriber.catch(() => undefined);
+      throw err;
+    }
     writing = false;
     const connections = await subscriber;
     expect(connections).toBeGreaterThan(2);
