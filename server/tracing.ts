@@ -2,6 +2,7 @@
 // over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without a registered provider every call below is
 // the API's no-op, so the instrumentation costs next to nothing when tracing is off.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -60,7 +61,7 @@ export async function inSpan<T>(name: string, attributes: Record<string, string>
 }
 
 /** A request's server span, continuing a `traceparent` the caller sent; null when tracing is off (the span would not record). */
-export function startRequestSpan(method: string, path: string, headers: Record<string, unknown>): { span: Span; context: Context } | null {
+export function startRequestSpan(method: string, path: string, headers: Record<string, unknown>): StartedSpan | null {
   const parent = propagation.extract(context.active(), headers);
   const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } }, parent);
   return span.isRecording() ? { span, context: trace.setSpan(parent, span) } : null;
@@ -74,10 +75,21 @@ export function endRequestSpan(span: Span, method: string, route: string, status
   span.end();
 }
 
+type StartedSpan = { span: Span; context: Context };
+const STARTED = Symbol('request span the command lane started');
+
+/**
+ * The command lane leaves a request to Express after its span began (the key's lookup, and its SQL span, are
+ * in it): Express's request span is that one, so the request is still one span and the lookup is not orphaned.
+ */
+export function leaveRequestSpan(req: IncomingMessage, started: StartedSpan): void {
+  (req as IncomingMessage & { [STARTED]?: StartedSpan })[STARTED] = started;
+}
+
 /** One server span per request (see startRequestSpan), the rest of the request run inside it. */
 export function httpTracing(routeOf: (req: Request) => string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = startRequestSpan(req.method, req.path, req.headers);
+    const started = (req as Request & { [STARTED]?: StartedSpan })[STARTED] ?? startRequestSpan(req.method, req.path, req.headers);
     if (!started) return next();
     res.locals.traceId = started.span.spanContext().traceId;
     res.on('finish', () => endRequestSpan(started.span, req.method, routeOf(req), res.statusCode, req.requestId));

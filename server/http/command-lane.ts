@@ -20,7 +20,7 @@ import { bearerToken } from '../auth/authenticate.js';
 import { refusalReply, restReply, type RestReply } from '../rest/handle.js';
 import { internalProblemBody } from '../rest/problem.js';
 import { failureRefusal } from '../rest/router.js';
-import { endRequestSpan, startRequestSpan } from '../tracing.js';
+import { endRequestSpan, leaveRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, notJson } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
 import { leaveVerified, requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
@@ -133,27 +133,30 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
   async function serve(req: IncomingMessage, res: ServerResponse, found: Target, bearer: string, length: number): Promise<void> {
     const started = process.hrtime.bigint();
     const url = req.url!;
-    // The span covers the key's lookup, as Express's does. A request left to Express never ends it (an
-    // unended span is never exported): Express makes the request's span, and the lookup's SQL span here
-    // is the one orphan such a request leaves in a trace.
+    // The span covers the key's lookup, as Express's does; a request left to Express takes it along
+    // (Express's request span is this one, ended there).
     const traced = startRequestSpan('POST', url, req.headers);
     const within = <T>(fn: () => Promise<T>) => (traced ? context.with(traced.context, fn) : fn());
+    const leave = () => {
+      if (traced) leaveRequestSpan(req, traced);
+      parts.fallback(req, res);
+    };
     let caller: Caller;
     try {
       const verified = await within(() => parts.verifyBearer(bearer));
       if (!verified.ok) {
         leaveVerified(req, verified);
-        return parts.fallback(req, res);
+        return leave();
       }
       caller = verified.value;
     } catch {
-      return parts.fallback(req, res); // Express meets the same failure and answers it (503 or 500)
+      return leave(); // Express meets the same failure and answers it (503 or 500)
     }
     const client = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? 'unknown';
     const bucket = parts.limiter.limit === 0 ? null : limitBucket(caller, () => client);
     if (bucket !== null && parts.limiter.wouldRefuse(bucket)) {
       leaveVerified(req, { ok: true, value: caller });
-      return parts.fallback(req, res);
+      return leave();
     }
     // From here the lane answers.
     const rateHeaders = bucket === null ? [] : parts.limiter.take(bucket).headers;

@@ -75,6 +75,25 @@ describe('tracing', () => {
     expect(access?.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('a rescore the command lane leaves to Express (a key that does not authenticate) is still one span, its key lookup beneath it', async () => {
+    const revoked = await seedUserWithKey(app, { grants: ['tensions:write'] });
+    await app.em().execute('update api_keys set revoked_at = now() where id = ?', [revoked.keyId]);
+    exporter.reset();
+    const res = await fetch(`${app.url}/api/v1/tensions/00000000-0000-4000-8000-000000000000/rescore`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${revoked.key}` },
+      body: JSON.stringify({ score: 3 }),
+    });
+    expect(res.status).toBe(401);
+    const spans = exporter.getFinishedSpans();
+    const servers = spans.filter((s) => s.name === 'POST /api/v1/tensions/:id/rescore');
+    expect(servers.map((s) => s.attributes['http.response.status_code'])).toEqual([401]);
+    const lookup = spans.find((s) => s.name === 'sql select api_keys');
+    expect(lookup, spans.map((s) => s.name).join(', ')).toBeDefined();
+    // its parent is the request's span, which ended and was exported: not a span that never ends
+    expect(lineage(spans, lookup!)).toEqual(['sql select api_keys', servers[0].name]);
+  });
+
   it('continues the trace a caller sends in `traceparent`, and nests a GraphQL operation under the request', async () => {
     const agent = await seedUserWithKey(app, { grants: ['tensions:read'] });
     exporter.reset();
