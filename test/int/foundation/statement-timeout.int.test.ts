@@ -94,4 +94,22 @@ describe('database limits and the role’s settings', () => {
     },
     120_000,
   );
+
+  // docs/operations.md says so: on the embedded database nothing cancels a statement, so what bounds one is
+  // its own budget (a page, a walk, a count's limit). When PGlite starts enforcing the limit, this fails and
+  // the docs change with it.
+  it.skipIf(onPostgres)('embedded: the statement limit is carried but not enforced (PGlite has no timer to cancel a statement)', async () => {
+    const config = loadConfig({ NODE_ENV: 'test', DB_STATEMENT_TIMEOUT_MS: '100' });
+    const db = await openServiceDatabase(config, logger, startEmbedded({ maxConnections: config.dbPoolMax + 2 }), { migrate: false, timeouts: true });
+    try {
+      const em = db.orm.em.fork();
+      const [{ limit }] = await em.execute<{ limit: string }[]>(`select current_setting('statement_timeout') as limit`);
+      expect(limit).toBe('100ms');
+      // answered, not refused 57014 (on PostgreSQL this statement fails after 100 ms)
+      const [{ slept }] = await em.execute<{ slept: number }[]>('select 1 as slept from (select pg_sleep(0.4)) s');
+      expect(slept).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
 });
