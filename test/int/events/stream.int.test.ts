@@ -1,7 +1,7 @@
 // SPEC §10: GET /api/v1/events/stream — the feed as Server-Sent Events: `id:` the cursor after each event,
 // `event:` its type, `data:` its JSON; resume from Last-Event-ID; comment heartbeats; many subscribers
 // share one database reader per instance; streams end at shutdown.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
 import { newActor, newTension } from '../../support/tensions.js';
@@ -23,6 +23,22 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
+});
+// Stop 52's CI saw this file's events stop for 30 s once (embedded lane), and it did not recur here: a failed
+// test now prints what the instance's streaming parts and its pool were doing, for the next time.
+afterEach((ctx) => {
+  if (ctx.task.result?.state !== 'fail') return;
+  const hub = app.deps.feed.hub() as unknown as Record<string, unknown> & { size: number; followersNow(): unknown };
+  const watch = app.deps.streamGuards as unknown as Record<string, unknown> & { guards: Set<unknown>; waiters: Map<unknown, unknown> };
+  const pool = (app.db.orm.em.getConnection().getKnex().client as { pool?: Record<string, () => number> }).pool;
+  console.log(
+    'stream diagnostics',
+    JSON.stringify({
+      hub: { followers: hub.followersNow(), reading: hub.reading, cursor: hub.cursor, lastReadAt: hub.lastReadAt, now: Date.now() },
+      rights: { guards: watch.guards.size, waiting: watch.waiters.size, running: watch.running, started: watch.started },
+      pool: pool && { used: pool.numUsed(), free: pool.numFree(), pendingAcquires: pool.numPendingAcquires(), pendingCreates: pool.numPendingCreates() },
+    }),
+  );
 });
 
 const stream = (query: Record<string, string> = {}, headers: Record<string, string> = {}) =>
