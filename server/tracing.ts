@@ -2,10 +2,10 @@
 // over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without a registered provider every call below is
 // the API's no-op, so the instrumentation costs next to nothing when tracing is off.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { laneFindings } from './http/lane-handover.js';
 
 export const tracer = () => trace.getTracer('market-service');
 
@@ -75,21 +75,13 @@ export function endRequestSpan(span: Span, method: string, route: string, status
   span.end();
 }
 
-type StartedSpan = { span: Span; context: Context };
-const STARTED = Symbol('request span the command lane started');
-
-/**
- * The command lane leaves a request to Express after its span began (the key's lookup, and its SQL span, are
- * in it): Express's request span is that one, so the request is still one span and the lookup is not orphaned.
- */
-export function leaveRequestSpan(req: IncomingMessage, started: StartedSpan): void {
-  (req as IncomingMessage & { [STARTED]?: StartedSpan })[STARTED] = started;
-}
+export type StartedSpan = { span: Span; context: Context };
 
 /** One server span per request (see startRequestSpan), the rest of the request run inside it. */
 export function httpTracing(routeOf: (req: Request) => string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = (req as Request & { [STARTED]?: StartedSpan })[STARTED] ?? startRequestSpan(req.method, req.path, req.headers);
+    // a request the command lane left here keeps the span its key lookup ran in (lane-handover.ts)
+    const started = laneFindings(req)?.span ?? startRequestSpan(req.method, req.path, req.headers);
     if (!started) return next();
     res.locals.traceId = started.span.spanContext().traceId;
     res.on('finish', () => endRequestSpan(started.span, req.method, routeOf(req), res.statusCode, req.requestId));

@@ -15,15 +15,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
 import proxyaddr from 'proxy-addr';
 import type { Caller, Ctx, Deps } from '../application/context.js';
+import type { Result } from '../domain/errors.js';
 import { runCommand, TENSION_COMMANDS, type TensionCommandEntry } from '../application/tensions/index.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { refusalReply, restReply, type RestReply } from '../rest/handle.js';
 import { internalProblemBody } from '../rest/problem.js';
 import { failureRefusal } from '../rest/router.js';
-import { endRequestSpan, leaveRequestSpan, startRequestSpan } from '../tracing.js';
+import { endRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, notJson } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
-import { leaveVerified, requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
+import { leaveToExpress } from './lane-handover.js';
+import { requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
 
 const PREFIX = '/api/v1';
@@ -137,27 +139,21 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     // (Express's request span is this one, ended there).
     const traced = startRequestSpan('POST', url, req.headers);
     const within = <T>(fn: () => Promise<T>) => (traced ? context.with(traced.context, fn) : fn());
-    const leave = () => {
-      if (traced) leaveRequestSpan(req, traced);
+    const leave = (verified?: Result<Caller>) => {
+      leaveToExpress(req, { verified, span: traced ?? undefined });
       parts.fallback(req, res);
     };
     let caller: Caller;
     try {
       const verified = await within(() => parts.verifyBearer(bearer));
-      if (!verified.ok) {
-        leaveVerified(req, verified);
-        return leave();
-      }
+      if (!verified.ok) return leave(verified);
       caller = verified.value;
     } catch {
       return leave(); // Express meets the same failure and answers it (503 or 500)
     }
     const client = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? 'unknown';
     const bucket = parts.limiter.limit === 0 ? null : limitBucket(caller, () => client);
-    if (bucket !== null && parts.limiter.wouldRefuse(bucket)) {
-      leaveVerified(req, { ok: true, value: caller });
-      return leave();
-    }
+    if (bucket !== null && parts.limiter.wouldRefuse(bucket)) return leave({ ok: true, value: caller });
     // From here the lane answers.
     const rateHeaders = bucket === null ? [] : parts.limiter.take(bucket).headers;
     const requestId = requestIdOf(firstHeader(req.headers['x-request-id']));

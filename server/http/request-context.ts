@@ -1,10 +1,10 @@
 // Per-request plumbing shared by every HTTP face: request id, child logger, and who is calling.
 import { randomUUID } from 'node:crypto';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { activeTraceId } from '../tracing.js';
+import { laneFindings } from './lane-handover.js';
 import type { Caller, Deps } from '../application/context.js';
 import type { Refusal, Result } from '../domain/errors.js';
 import { authenticateSession, bearerToken, UNAUTHENTICATED } from '../auth/authenticate.js';
@@ -102,17 +102,6 @@ export function readCookie(req: Request, name: string): string | undefined {
 /** Who a bearer API key stands for; the service's is `authenticateApiKey` (AppOptions.verifyBearer). */
 export type VerifyBearer = (bearer: string) => Promise<Result<Caller>>;
 
-/**
- * What the command lane found of a request's bearer key before it left the request to Express (a key that
- * does not authenticate, a caller at its limit): Express reads it instead of looking the key up again, so
- * such a request, however many a caller sends, costs one lookup.
- */
-const VERIFIED = Symbol('bearer key verified by the command lane');
-
-export function leaveVerified(req: IncomingMessage, verified: Result<Caller>): void {
-  (req as IncomingMessage & { [VERIFIED]?: Result<Caller> })[VERIFIED] = verified;
-}
-
 /** A bearer key wins over a cookie; a bad bearer is refused, a bad cookie is just anonymous. */
 export function authenticateRequest(deps: Deps, verifyBearer: VerifyBearer) {
   return async (req: Request, _res: Response, next: NextFunction) => {
@@ -121,7 +110,8 @@ export function authenticateRequest(deps: Deps, verifyBearer: VerifyBearer) {
       if (bearer === null) {
         req.authRefusal = UNAUTHENTICATED('The Authorization header must be the word Bearer followed by an API key.');
       } else if (bearer !== undefined) {
-        const result = (req as IncomingMessage & { [VERIFIED]?: Result<Caller> })[VERIFIED] ?? (await verifyBearer(bearer));
+        // a request the command lane left here: its verdict on the key, not a second lookup (lane-handover.ts)
+        const result = laneFindings(req)?.verified ?? (await verifyBearer(bearer));
         if (result.ok) req.caller = result.value;
         else req.authRefusal = result;
       } else {
