@@ -4,90 +4,20 @@
 // play the same requests; their answers must be equal but for the ids and times each made. Then what the
 // lane leaves to Express, and the rate limit both lanes share.
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { client, seedUserWithKey, type SeededUser } from '../../support/clients.js';
+import { client, seedUserWithKey } from '../../support/clients.js';
 import { newActor, newTension, streamOf } from '../../support/tensions.js';
 import { paddedJson } from '../../support/raw-http.js';
+import { comparable, laneCount, send as sendTo, side, type Answer, type Side } from '../../support/lanes.js';
 import { BODY_LIMIT_BYTES } from '../../../server/http/body.js';
-import { createLogger } from '../../../server/logger.js';
-import type { Config } from '../../../server/config.js';
 import { formatApiKey } from '../../../server/domain/api-key.js';
 
-interface Side {
-  app: TestApp;
-  /** bearer key lookups the app has made so far */
-  lookups: () => number;
-  lines: Record<string, unknown>[];
-  writer: SeededUser;
-  reader: SeededUser;
-  actorId: string;
-}
-
-async function side(commandLane: boolean, config: Partial<Config> = {}): Promise<Side> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const app = await startTestApp({ logLevel: 'info', ...config }, { logger: createLogger('info', sink) }, undefined, { commandLane });
-  const writer = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:*', 'actors:*'], name: 'Lane writer' });
-  const reader = await seedUserWithKey(app, { type: 'agent', grants: ['tensions:read'], name: 'Lane reader' });
-  const actorId = await newActor(client(app, writer.key), 'Lane Co');
-  let lookups = 0;
-  app.deps.orm.em
-    .getConnection()
-    .getKnex()
-    .on('query', (q: { sql: string }) => {
-      if (q.sql.includes('from api_keys k join users u')) lookups++;
-    });
-  return { app, lines, writer, reader, actorId, lookups: () => lookups };
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  text: string;
-}
-
-async function send(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
-  const res = await fetch(`${app.url}/api/v1${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed, text };
-}
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
-
-/** An answer without what differs between two runs of the same request: ids, times, the date and the ETag of such a body. */
-function comparable(a: Answer, generatedRequestId: boolean) {
-  const { date: _date, etag, 'x-request-id': requestId, ...headers } = a.headers;
-  if (headers.ratelimit) headers.ratelimit = headers.ratelimit.replace(/;t=\d+/, ';t=<s>');
-  return {
-    status: a.status,
-    headers,
-    etag: etag ? /^W\/"[0-9a-f]+-[\w+/=-]+"$/.test(etag) : false,
-    requestId: generatedRequestId ? UUID.test(requestId ?? '') && (UUID.lastIndex = 0) === 0 : requestId,
-    body: a.text.replace(UUID, '<id>').replace(TIME, '<time>'),
-  };
-}
-
-const laneCount = async (app: TestApp) => {
-  const text = await (await fetch(`${app.url}/metrics`)).text();
-  return Number(/^market_http_command_lane_total (\d+)/m.exec(text)?.[1] ?? 'NaN');
-};
+/** A request to the REST facade, `path` under /api/v1. */
+const send = (app: TestApp, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> =>
+  sendTo(app, method, `/api/v1${path}`, headers, body);
 
 let lane: Side;
 let plain: Side;
