@@ -113,7 +113,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
   const oauthFace = oauth(deps);
   app.use(oauthFace.router);
   app.use('/api/v1', restRouter(deps));
-  app.use('/graphql', ...graphqlHandler(deps));
+  const graphql = graphqlHandler(deps);
+  app.use('/graphql', ...graphql.handlers);
   app.use('/mcp', oauthFace.mcpBearer, ...mcpHandler(deps));
 
   // Any other /.well-known/ path: a client probing it must read a JSON 404, never the admin app's HTML.
@@ -136,6 +137,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}): Express {
     trust: app.get('trust proxy fn') as CommandLaneParts['trust'],
     etag: app.get('etag fn') as CommandLaneParts['etag'],
     fallback: (req, res) => viaExpress(req, res),
+    graphql: graphql.lane,
   });
   routed.handle = (req, res, callback) => {
     if (!lane(req, res)) viaExpress(req, res, callback);

@@ -17,7 +17,7 @@ export interface Metrics {
   rateLimited(scope: 'request' | 'login' | 'stream'): void;
   /** one answered HTTP request, by route template */
   httpRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
-  /** one request the command lane answered outside Express (server/http/command-lane.ts) */
+  /** one request (a REST tension command, a GraphQL operation) the command lane answered outside Express (server/http/command-lane.ts) */
   commandLane(): void;
   /** one read of the event feed by the instance's shared reader (`hub`) or a follower catching up */
   feedRead(reader: 'hub' | 'catchup'): void;
@@ -110,7 +110,7 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
   });
   const laneAnswers = new Counter({
     name: 'market_http_command_lane_total',
-    help: 'Tension commands over REST answered by the command lane, outside Express’s layers (counted in market_http_requests_total too); a command it left to Express (an Origin, a compressed body, a failed key) is not counted here.',
+    help: 'Tension commands over REST and GraphQL requests answered by the command lane, outside Express’s layers (counted in market_http_requests_total too); a request it left to Express (an Origin, a compressed body, a failed key, a GraphQL request that is not the plain case) is not counted here.',
     registers: [registry],
   });
   const feedReads = new Counter({

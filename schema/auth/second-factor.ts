@@ -5,9 +5,10 @@
 import { builder } from '../builder.js';
 import { describedArgs, inputDescription } from '../described.js';
 import { unwrap } from '../errors.js';
+import { HTTP_EXCHANGE, httpExchange } from '../context.js';
 import { loginMfa, meOfNewSession } from '../../server/application/auth/auth.js';
 import type { MfaEnrolment, MfaStatus, RecoveryCodes } from '../../server/application/auth/second-factor.js';
-import { clientAddress, setSessionCookie } from '../../server/http/session-cookie.js';
+import { setSessionCookie } from '../../server/http/session-cookie.js';
 import { MeRef } from './auth.type.js';
 
 export const MfaStatusRef = builder.objectRef<MfaStatus>('MfaStatus').implement({
@@ -54,14 +55,16 @@ const LoginMfaInput = builder.inputType('LoginMfaInput', {
 builder.mutationFields((t) => ({
   // Public, like login: it completes a sign-in (no authScopes on purpose).
   loginMfa: t.field({
+    ...HTTP_EXCHANGE,
     type: MeRef,
     description:
       'The second step of a sign-in (SPEC §16): the mfaToken of login and a code; sets the `session` cookie. A wrong, expired or replayed code: INVALID_CREDENTIALS; throttled with password attempts (RATE_LIMITED).',
     args: describedArgs({ input: t.arg({ type: LoginMfaInput, required: true }) }),
     resolve: async (_r, args, context) => {
-      const actx = { via: 'graphql' as const, requestId: context.requestId, client: clientAddress(context.req) };
+      const { req, res } = httpExchange(context);
+      const actx = { via: 'graphql' as const, requestId: context.requestId, client: context.clientAddress };
       const session = unwrap(await loginMfa(context.deps, actx, args.input));
-      setSessionCookie(context.deps, context.req, context.res, session.token, session.maxAgeMs);
+      setSessionCookie(context.deps, req, res, session.token, session.maxAgeMs);
       return unwrap(await meOfNewSession(context.deps, actx, session.token));
     },
   }),

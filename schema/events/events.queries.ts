@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 import { listEventsQuery } from '../../server/application/events/events.js';
 import { describedArgs } from '../described.js';
 import { TensionEventTypeEnum } from '../enums.js';
-import { gqlCtx } from '../context.js';
+import { gqlCtx, HTTP_EXCHANGE, httpExchange } from '../context.js';
 import { toGraphQLError, unwrap } from '../errors.js';
 import { refuse } from '../../server/domain/errors.js';
 import { withoutNulls } from '../args.js';
@@ -14,6 +14,7 @@ import { FollowedEventType } from './events.type.js';
 builder.subscriptionType({ description: 'Live updates over Server-Sent Events (GraphQL over SSE), served by the same endpoint.' });
 builder.subscriptionFields((t) => ({
   tensionEvents: t.field({
+    ...HTTP_EXCHANGE,
     type: FollowedEventType,
     authScopes: { operation: 'events.list' },
     description:
@@ -23,7 +24,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, context) => {
       if (!context.caller)
         throw unwrap(refuse('unauthenticated', 'Authentication required: send a session cookie, or an Authorization header with Bearer and an API key.'));
-      const { res } = context;
+      const { res } = httpExchange(context);
       const closed = new AbortController();
       // the response's own close (per request, so a keep-alive socket gathers no listeners)
       res.once('close', () => closed.abort());

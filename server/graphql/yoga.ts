@@ -5,9 +5,11 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { schema } from '../../schema/index.js';
-import type { GraphQLContext } from '../../schema/context.js';
+import type { GraphQLCall, GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
 import { needsCsrfHeader, requestLog } from '../http/request-context.js';
+import { laneFindings } from '../http/lane-handover.js';
+import { clientAddress } from '../http/session-cookie.js';
 import { inSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
@@ -15,6 +17,7 @@ import { isTransientDatabaseError } from '../persistence/transient.js';
 import { unavailable } from '../http/unavailable.js';
 import { graphqlError, graphqlErrorBody, toGraphQLError } from '../../schema/errors.js';
 import { useListBudget } from './list-budget.js';
+import { graphqlLane, type GraphqlLane, type GraphQLServerContext } from './lane.js';
 
 /** By name too: the executor may load graphql's other build (CJS vs ESM), whose class `instanceof` misses. */
 function isGraphQLError(e: unknown): e is GraphQLError {
@@ -54,10 +57,27 @@ function codeRequestErrors(result: unknown, requestId: string | undefined): void
   }
 }
 
+type GraphqlHandlers = [RequestHandler, RequestHandler, (err: unknown, req: Request, res: Response, next: NextFunction) => void];
+
 /** Bounds on what one document may ask for: depth, aliases, cost, tokens, directives. */
 export const GRAPHQL_LIMITS = { maxDepth: 12, maxAliases: 20, maxCost: 8000, maxTokens: 3000, maxDirectives: 20 };
 
-export function graphqlHandler(deps: Deps) {
+/** The answer to a GraphQL request that failed outside its resolvers (a bug, or the database down): 500 or 503. */
+export function graphqlFailure(err: unknown, requestId: string, log: Deps['logger']): { status: number; headers: [string, string][]; body: unknown } {
+  if (isTransientDatabaseError(err)) {
+    log.warn({ err }, 'graphql request: database unavailable');
+    const down = unavailable();
+    return {
+      status: 503,
+      headers: [['Retry-After', String(down.extensions!.retryAfterSeconds)]],
+      body: graphqlErrorBody('UNAVAILABLE', down.detail, { ...down.extensions, requestId }),
+    };
+  }
+  log.error({ err }, 'graphql request failed');
+  return { status: 500, headers: [], body: { errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId } }] } };
+}
+
+export function graphqlHandler(deps: Deps): { handlers: GraphqlHandlers; lane: GraphqlLane } {
   const armor = new EnvelopArmor({
     maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true },
     maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
@@ -66,7 +86,7 @@ export function graphqlHandler(deps: Deps) {
     maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
     blockFieldSuggestion: { enabled: deps.config.env === 'production' },
   });
-  const yoga = createYoga<{ req: Request; res: Response }, GraphQLContext>({
+  const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     // `readBody` below has already read the whole body within BODY_LIMIT_BYTES and refused anything larger
@@ -80,7 +100,7 @@ export function graphqlHandler(deps: Deps) {
     graphiql: deps.config.graphiql ? { title: 'Market service GraphiQL', headers: JSON.stringify({ 'X-CSRF-Protection': '1' }) } : false,
     // Loaded on the first GraphiQL page, not at start (~0.2 s of imports).
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
-    context: ({ req, res }) => ({ deps, caller: req.caller, requestId: req.requestId, req, res }),
+    context: ({ call }) => ({ deps, ...call }),
     maskedErrors: {
       maskError(error, message, isDev) {
         const original = isGraphQLError(error) ? error.originalError : error;
@@ -111,8 +131,8 @@ export function graphqlHandler(deps: Deps) {
           ),
       },
       {
-        onResultProcess: ({ result, serverContext }: { result: unknown; serverContext: { req?: Request } }) =>
-          codeRequestErrors(result, serverContext.req?.requestId),
+        onResultProcess: ({ result, serverContext }: { result: unknown; serverContext: Partial<GraphQLServerContext> }) =>
+          codeRequestErrors(result, serverContext.call?.requestId),
       },
       ...(deps.config.introspection
         ? []
@@ -133,7 +153,15 @@ export function graphqlHandler(deps: Deps) {
       return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.');
     }
     try {
-      await yoga.handle(req, res, { req, res });
+      const correlationId = req.get('x-correlation-id');
+      const call: GraphQLCall = {
+        caller: req.caller,
+        requestId: req.requestId,
+        clientAddress: clientAddress(req),
+        ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
+        http: { req, res },
+      };
+      await yoga.handle(req, res, { call });
     } catch (err) {
       next(err);
     }
@@ -141,17 +169,23 @@ export function graphqlHandler(deps: Deps) {
   const errors = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refusal = bodyRefusal(err);
     if (refusal) return graphqlRefusal(res, REFUSAL_STATUS[refusal.code], refusal.code.toUpperCase(), refusal.detail);
-    if (isTransientDatabaseError(err) && !res.headersSent) {
-      req.log.warn({ err }, 'graphql request: database unavailable');
-      const down = unavailable();
-      res.setHeader('Retry-After', String(down.extensions!.retryAfterSeconds));
-      return void res.status(503).json(graphqlErrorBody('UNAVAILABLE', down.detail, { ...down.extensions, requestId: req.requestId }));
+    if (res.headersSent) {
+      req.log.error({ err }, 'graphql request failed after its answer began');
+      return void res.destroy();
     }
-    req.log.error({ err }, 'graphql request failed');
-    res.status(500).json({ errors: [{ message: 'Internal error', extensions: { code: 'INTERNAL', requestId: req.requestId } }] });
+    const failed = graphqlFailure(err, req.requestId, req.log);
+    for (const [k, v] of failed.headers) res.setHeader(k, v);
+    res.status(failed.status).json(failed.body);
   };
   // The body is read here, whatever its type, so the limit holds for chunked bodies too; yoga then
   // parses the bytes as it would have read them (compressed bodies are refused: 415).
-  const readBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
-  return [readBody, serve, errors] as [RequestHandler, RequestHandler, (err: unknown, req: Request, res: Response, next: NextFunction) => void];
+  // A request the command lane read and left here brings its body along (lane-handover.ts).
+  const raw = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: false });
+  const readBody: RequestHandler = (req, res, next) => {
+    const handed = laneFindings(req)?.body;
+    if (handed === undefined) return raw(req, res, next);
+    req.body = handed;
+    next();
+  };
+  return { handlers: [readBody, serve, errors], lane: graphqlLane(yoga, { onResult: codeRequestErrors, maxTokens: GRAPHQL_LIMITS.maxTokens }) };
 }

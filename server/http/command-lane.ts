@@ -1,16 +1,19 @@
 // The command lane (issue 37, the hot path): a tension command over REST with a bearer key (`POST
-// /api/v1/tensions`, `POST /api/v1/tensions/:id/<verb>`) answered without Express's layers, which cost a
-// rescore as much CPU again as the command itself. What the request gets is what Express's path gives: the
-// same request id, access line, metric, span, host check, security headers, rate limit and its headers,
-// idempotency, refusals and answer, from the same functions (`restReply`, `problemHeaders`, the limiter,
-// `securityHeaderList`, `startRequestSpan`, the app's own ETag and trust-proxy functions).
+// /api/v1/tensions`, `POST /api/v1/tensions/:id/<verb>`), and a GraphQL operation with one (`POST /graphql`,
+// through yoga's pipeline without its HTTP layer: server/graphql/lane.ts), answered without Express's
+// layers, which cost a rescore as much CPU again as the command itself. What the request gets is what
+// Express's path gives: the same request id, access line, metric, span, host check, security headers, rate
+// limit and its headers, idempotency, refusals and answer, from the same functions (`restReply`,
+// `problemHeaders`, the limiter, `securityHeaderList`, `startRequestSpan`, the app's own ETag and trust-proxy
+// functions; for GraphQL, yoga's).
 //
 // The lane takes only the plain case and leaves everything else to Express, whole and unread: another
 // method or path spelling, a query string, an `Origin` (CORS), a body that is not plain JSON with a
 // Content-Length within the limit, a Host the service does not answer to, a draining instance, and, after
 // the key lookup, a key that does not authenticate or a caller at its rate limit (Express then answers
-// 401 or 429 itself, counting the request once). test/int/foundation/command-lane.int.test.ts compares the two
-// lanes' answers.
+// 401 or 429 itself, counting the request once). A GraphQL body is read before the lane decides: what it
+// does not admit goes to Express with that body (lane-handover.ts), before the rate limit counts it. The
+// tests test/int/foundation/command-lane.int.test.ts and graphql-lane.int.test.ts compare the lanes' answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
 import proxyaddr from 'proxy-addr';
@@ -25,8 +28,10 @@ import { endRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, notJson } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
 import { leaveToExpress } from './lane-handover.js';
-import { requestIdOf, type AccessFields, type VerifyBearer } from './request-context.js';
+import { requestIdOf, requestLog, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
+import type { AdmittedCall, GraphqlLane } from '../graphql/lane.js';
+import { graphqlFailure } from '../graphql/yoga.js';
 
 const PREFIX = '/api/v1';
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
@@ -45,13 +50,11 @@ export interface CommandLaneParts {
   etag: (body: Buffer, encoding?: string) => string | undefined;
   /** Express, for a request the lane leaves */
   fallback: (req: IncomingMessage, res: ServerResponse) => void;
+  /** GraphQL's half (server/graphql/lane.ts); without it, `/graphql` goes through Express */
+  graphql?: GraphqlLane;
 }
 
-interface Target {
-  entry: TensionCommandEntry;
-  id: string | null;
-  route: string;
-}
+type Target = { entry: TensionCommandEntry; id: string | null; route: string } | { entry: null; route: '/graphql' };
 
 /** The body-input POST commands of the registry, by the verb after `/tensions/:id/` (and sense, at `/tensions`). */
 function routes(): { collection: TensionCommandEntry | undefined; byVerb: Map<string, TensionCommandEntry> } {
@@ -79,6 +82,7 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
   const { trust } = parts;
 
   function target(url: string): Target | null {
+    if (url === '/graphql') return parts.graphql ? { entry: null, route: url } : null;
     if (url.length > MAX_URL || !url.startsWith(PREFIX)) return null;
     const path = url.slice(PREFIX.length);
     if (path === '/tensions') return collection ? { entry: collection, id: null, route: `${PREFIX}${collection.rest.path}` } : null;
@@ -119,7 +123,8 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     if (h.origin !== undefined || h['transfer-encoding'] !== undefined || h['content-encoding'] !== undefined) return false;
     const length = h['content-length'];
     if (length === undefined || !/^\d{1,6}$/.test(length) || Number(length) > BODY_LIMIT_BYTES) return false;
-    if (length !== '0' && !JSON_TYPES.has(h['content-type']?.toLowerCase() ?? '')) return false;
+    if ((length !== '0' || found.entry === null) && !JSON_TYPES.has(h['content-type']?.toLowerCase() ?? '')) return false;
+    if (found.entry === null && length === '0') return false;
     const bearer = bearerToken(h.authorization);
     if (typeof bearer !== 'string') return false;
     const name = hostname(req);
@@ -139,8 +144,8 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     // (Express's request span is this one, ended there).
     const traced = startRequestSpan('POST', url, req.headers);
     const within = <T>(fn: () => Promise<T>) => (traced ? context.with(traced.context, fn) : fn());
-    const leave = (verified?: Result<Caller>) => {
-      leaveToExpress(req, { verified, span: traced ?? undefined });
+    const leave = (verified?: Result<Caller>, body?: Buffer) => {
+      leaveToExpress(req, { verified, span: traced ?? undefined, body });
       parts.fallback(req, res);
     };
     let caller: Caller;
@@ -154,6 +159,16 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
     const client = proxyaddr(req, trust) ?? req.socket.remoteAddress ?? 'unknown';
     const bucket = parts.limiter.limit === 0 ? null : limitBucket(caller, () => client);
     if (bucket !== null && parts.limiter.wouldRefuse(bucket)) return leave({ ok: true, value: caller });
+    // GraphQL: whether the lane runs it is in the body, read here; what it does not admit goes with its body.
+    let graphql: AdmittedCall | null = null;
+    if (found.entry === null) {
+      const raw = await readBody(req, length);
+      if (raw === null) return; // the client went away before its body arrived: nobody to answer
+      graphql = parts.graphql!.admit(raw, firstHeader(req.headers.accept));
+      if (graphql === null) return leave({ ok: true, value: caller }, raw);
+      // again after the read: no await between this check and the take below, so the lane never answers past the limit
+      if (bucket !== null && parts.limiter.wouldRefuse(bucket)) return leave({ ok: true, value: caller }, raw);
+    }
     // From here the lane answers.
     const rateHeaders = bucket === null ? [] : parts.limiter.take(bucket).headers;
     const requestId = requestIdOf(firstHeader(req.headers['x-request-id']));
@@ -179,21 +194,50 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
         ...(traced ? { traceId: traced.span.spanContext().traceId } : {}),
       });
     };
+    const write = (status: number, headers: string[], body?: Buffer) => {
+      if (body === undefined) {
+        res.writeHead(status, headers);
+        return void res.end(() => finish(status));
+      }
+      headers.push('Content-Length', String(body.length));
+      res.writeHead(status, headers);
+      res.end(body, () => finish(status));
+    };
     const send = (reply: RestReply) => {
       const headers = base.slice();
       for (const [k, v] of reply.headers) headers.push(k, v);
-      if (reply.status === 204) {
-        res.writeHead(204, headers);
-        return void res.end(() => finish(204));
-      }
+      if (reply.status === 204) return write(204, headers);
       const body = Buffer.from(JSON.stringify(reply.body));
       headers.push('Content-Type', reply.problem ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8');
-      headers.push('Content-Length', String(body.length));
       const tag = parts.etag(body);
       if (tag) headers.push('ETag', tag);
-      res.writeHead(reply.status, headers);
-      res.end(body, () => finish(reply.status));
+      write(reply.status, headers, body);
     };
+    const correlationId = firstHeader(req.headers['x-correlation-id']);
+    const correlation = correlationId && correlationId.length <= 128 ? { correlationId } : {};
+
+    if (found.entry === null) {
+      const call = graphql!;
+      // yoga's answer as yoga would write it (its Content-Type, no ETag); a failure outside the resolvers
+      // as yoga.ts answers it; the request's logger is where masked errors are logged (yoga.ts maskError)
+      const log = deps.logger.child({ requestId });
+      const run = async () => {
+        try {
+          const reply = await parts.graphql!.run(call, { caller, requestId, clientAddress: client, ...correlation });
+          const headers = base.slice();
+          for (const [k, v] of reply.headers) headers.push(k, v);
+          write(reply.status, headers, Buffer.from(reply.body));
+        } catch (err) {
+          const failed = graphqlFailure(err, requestId, log);
+          const headers = base.slice();
+          for (const [k, v] of failed.headers) headers.push(k, v);
+          headers.push('Content-Type', 'application/json; charset=utf-8');
+          write(failed.status, headers, Buffer.from(JSON.stringify(failed.body)));
+        }
+      };
+      return within(() => requestLog.run(log, run));
+    }
+    const { entry, id } = found;
 
     const answer = async () => {
       const raw = length === 0 ? undefined : await readBody(req, length);
@@ -208,15 +252,7 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
           return send(refusalReply(notJson(), requestId));
         }
       }
-      const correlationId = firstHeader(req.headers['x-correlation-id']);
-      const ctx: Ctx = {
-        caller,
-        via: 'rest',
-        requestId,
-        clientAddress: client,
-        ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
-      };
-      const { entry, id } = found;
+      const ctx: Ctx = { caller, via: 'rest', requestId, clientAddress: client, ...correlation };
       const face = { rawKey: req.headers['idempotency-key'], keyField: 'Idempotency-Key', method: 'POST', path: url, body: body ?? null };
       try {
         send(await restReply(deps, ctx, face, () => runCommand(deps, ctx, entry, id, body ?? {}), entry.rest.status ?? 200));
