@@ -2,6 +2,7 @@
 // (`commandLane: false`), on its own database, with a writer, a reader, an actor and its access lines; the
 // lane tests play the same requests on both and compare the answers but for the ids and times each made.
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { startTestApp, type TestApp } from './app.js';
 import { client, seedUserWithKey, type SeededUser } from './clients.js';
 import { newActor } from './tensions.js';
@@ -38,6 +39,18 @@ export async function side(commandLane: boolean, config: Partial<Config> = {}): 
       if (q.sql.includes('from api_keys k join users u')) lookups++;
     });
   return { app, lines, writer, reader, actorId, lookups: () => lookups };
+}
+
+/** A side for the enclosing `describe`: started before its tests, closed after them (the object is filled in then). */
+export function suiteSide(commandLane: boolean, config: Partial<Config> = {}): Side {
+  const held = {} as Side;
+  beforeAll(async () => {
+    Object.assign(held, await side(commandLane, config));
+  });
+  afterAll(async () => {
+    await held.app?.close();
+  });
+  return held;
 }
 
 export interface Answer {
@@ -80,3 +93,25 @@ export const laneCount = async (app: TestApp) => {
   const text = await (await fetch(`${app.url}/metrics`)).text();
   return Number(/^market_http_command_lane_total (\d+)/m.exec(text)?.[1] ?? 'NaN');
 };
+
+const FAIL_TRIGGER = `create or replace function lane_test_fail() returns trigger language plpgsql as $$
+    begin
+      if new.name = 'Lane busy' then raise exception 'lock timeout' using errcode = '55P03'; end if;
+      if new.name = 'Lane bug' then raise exception 'a bug' using errcode = 'XX000'; end if;
+      return new;
+    end $$;
+  create trigger lane_test_fail before update on tensions for each row execute function lane_test_fail()`;
+
+/**
+ * Runs `fn` while a trigger makes the command's one write fail after its key was found, for a tension named
+ * 'Lane busy' with 55P03 (lock_timeout, a database that cannot serve for now) and for one named 'Lane bug'
+ * with an error that is a bug.
+ */
+export async function withFailingWrites<T>(s: Side, fn: (names: readonly ['Lane busy', 'Lane bug']) => Promise<T>): Promise<T> {
+  await s.app.em().execute(FAIL_TRIGGER);
+  try {
+    return await fn(['Lane busy', 'Lane bug']);
+  } finally {
+    await s.app.em().execute('drop trigger lane_test_fail on tensions; drop function lane_test_fail()');
+  }
+}

@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { newActor, newTension, streamOf } from '../../support/tensions.js';
 import { paddedJson } from '../../support/raw-http.js';
-import { comparable, laneCount, send as sendTo, side, type Answer, type Side } from '../../support/lanes.js';
+import { comparable, laneCount, send as sendTo, suiteSide, withFailingWrites, type Answer, type Side } from '../../support/lanes.js';
 import { BODY_LIMIT_BYTES } from '../../../server/http/body.js';
 import { formatApiKey } from '../../../server/domain/api-key.js';
 
@@ -19,15 +19,8 @@ import { formatApiKey } from '../../../server/domain/api-key.js';
 const send = (app: TestApp, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> =>
   sendTo(app, method, `/api/v1${path}`, headers, body);
 
-let lane: Side;
-let plain: Side;
-beforeAll(async () => {
-  [lane, plain] = await Promise.all([side(true), side(false)]);
-});
-afterAll(async () => {
-  await lane?.app.close();
-  await plain?.app.close();
-});
+const lane = suiteSide(true);
+const plain = suiteSide(false);
 
 type Step = { name: string; method?: string; path: (id: string) => string; headers?: Record<string, string>; body?: string; as?: 'writer' | 'reader' };
 
@@ -230,34 +223,22 @@ describe('the command lane', () => {
 });
 
 describe('a command that fails in the database', () => {
-  // A trigger makes the command's one write fail after its key was found: with 55P03 (lock_timeout, a
-  // database that cannot serve for now) or with an error that is a bug.
-  const TRIGGER = `create or replace function lane_test_fail() returns trigger language plpgsql as $$
-      begin
-        if new.name = 'Lane busy' then raise exception 'lock timeout' using errcode = '55P03'; end if;
-        if new.name = 'Lane bug' then raise exception 'a bug' using errcode = 'XX000'; end if;
-        return new;
-      end $$;
-    create trigger lane_test_fail before update on tensions for each row execute function lane_test_fail()`;
-
+  // withFailingWrites: the command's one write fails after its key was found (55P03, or a bug)
   it('is answered as Express answers it: 503 unavailable with Retry-After, or a 500 with the request id only; nothing is written', async () => {
     const before = await laneCount(lane.app);
     const answers = await Promise.all(
-      [lane, plain].map(async (s) => {
-        await s.app.em().execute(TRIGGER);
-        try {
+      [lane, plain].map((s) =>
+        withFailingWrites(s, async (names) => {
           const api = client(s.app, s.writer.key);
           const out: Answer[] = [];
-          for (const name of ['Lane busy', 'Lane bug']) {
+          for (const name of names) {
             const id = (await newTension(api, { actorId: s.actorId, name, currentContext: 'now' })).id;
             out.push(await send(s.app, 'POST', `/tensions/${id}/rescore`, { authorization: `Bearer ${s.writer.key}`, ...json }, '{"score":9}'));
             expect((await streamOf(s.app, id)).length, `${name}: the stream keeps its one event`).toBe(1);
           }
           return out;
-        } finally {
-          await s.app.em().execute('drop trigger lane_test_fail on tensions; drop function lane_test_fail()');
-        }
-      }),
+        }),
+      ),
     );
     const [viaLane, viaExpress] = answers;
     // (the two apps' keys have made different numbers of requests by now: their remaining quota differs)
@@ -298,13 +279,7 @@ describe('a draining instance', () => {
 });
 
 describe('the rate limit, shared by both lanes', () => {
-  let limited: Side;
-  beforeAll(async () => {
-    limited = await side(true, { rateLimitPerMinute: 4 });
-  });
-  afterAll(async () => {
-    await limited?.app.close();
-  });
+  const limited = suiteSide(true, { rateLimitPerMinute: 4 });
 
   it('counts a request once, whichever lane answers it, and refuses the one over the limit with 429', async () => {
     // the key's first two requests (its actor through Express, its tension through the lane) are counted

@@ -5,10 +5,10 @@
 // the one that answered exactly the requests it admits (the others it leaves to Express with the body it read).
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { client, seedUserWithKey } from '../../support/clients.js';
 import { newTension, streamOf } from '../../support/tensions.js';
-import { comparable, laneCount, send, side, type Answer, type Side } from '../../support/lanes.js';
+import { comparable, laneCount, send, suiteSide, withFailingWrites, type Answer, type Side } from '../../support/lanes.js';
 import { formatApiKey } from '../../../server/domain/api-key.js';
 import { MAX_DOCUMENT } from '../../../server/graphql/lane.js';
 
@@ -112,15 +112,8 @@ const STEPS: Step[] = [
   { name: 'an unknown key', as: 'stranger', body: (id) => ({ query: READ, variables: { id } }), laned: false },
 ];
 
-let lane: Side;
-let plain: Side;
-beforeAll(async () => {
-  [lane, plain] = await Promise.all([side(true), side(false)]);
-});
-afterAll(async () => {
-  await lane?.app.close();
-  await plain?.app.close();
-});
+const lane = suiteSide(true);
+const plain = suiteSide(false);
 
 const stranger = formatApiKey(randomBytes(32));
 
@@ -209,31 +202,21 @@ describe('the GraphQL lane', () => {
 });
 
 describe('a GraphQL command that fails in the database', () => {
-  const TRIGGER = `create or replace function gql_lane_test_fail() returns trigger language plpgsql as $$
-      begin
-        if new.name = 'Lane busy' then raise exception 'lock timeout' using errcode = '55P03'; end if;
-        if new.name = 'Lane bug' then raise exception 'a bug' using errcode = 'XX000'; end if;
-        return new;
-      end $$;
-    create trigger gql_lane_test_fail before update on tensions for each row execute function gql_lane_test_fail()`;
-
+  // withFailingWrites: the command's one write fails after its key was found (55P03, or a bug)
   it('is answered as Express answers it (UNAVAILABLE, or INTERNAL with the request id only) and logged once; nothing is written', async () => {
     const before = await laneCount(lane.app);
     const answers = await Promise.all(
-      [lane, plain].map(async (s) => {
-        await s.app.em().execute(TRIGGER);
-        try {
+      [lane, plain].map((s) =>
+        withFailingWrites(s, async (names) => {
           const out: Answer[] = [];
-          for (const name of ['Lane busy', 'Lane bug']) {
+          for (const name of names) {
             const id = (await newTension(client(s.app, s.writer.key), { actorId: s.actorId, name, currentContext: 'now' })).id;
             out.push(await post(s, rescore(id, { score: 9 }), { 'x-request-id': `gql-fail-${name.split(' ')[1]}` }));
             expect((await streamOf(s.app, id)).length, `${name}: the stream keeps its one event`).toBe(1);
           }
           return out;
-        } finally {
-          await s.app.em().execute('drop trigger gql_lane_test_fail on tensions; drop function gql_lane_test_fail()');
-        }
-      }),
+        }),
+      ),
     );
     const quotaAside = (a: Answer) => {
       const { ratelimit: _quota, ...headers } = comparable(a, false).headers;
@@ -253,13 +236,7 @@ describe('a GraphQL command that fails in the database', () => {
 });
 
 describe('the rate limit, shared by both lanes', () => {
-  let limited: Side;
-  beforeAll(async () => {
-    limited = await side(true, { rateLimitPerMinute: 3 });
-  });
-  afterAll(async () => {
-    await limited?.app.close();
-  });
+  const limited = suiteSide(true, { rateLimitPerMinute: 3 });
 
   it('counts a GraphQL request once, whichever lane answers it, and refuses the one over the limit with 429', async () => {
     // the key's first request made its actor (through Express)
