@@ -6,10 +6,10 @@
 // CPU than executing it (bench/README.md, the GraphQL profile).
 //
 // The lane admits only the plain case and leaves the rest to Express, with the body it read: a body that is not
-// a JSON object of `query` (at most MAX_DOCUMENT characters), `variables` and `operationName`; an `Accept` other
-// than none, `*/*`, `application/json` or `application/graphql-response+json`; a document that does not parse
-// within the token limit; an operation that is not found, a subscription, or one with a root field marked
-// `HTTP_EXCHANGE` (it sets the session cookie, or streams), or with a fragment at its root (its fields unread).
+// a JSON object of `query` (at most MAX_DOCUMENT characters), `variables` and `operationName`; an `Accept` yoga
+// would not answer with JSON (laneMediaType); a document that does not parse within the token limit; an
+// operation that is not found, a subscription, or one with a root field marked `HTTP_EXCHANGE` (it sets the
+// session cookie, or streams), or with a fragment at its root (its fields unread).
 import { getOperationAST, Kind, OperationTypeNode, parse, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLCall, GraphQLContext } from '../../schema/context.js';
@@ -21,13 +21,35 @@ const VERDICTS = 256;
 
 type MediaType = 'application/json' | 'application/graphql-response+json';
 
-/** What yoga answers for each `Accept` the lane admits (yoga's `getMediaTypesForRequestInOrder`, checked in the lane's test). */
-const MEDIA: Record<string, MediaType> = {
-  '': 'application/json',
-  '*/*': 'application/json',
-  'application/json': 'application/json',
-  'application/graphql-response+json': 'application/graphql-response+json',
-};
+const REGULAR: readonly MediaType[] = ['application/graphql-response+json', 'application/json'];
+
+/**
+ * The media type yoga answers a single result with, for this `Accept`; null when yoga would not answer it
+ * with JSON (the lane leaves it). Yoga's negotiation (graphql-yoga's `useResultProcessors`, `accept.js`):
+ * the header lower-cased without spaces, its entries split at commas, an entry with a charset other than
+ * utf-8 skipped, parameters (`q`) otherwise ignored; its JSON processor comes last, so it wins when any entry
+ * matches one of its two types, and the entry that decides is the first in the header that matches one
+ * (where `*` matches either half), the later of the two types it matches. Checked against yoga, entry for
+ * entry, in the lane's test.
+ */
+function laneMediaType(accept: string | undefined): MediaType | null {
+  const entries = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',');
+  for (const entry of entries) {
+    const [type, ...params] = entry.split(';');
+    if ((params.find((p) => p.includes('charset=')) ?? 'charset=utf-8') !== 'charset=utf-8') continue;
+    const [pre, suf] = type.split('/');
+    let media: MediaType | null = null;
+    for (const candidate of REGULAR) {
+      const [cPre, cSuf] = candidate.split('/');
+      if ((pre === '*' || pre === cPre) && (suf === '*' || suf === cSuf)) media = candidate;
+    }
+    if (media) return media;
+  }
+  return null;
+}
+
+/** The media type of the `Accept` values last seen (a client sends the same one each time): at most 64. */
+const ACCEPTS = 64;
 
 export interface LaneParams {
   query: string;
@@ -131,6 +153,7 @@ export function graphqlLane(yoga: YogaServerInstance<GraphQLServerContext, Graph
   const getResultForParams = yoga.getResultForParams;
   // by document, then by operation name ('' for none): whether the lane runs it
   const verdicts = new Map<string, Map<string, boolean>>();
+  const medias = new Map<string, MediaType | null>();
 
   function verdict(query: string, operationName: string | undefined): boolean {
     let byName = verdicts.get(query);
@@ -160,7 +183,11 @@ export function graphqlLane(yoga: YogaServerInstance<GraphQLServerContext, Graph
 
   return {
     admit(body, accept) {
-      const media = MEDIA[accept ?? ''];
+      let media = medias.get(accept ?? '');
+      if (media === undefined) {
+        media = laneMediaType(accept);
+        if (medias.size < ACCEPTS && (accept?.length ?? 0) <= 256) medias.set(accept ?? '', media);
+      }
       if (!media) return null;
       const params = paramsOf(body);
       if (!params || !verdict(params.query, params.operationName ?? undefined)) return null;

@@ -77,11 +77,37 @@ const STEPS: Step[] = [
   { name: 'Accept: application/json', body: () => ({ query: '{ nope }' }), headers: { accept: 'application/json' }, laned: true },
   { name: 'Accept: text/html', body: (id) => ({ query: READ, variables: { id } }), headers: { accept: 'text/html' }, laned: false },
   {
-    name: 'Accept: several types',
+    name: 'Accept: several types, a query',
     body: (id) => ({ query: READ, variables: { id } }),
     headers: { accept: 'application/graphql-response+json, application/json' },
-    laned: false,
+    laned: true,
   },
+  // the forms clients send (graphql-request, Apollo, urql), and the edges of yoga's negotiation
+  ...(
+    [
+      ['application/graphql-response+json, application/json', true],
+      ['application/graphql-response+json,application/json;q=0.9', true],
+      ['application/json;q=0.9, application/graphql-response+json', true],
+      ['application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed', true],
+      ['text/event-stream, application/json', true],
+      ['APPLICATION/GRAPHQL-RESPONSE+JSON', true],
+      ['application/*', true],
+      ['*/json', true],
+      ['application/json; charset=utf-8', true],
+      ['application/json; charset=iso-8859-1', false],
+      ['application/json; charset=iso-8859-1, */*', true],
+      ['text/event-stream', false],
+      ['multipart/mixed', false],
+      ['application', false],
+      [',', false],
+      ['', true],
+    ] as const
+  ).map(([accept, laned]): Step => ({
+    name: `Accept: ${JSON.stringify(accept)}, a validation error`,
+    body: () => ({ query: '{ nope }' }),
+    headers: { accept },
+    laned,
+  })),
   {
     name: 'a request id and a correlation id',
     body: (id) => rescore(id, { score: 3 }),
