@@ -8,6 +8,7 @@ import { bootstrap } from './persistence/bootstrap.js';
 import { migrationStatus } from './persistence/database.js';
 import { deleteExpiredOAuthRows } from './persistence/oauth-store.js';
 import { deleteExpired } from './persistence/housekeeping.js';
+import { reportBufferSizing } from './persistence/buffer-sizing.js';
 import { LOGIN_WINDOW_MS } from './application/auth/throttle.js';
 
 import { sqlTracing, startTracing } from './tracing.js';
@@ -65,6 +66,8 @@ export async function startService(config: Config, logger: Logger, appOptions: A
     return current;
   };
   if (!(await schemaCurrent())) logger.warn('migrations are pending: /readyz answers 503 until `market-service migrate` runs');
+  // PostgreSQL only: the embedded database's buffers are fixed (32 MB) and it serves one machine's small data
+  else if (db.traits.kind === 'postgres') void reportBufferSizing(db.orm.em.fork(), logger);
 
   const housekeeping = async () => {
     if (!(await schemaCurrent())) return;
