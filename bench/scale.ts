@@ -251,11 +251,23 @@ export async function scaleBench(
     }
     const ids = Array.from({ length: 200 }, (_, i) => scaleTensionId(1 + ((i * 7919) % opts.sizes.tensions)));
     const measured: Record<string, HttpResult[]> = {};
+    // A search (`q`) is measured a second time at once: a walk reads a few thousand heap pages, which the
+    // queries before it have evicted from `shared_buffers` (128 MB by default), so the first window's p99 is
+    // its first requests reading them back from the operating system (bench/README.md, 2026-11-30 10:22),
+    // the second what it costs once they are in. The target applies to the first; the second is reported.
+    const again: Record<string, HttpResult[]> = {};
+    const searches = new Set(paths.filter(([, path]) => /[?&]q=/.test(path)).map(([name]) => name));
     const gets: HttpResult[] = [];
     for (let r = 1; r <= opts.rounds; r++) {
       gets.push(await load(svc.url, key, { kind: 'get', ids }, opts.connections, opts.seconds));
-      for (const [name, path] of paths) (measured[name] ??= []).push(await timed(svc.url, key, `/api/v1${path}`, opts.connections, opts.seconds));
-      log(`scale round ${r}: GET p99 ${gets[r - 1].p99} ms; ` + paths.map(([n]) => `${n} ${measured[n][r - 1].p99}`).join('; '));
+      for (const [name, path] of paths) {
+        (measured[name] ??= []).push(await timed(svc.url, key, `/api/v1${path}`, opts.connections, opts.seconds));
+        if (searches.has(name)) (again[name] ??= []).push(await timed(svc.url, key, `/api/v1${path}`, opts.connections, opts.seconds));
+      }
+      log(
+        `scale round ${r}: GET p99 ${gets[r - 1].p99} ms; ` +
+          paths.map(([n]) => `${n} ${measured[n][r - 1].p99}${again[n] ? ` (at once again ${again[n][r - 1].p99})` : ''}`).join('; '),
+      );
     }
 
     // Rescore A/B on twin databases: this one with every index, and a file copy of it with the layout before
@@ -370,6 +382,15 @@ export async function scaleBench(
         target: '<= 5',
         pass: ratio <= 5,
       });
+      const ys = again[name];
+      if (ys)
+        figures.push({
+          name: `    the same at once again (its pages in shared_buffers): p50 / p99`,
+          value: `${median(ys.map((y) => y.p50))} / ${median(ys.map((y) => y.p99))} ms`,
+          against: `${getP99} ms`,
+          ratio: median(ys.map((y, i) => y.p99 / gets[i].p99)),
+          target: 'reported',
+        });
     }
     const pairRatio = median(pairRatios);
     figures.push({
@@ -412,7 +433,7 @@ export async function scaleBench(
       name: '    new indexes: size (MiB), build (ms)',
       value: sizes.map((x) => `${x.name} ${fmt(Number(x.bytes) / 2 ** 20, '', 1)}, ${buildMs[x.name] ?? 'not rebuilt'}`).join('; '),
     });
-    const http = [...gets, ...Object.values(measured).flat(), ...pairs.flatMap((p) => [p.all, p.before])];
+    const http = [...gets, ...Object.values(measured).flat(), ...Object.values(again).flat(), ...pairs.flatMap((p) => [p.all, p.before])];
     const bad = http.reduce((n, h) => n + h.non2xx + h.errors, 0);
     figures.push({ name: '  non-2xx and errors (scale loads)', value: String(bad), target: '= 0', pass: bad === 0 });
     return {
