@@ -9,7 +9,7 @@ export interface GraphQLCall {
   requestId: string;
   /** the client for throttles, logs and the audit trail (session-cookie.ts `clientAddress`) */
   clientAddress: string;
-  /** the caller's `X-Correlation-Id`, when it is at most 128 characters */
+  /** the caller's `X-Correlation-Id`, when it is at most CORRELATION_ID_MAX characters (request-context.ts `correlationOf`) */
   correlationId?: string;
   /**
    * Express's exchange, for the fields marked `HTTP_EXCHANGE` (they set or clear the session cookie). The

@@ -7,7 +7,7 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { schema } from '../../schema/index.js';
 import type { GraphQLCall, GraphQLContext } from '../../schema/context.js';
 import type { Deps } from '../application/context.js';
-import { needsCsrfHeader, requestLog } from '../http/request-context.js';
+import { correlationOf, needsCsrfHeader, requestLog } from '../http/request-context.js';
 import { laneFindings } from '../http/lane-handover.js';
 import { clientAddress } from '../http/session-cookie.js';
 import { inSpan } from '../tracing.js';
@@ -153,12 +153,11 @@ export function graphqlHandler(deps: Deps): { handlers: GraphqlHandlers; lane: G
       return graphqlRefusal(res, 403, 'CSRF_REQUIRED', 'Cookie-authenticated requests that change state must send the header X-CSRF-Protection: 1.');
     }
     try {
-      const correlationId = req.get('x-correlation-id');
       const call: GraphQLCall = {
         caller: req.caller,
         requestId: req.requestId,
         clientAddress: clientAddress(req),
-        ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
+        ...correlationOf(req.get('x-correlation-id')),
         http: { req, res },
       };
       await yoga.handle(req, res, { call });

@@ -28,7 +28,7 @@ import { endRequestSpan, startRequestSpan } from '../tracing.js';
 import { BODY_LIMIT_BYTES, notJson } from './body.js';
 import { limitBucket, type RequestLimiter } from './rate-limit.js';
 import { leaveToExpress } from './lane-handover.js';
-import { requestIdOf, requestLog, type AccessFields, type VerifyBearer } from './request-context.js';
+import { correlationOf, requestIdOf, requestLog, type AccessFields, type VerifyBearer } from './request-context.js';
 import { securityHeaderList } from './security-headers.js';
 import type { AdmittedCall, GraphqlLane } from '../graphql/lane.js';
 import { graphqlFailure } from '../graphql/yoga.js';
@@ -213,8 +213,7 @@ export function commandLane(deps: Deps, parts: CommandLaneParts): (req: Incoming
       if (tag) headers.push('ETag', tag);
       write(reply.status, headers, body);
     };
-    const correlationId = firstHeader(req.headers['x-correlation-id']);
-    const correlation = correlationId && correlationId.length <= 128 ? { correlationId } : {};
+    const correlation = correlationOf(firstHeader(req.headers['x-correlation-id']));
 
     if (found.entry === null) {
       const call = graphql!;

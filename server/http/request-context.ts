@@ -32,6 +32,14 @@ export function requestIdOf(incoming: string | undefined): string {
   return incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** The longest `X-Correlation-Id` a use case records; a longer one is ignored, as an absent one. */
+export const CORRELATION_ID_MAX = 128;
+
+/** The caller's `X-Correlation-Id` as the use-case context carries it (every face, either lane): present and short enough, or nothing. */
+export function correlationOf(header: string | undefined): { correlationId?: string } {
+  return header && header.length <= CORRELATION_ID_MAX ? { correlationId: header } : {};
+}
+
 /** What one access line says of an answered request (SPEC §9). */
 export interface AccessFields {
   requestId: string;

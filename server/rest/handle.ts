@@ -6,18 +6,12 @@ import type { Ctx, Deps } from '../application/context.js';
 import { idempotentCall, type Answer, type FaceCall } from '../application/idempotency.js';
 import { problemBody, problemHeaders } from './problem.js';
 import { clientAddress } from '../http/session-cookie.js';
+import { correlationOf } from '../http/request-context.js';
 
 /** The use-case context of an authenticated REST request (the router refuses anonymous ones first). */
 export function restCtx(req: Request): Ctx {
   if (!req.caller) throw new Error('restCtx on an unauthenticated request');
-  const correlationId = req.get('x-correlation-id');
-  return {
-    caller: req.caller,
-    via: 'rest',
-    requestId: req.requestId,
-    clientAddress: clientAddress(req),
-    ...(correlationId && correlationId.length <= 128 ? { correlationId } : {}),
-  };
+  return { caller: req.caller, via: 'rest', requestId: req.requestId, clientAddress: clientAddress(req), ...correlationOf(req.get('x-correlation-id')) };
 }
 
 export interface HandleOptions {

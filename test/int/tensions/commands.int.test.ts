@@ -317,4 +317,35 @@ describe('history', () => {
       apiKeyId: expect.any(String),
     });
   });
+
+  it('records a correlation id of at most 128 characters, on each face and lane alike, and ignores a longer one', async () => {
+    const key = (await seedUserWithKey(app, { grants: ['tensions:*'] })).key;
+    const id = (await newTension(client(app, key), { actorId: orgA, name: 'Correlated', currentContext: 'now' })).id;
+    const rescore = `mutation($id: ID!, $score: Int!) { rescoreTension(id: $id, input: { score: $score }) { event { version } } }`;
+    // the command lane, and Express (a query string makes the lane step aside), for REST and for GraphQL
+    const ways: [string, (score: number) => [string, string]][] = [
+      ['REST, lane', (score) => [`/api/v1/tensions/${id}/rescore`, JSON.stringify({ score })]],
+      ['REST, Express', (score) => [`/api/v1/tensions/${id}/rescore?via=express`, JSON.stringify({ score })]],
+      ['GraphQL, lane', (score) => ['/graphql', JSON.stringify({ query: rescore, variables: { id, score } })]],
+      ['GraphQL, Express', (score) => ['/graphql?via=express', JSON.stringify({ query: rescore, variables: { id, score } })]],
+    ];
+    let score = 1;
+    for (const [way, request] of ways) {
+      for (const [length, recorded] of [
+        [128, true],
+        [129, false],
+      ] as const) {
+        const correlationId = 'c'.repeat(length);
+        const [path, body] = request(++score);
+        const res = await fetch(`${app.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-correlation-id': correlationId },
+          body,
+        });
+        expect(res.status, `${way}, ${length}: ${await res.clone().text()}`).toBe(200);
+        const [row] = await app.em().execute(`select metadata from domain_events where stream_id = ? order by version desc limit 1`, [id]);
+        expect(row.metadata.correlationId ?? null, `${way}, ${length}`).toBe(recorded ? correlationId : null);
+      }
+    }
+  });
 });
