@@ -76,8 +76,25 @@ const BEFORE = [
   ['bench_before_tensions_score_idx', 'create index bench_before_tensions_score_idx on tensions (score desc, id)'],
   ['bench_before_tensions_created_idx', 'create index bench_before_tensions_created_idx on tensions (created_at desc, id)'],
 ] as const;
+/**
+ * The walked indexes that Migration20261130130000 rebuilt with its signature INCLUDEd, as they were before
+ * it; the "without" sides have them so, and the signature's update trigger disabled (the twin also drops the
+ * column: see the A/B).
+ */
+const SIG_WALKED = [
+  ['tensions_state_created_idx', '(state, created_at, id)', '(search_sig)', ''],
+  ['tensions_updated_idx', '(updated_at desc, id desc)', '(search_sig)', ''],
+  ['tensions_actor_sort_idx', '(actor_sort, actor_id, id)', '(search_sig)', ''],
+  ['tensions_lead_sort_idx', '(lead_sort, lead_user_id, id)', '(search_sig)', 'where lead_user_id is not null'],
+  ['tensions_no_lead_idx', '(id)', '(search_sig, lead_user_id)', 'where lead_user_id is null'],
+] as const;
 async function layoutBefore(db: BenchDatabase, on: boolean): Promise<void> {
   for (const [name, create] of BEFORE) await db.query(on ? create : `drop index ${name}`);
+  for (const [name, keys, include, where] of SIG_WALKED) {
+    await db.query(`drop index ${name}`);
+    await db.query(`create index ${name} on tensions ${keys} ${on ? '' : `include ${include}`} ${where}`);
+  }
+  await db.query(`alter table tensions ${on ? 'disable' : 'enable'} trigger tension_search_sig_update`);
 }
 
 /**
@@ -189,6 +206,8 @@ export async function scaleBench(
       if (Number(n) !== opts.sizes.tensions) throw new Error(`${template} holds ${n} tensions, not ${opts.sizes.tensions}`);
       // the run that kept it moved rows without events (its pgbench row writes): the projection from the events again
       log(`scale: ${template} copied; its projection rebuilt where its run's row writes moved it: ${JSON.stringify(await rebuildInPlace(env))}`);
+      // (as autovacuum would after those writes: see writeScaleData)
+      await db.query('vacuum analyze tensions');
     } else await writeScaleData((sql, params) => db.query(sql, params), opts.sizes, log);
     const setupMs = performance.now() - started;
     const [{ size }] = await db.query<{ size: string }>('select pg_database_size(current_database())::text as size');
@@ -293,7 +312,10 @@ export async function scaleBench(
     const copyMs = performance.now() - copyStarted;
     for (const index of [...TRIGRAM, ...BTREE]) await twin.query(`drop index ${index}`);
     await layoutBefore(twin, true);
-    for (const d of [db, twin]) await d.query('reindex table tensions');
+    // (the signature's column too, and both heaps rewritten with their indexes, so that neither side's rows
+    // carry a column the other's lack)
+    await twin.query('alter table tensions drop column search_sig');
+    for (const d of [db, twin]) await d.query('vacuum (full, analyze) tensions');
     svc = await startService(env);
     const svcBefore = await startService({
       ...env,

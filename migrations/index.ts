@@ -31,6 +31,7 @@ import { Migration20261129200000_stream_feed_order } from './Migration2026112920
 import { Migration20261129210000_stream_feed_by_version_key } from './Migration20261129210000_stream_feed_by_version_key.js';
 import { Migration20261129220000_state_led_sorts } from './Migration20261129220000_state_led_sorts.js';
 import { Migration20261130010000_state_led_created } from './Migration20261130010000_state_led_created.js';
+import { Migration20261130130000_tension_search_sig } from './Migration20261130130000_tension_search_sig.js';
 
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
@@ -65,4 +66,5 @@ export const migrationsList = [
   { name: 'Migration20261129210000_stream_feed_by_version_key', class: Migration20261129210000_stream_feed_by_version_key },
   { name: 'Migration20261129220000_state_led_sorts', class: Migration20261129220000_state_led_sorts },
   { name: 'Migration20261130010000_state_led_created', class: Migration20261130010000_state_led_created },
+  { name: 'Migration20261130130000_tension_search_sig', class: Migration20261130130000_tension_search_sig },
 ];

@@ -142,5 +142,8 @@ export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: s
       [sizes.audit],
     );
   }
-  for (const table of ['actors', 'users', 'tensions', 'domain_events', 'audit_log']) await query(`analyze ${table}`);
+  // What autovacuum does to a table written in bulk (inserts alone start it since PostgreSQL 13): its
+  // statistics, and the visibility map that lets a walked search read the sort's index alone
+  // (Migration20261130130000). These machines' PostgreSQL runs without autovacuum.
+  for (const table of ['actors', 'users', 'tensions', 'domain_events', 'audit_log']) await query(`vacuum analyze ${table}`);
 }
