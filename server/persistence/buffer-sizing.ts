@@ -1,6 +1,7 @@
 // Whether PostgreSQL's `shared_buffers` hold the `tensions` table and its indexes (docs/operations.md). A search
-// of a common word walks the list's order through a few thousand of the table's pages; when they are not in
-// `shared_buffers` it reads them from the operating system's cache, 4–6 times slower a statement at a million
+// of a common word walks the list's order through the sort's index (a few hundred pages, and as many of the
+// table's since Migration20261130130000; a few thousand of the table's before); what is not in
+// `shared_buffers` is read from the operating system's cache, several times slower a statement at a million
 // tensions (bench/README.md, 2026-11-30). A start says which, so an operator learns it from the log rather
 // than from the first slow searches.
 import type { EntityManager } from '@mikro-orm/postgresql';
