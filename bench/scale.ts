@@ -82,11 +82,11 @@ const BEFORE = [
  * column: see the A/B).
  */
 const SIG_WALKED = [
-  ['tensions_state_created_idx', '(state, created_at, id)', '(search_sig)', ''],
-  ['tensions_updated_idx', '(updated_at desc, id desc)', '(search_sig)', ''],
-  ['tensions_actor_sort_idx', '(actor_sort, actor_id, id)', '(search_sig)', ''],
-  ['tensions_lead_sort_idx', '(lead_sort, lead_user_id, id)', '(search_sig)', 'where lead_user_id is not null'],
-  ['tensions_no_lead_idx', '(id)', '(search_sig, lead_user_id)', 'where lead_user_id is null'],
+  ['tensions_state_created_idx', '(state, created_at, id)', '(search_sig, score)', ''],
+  ['tensions_updated_idx', '(updated_at desc, id desc)', '(search_sig, state, score)', ''],
+  ['tensions_actor_sort_idx', '(actor_sort, actor_id, id)', '(search_sig, state, score)', ''],
+  ['tensions_lead_sort_idx', '(lead_sort, lead_user_id, id)', '(search_sig, state, score)', 'where lead_user_id is not null'],
+  ['tensions_no_lead_idx', '(id)', '(search_sig, lead_user_id, state, score)', 'where lead_user_id is null'],
 ] as const;
 async function layoutBefore(db: BenchDatabase, on: boolean): Promise<void> {
   for (const [name, create] of BEFORE) await db.query(on ? create : `drop index ${name}`);
@@ -252,6 +252,9 @@ export async function scaleBench(
       ['q=<word>&sort=state', `/tensions?q=${common}&sort=state`],
       ['q=<word>&sort=-updatedAt', `/tensions?q=${common}&sort=-updatedAt`],
       ['q=<word>&sort=-createdAt', `/tensions?q=${common}&sort=-createdAt`],
+      // a filter under a sort whose index does not lead with it (the walked indexes carry state and score)
+      ['q=<word>&state=resolved&sort=-updatedAt', `/tensions?q=${common}&state=resolved&sort=-updatedAt`],
+      ['q=<word>&minScore=8&sort=lead', `/tensions?q=${common}&minScore=8&sort=lead`],
       ['actorId=&sort=lead', `/tensions?actorId=${scaleActorId(7)}&sort=lead`],
       ['users q=', `/users?q=${word(77).slice(0, 5)}`],
       ['actors q=', `/actors?q=${word(77).slice(0, 5)}`],

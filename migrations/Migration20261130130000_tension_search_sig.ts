@@ -22,7 +22,8 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Kept by a trigger for every writer alike (commands, the rebuild, import, bulk SQL): on insert, and on an
  * update that changes a text (a rescore compares three texts and computes nothing: 25 µs a row to compute).
- * The walked indexes INCLUDE it; a walk reads them alone (an index-only scan) where the visibility map
+ * The walked indexes INCLUDE it, and the state and the score where their keys lack them (the list's filters
+ * but a party's); a walk reads them alone (an index-only scan) where the visibility map
  * says a page holds only visible rows, which autovacuum keeps (docs/operations.md). Adding it rewrites
  * `tensions` and rebuilds the seven indexes under an exclusive lock (a million tensions: see
  * docs/operations.md).
@@ -62,14 +63,16 @@ export class Migration20261130130000_tension_search_sig extends Migration {
           or old.potential_future is distinct from new.potential_future)
         execute function tension_search_sig();
 
+      -- (with the state and the score where the keys lack them: a state or minScore filter is tested there too)
       create index tensions_state_score_idx on tensions (state, score desc, id desc) include (search_sig);
-      create index tensions_state_name_idx on tensions (state, name, id) include (search_sig);
-      create index tensions_state_created_idx on tensions (state, created_at, id) include (search_sig);
-      create index tensions_updated_idx on tensions (updated_at desc, id desc) include (search_sig);
-      create index tensions_actor_sort_idx on tensions (actor_sort, actor_id, id) include (search_sig);
-      create index tensions_lead_sort_idx on tensions (lead_sort, lead_user_id, id) include (search_sig) where lead_user_id is not null;
+      create index tensions_state_name_idx on tensions (state, name, id) include (search_sig, score);
+      create index tensions_state_created_idx on tensions (state, created_at, id) include (search_sig, score);
+      create index tensions_updated_idx on tensions (updated_at desc, id desc) include (search_sig, state, score);
+      create index tensions_actor_sort_idx on tensions (actor_sort, actor_id, id) include (search_sig, state, score);
+      create index tensions_lead_sort_idx on tensions (lead_sort, lead_user_id, id) include (search_sig, state, score)
+        where lead_user_id is not null;
       -- (lead_user_id, always null here: the walk reads it from the index as the other branch does)
-      create index tensions_no_lead_idx on tensions (id) include (search_sig, lead_user_id) where lead_user_id is null;
+      create index tensions_no_lead_idx on tensions (id) include (search_sig, lead_user_id, state, score) where lead_user_id is null;
     `);
   }
 

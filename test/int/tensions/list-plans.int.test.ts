@@ -224,11 +224,13 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     };
     await em.execute('vacuum analyze tensions');
     const problems: string[] = [];
+    let walks = 0;
     for (const [sort, descending] of SORTS)
-      // (a state filter under a sort whose index does not lead with the state reads each row's state from the table)
-      for (const filter of ['score', 'name', 'createdAt', 'state'].includes(sort) ? [{}, { state: 'resolved' }] : [{}]) {
+      // (the walked indexes carry the state and the score: a party's filter reads the party's own index)
+      for (const filter of [{}, { state: 'resolved' }, { minScore: 9 }, { state: 'alive', minScore: 8 }]) {
         const name = `sort=${descending ? '-' : ''}${sort} ${JSON.stringify(filter)}`;
-        const walk = tensionWalkSql({ limit: 20, sort, descending, q: common, ...filter }, TENSIONS)!;
+        // (a probe's rows: a walk of the whole table, which no budget asks for, may be planned as a sort of it)
+        const walk = tensionWalkSql({ limit: 20, sort, descending, q: common, ...filter }, WALK.probe)!;
         const [row] = await em.execute<{ 'QUERY PLAN': [{ Plan: Analyzed }] }[]>(`explain (analyze, format json) ${walk.sql}`, walk.params);
         const json = row['QUERY PLAN'];
         const nodes = all((typeof json === 'string' ? JSON.parse(json) : json)[0].Plan).filter(
@@ -241,9 +243,12 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
         const read = readings.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
         // by id: the rows the signature passed (the word is in 0.3 % of them), then the page's rows
         const byId = nodes.filter((n) => n['Index Name'] === 'tensions_pkey').reduce((sum, n) => sum + n['Actual Loops'], 0);
-        if (read < 1_000 || byId > read / 5) problems.push(`${name}: ${byId} rows read by id for ${read} walked`);
+        // (a group may end first: under -state, the stale tensions of score 9 or more)
+        if (read >= 1_000) walks++;
+        if (byId > read / 5) problems.push(`${name}: ${byId} rows read by id for ${read} walked`);
       }
     expect(problems).toEqual([]);
+    expect(walks).toBeGreaterThanOrEqual(SORTS.length * 3);
   });
 
   it('a search walked in the list order answers the same pages as through the trigram indexes', { timeout: 180_000 }, async () => {
