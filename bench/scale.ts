@@ -44,6 +44,7 @@ export function scaleOptions(option: (name: string) => string | undefined, quick
       actors: n('--scale-actors', Math.max(10, tensions / 10), 100),
       users: n('--scale-users', Math.max(10, tensions / 10), 100),
       audit: n('--scale-audit', tensions, 5_000),
+      rescores: n('--scale-rescores', 0, 0),
     },
     seconds: quick ? 1 : 3,
     rounds,
@@ -390,7 +391,7 @@ export async function scaleBench(
     const getP99 = median(gets.map((g) => g.p99));
     const figures: Figure[] = [
       {
-        name: `scale: ${opts.sizes.tensions} tensions, ${events} events, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`,
+        name: `scale: ${opts.sizes.tensions} tensions, ${events} events${opts.sizes.rescores ? ` (${opts.sizes.rescores} pairs of rescores more a tension)` : ''}, ${opts.sizes.actors} actors, ${opts.sizes.users} users, ${opts.sizes.audit} audit entries`,
         value: `${template ? `copied from ${template}` : `setup ${fmt(setupMs / 1000, ' s')}`}, database ${fmt(Number(size) / 2 ** 20, ' MiB')}`,
       },
       { name: '  GET /tensions/:id p50 / p99', value: `${median(gets.map((g) => g.p50))} / ${getP99} ms` },

@@ -13,6 +13,11 @@ export interface ScaleSizes {
   users: number;
   /** audit trail entries (actor creations by a system caller) */
   audit: number;
+  /**
+   * pairs of rescores more in each tension's stream, after its two (back and forth, so its score ends the
+   * same): the feed at ten million events with a tenth of the tensions (`--scale-rescores`, default 0)
+   */
+  rescores?: number;
 }
 
 /**
@@ -57,6 +62,8 @@ const CHUNK = 20_000;
 
 /** Writes the bulk in chunks (each its own transaction); `log` hears the progress. */
 export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: string) => void = () => undefined): Promise<void> {
+  // the extra rescores a stream holds (an even number, so that its score ends where it did)
+  const extra = 2 * Math.max(0, Math.trunc(sizes.rescores ?? 0));
   const at = `timestamptz '2024-01-01 00:00:00+00'`;
   await query(
     `insert into actors (id, name, type, created_at, updated_at)
@@ -97,7 +104,7 @@ export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: s
         from generate_series(${from}, ${to}) g`);
       await query(`alter table scale_spec add column score2 int, add column score3 int, add column events int`);
       await query(`update scale_spec set score2 = score1 % 10 + 1, score3 = (score1 + 1) % 10 + 1,
-        events = case kind when 'alive' then 3 when 'revived' then 5 else 4 end`);
+        events = case kind when 'alive' then 3 when 'revived' then 5 else 4 end + ${extra}`);
       // In (stream, version) order, so positions number each stream's events in version order.
       await query(
         `insert into domain_events (id, stream_type, stream_id, version, type, schema_version, data, metadata, occurred_at)
@@ -105,14 +112,20 @@ export async function writeScaleData(query: Query, sizes: ScaleSizes, log: (s: s
          from scale_spec s
          join actors a on a.id = s.actor_id
          left join users u on u.id = s.lead_id and s.has_lead
-         cross join lateral (values
-           (1, 'TensionSensed', jsonb_build_object('id', s.id, 'name', s.name, 'currentContext', s.current_context,
-              'potentialFuture', s.potential_future, 'score', s.score1, 'state', 'alive', 'actorId', s.actor_id,
-              'actorName', a.name, 'leadUserId', u.id, 'leadName', u.name)),
-           (2, 'TensionRescored', jsonb_build_object('score', s.score2, 'previousScore', s.score1)),
-           (3, 'TensionRescored', jsonb_build_object('score', s.score3, 'previousScore', s.score2)),
-           (4, case s.kind when 'resolved' then 'TensionResolved' else 'TensionDropped' end, '{}'::jsonb),
-           (5, 'TensionRevived', '{}'::jsonb)
+         cross join lateral (
+           select * from (values
+             (1, 'TensionSensed', jsonb_build_object('id', s.id, 'name', s.name, 'currentContext', s.current_context,
+                'potentialFuture', s.potential_future, 'score', s.score1, 'state', 'alive', 'actorId', s.actor_id,
+                'actorName', a.name, 'leadUserId', u.id, 'leadName', u.name)),
+             (2, 'TensionRescored', jsonb_build_object('score', s.score2, 'previousScore', s.score1)),
+             (3, 'TensionRescored', jsonb_build_object('score', s.score3, 'previousScore', s.score2)),
+             (4 + ${extra}, case s.kind when 'resolved' then 'TensionResolved' else 'TensionDropped' end, '{}'::jsonb),
+             (5 + ${extra}, 'TensionRevived', '{}'::jsonb)) base (v, type, data)
+           union all
+           -- the extra pairs: to score2 and back to score3
+           select 3 + x, 'TensionRescored', case when x % 2 = 1 then jsonb_build_object('score', s.score2, 'previousScore', s.score3)
+             else jsonb_build_object('score', s.score3, 'previousScore', s.score2) end
+           from generate_series(1, ${extra}) x
          ) e(v, type, data)
          where e.v <= s.events
          order by s.n, e.v`,
