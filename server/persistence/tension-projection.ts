@@ -470,8 +470,16 @@ export interface WalkTuning {
    * cursor after the last row read (a million tensions, `q=xq`: 2.7–3.0 s a page before)
    */
   scanMax: number;
+  /**
+   * a walk of at most this many rows more is taken whatever the indexes would cost: its cost is known and
+   * small (index-only since Migration20261130130000: 8,750 rows in 20–26 ms at 200,000 tensions), while the
+   * indexes' is an estimate from a probe's few matches, and reads two rows at random a match. At 200,000
+   * tensions a common word's probe found too few, priced the indexes cheaper, and every later request went
+   * there (remembered): 121–155 ms p50 in a 7 GB database whose pages were cold (bench/README.md).
+   */
+  cheap: number;
 }
-export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, scanMax: 100_000 };
+export const WALK: WalkTuning = { probe: 2_000, max: 40_000, matchCost: 20, scanMax: 100_000, cheap: 20_000 };
 
 /**
  * A page of the list's rows, `limit` + 1 when more follow; `resume`: a search stopped at `scanMax` rows read
@@ -582,12 +590,14 @@ export async function queryTensionRows(em: EntityManager, q: TensionQuery, tunin
  * How many rows to walk next for `needed` more matches at `frequency`, having walked `walked`: the rows
  * expected, a quarter more for safety, and at least as many as walked so far (a sparse stretch costs a few
  * round trips, never one per row); null when the trigram indexes are the cheaper (the matches a table of
- * `tableRows` holds at that frequency, each priced at `matchCost` rows) or the walk would pass `max`.
+ * `tableRows` holds at that frequency, each priced at `matchCost` rows) and the walk is longer than `cheap`,
+ * or the walk would pass `max`.
  */
 function walkBudget(needed: number, frequency: number, tableRows: number, walked: number, tuning: WalkTuning): number | null {
   if (!(frequency > 0)) return null;
   const budget = Math.max(walked, Math.ceil((needed / frequency) * 1.25));
   const indexed = frequency * Math.max(tableRows, walked) * tuning.matchCost;
+  if (budget <= tuning.cheap && walked + budget <= tuning.max) return budget;
   return budget > indexed || walked + budget > tuning.max ? null : budget;
 }
 

@@ -254,8 +254,8 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
   it('a search walked in the list order answers the same pages as through the trigram indexes', { timeout: 180_000 }, async () => {
     // always walking (from any probe size, however long), the tuning at this size, and walks of odd sizes
     const tunings: [string, WalkTuning][] = [
-      ['walk', { probe: 500, max: Infinity, matchCost: Infinity, scanMax: Infinity }],
-      ['walk by 7 rows first', { probe: 7, max: Infinity, matchCost: Infinity, scanMax: Infinity }],
+      ['walk', { probe: 500, max: Infinity, matchCost: Infinity, scanMax: Infinity, cheap: 0 }],
+      ['walk by 7 rows first', { probe: 7, max: Infinity, matchCost: Infinity, scanMax: Infinity, cheap: 0 }],
       ['default', WALK],
     ];
     const searches: Partial<TensionQuery>[] = [
@@ -556,6 +556,12 @@ describe(`list plans at ${TENSIONS} tensions (${onPostgres ? 'PostgreSQL' : 'emb
     expect(await statements({ ...rare, state: 'alive' })).toEqual(['walk', 'indexes']);
     // and another order (matches cluster differently in each)
     expect(await statements({ ...rare, sort: 'name', descending: false })).toEqual(['walk', 'indexes']);
+    // a word the probe found a few times walks on while the walk stays short (`cheap`), however cheap the
+    // indexes look (priced here so that they win at the word's frequency); past `cheap` they do
+    const cheapIndexes = { ...WALK, matchCost: 1 };
+    const few: TensionQuery = { limit: 20, sort: 'createdAt', descending: true, q: word(123) };
+    expect(await statements(few, cheapIndexes)).not.toContain('indexes');
+    expect(await statements({ ...few, sort: 'updatedAt' }, { ...cheapIndexes, cheap: 0 })).toContain('indexes');
     // a common word, always walked: the second search walks once, as far as its first said a page needs
     const walking = { ...WALK, probe: 1_000, max: Infinity, matchCost: Infinity };
     const common: TensionQuery = { limit: 20, sort: 'name', descending: false, q: word(123) };
