@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { keptIdle } from './persistence/statements.js';
 import { backlog } from './persistence/webhooks.js';
 
 export type CommandOutcome = 'appended' | 'noop' | 'refused';
@@ -103,8 +104,10 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
     collect() {
       const pool = (orm.em.getConnection().getKnex().client as { pool?: KnexPool }).pool;
       if (!pool) return;
-      this.set({ state: 'used' }, pool.numUsed());
-      this.set({ state: 'free' }, pool.numFree());
+      // a connection the hot path keeps between its statements is free for anyone who asks (statements.ts)
+      const kept = keptIdle(pool);
+      this.set({ state: 'used' }, pool.numUsed() - kept);
+      this.set({ state: 'free' }, pool.numFree() + kept);
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });

@@ -53,8 +53,17 @@ export async function prepared<T>(em: EntityManager, sql: string, params: readon
 
 interface DriverConnection {
   query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<RawResult<unknown>>;
+  /** set by knex's pg dialect when the connection failed or ended: it must not be used again */
+  __knex__disposed?: unknown;
+}
+interface TarnPool {
+  numFree(): number;
+  numPendingAcquires(): number;
+  release(conn: DriverConnection): boolean;
+  on(event: 'acquireRequest' | 'poolDestroyRequest', listener: () => void): void;
 }
 interface PoolClient {
+  pool?: TarnPool;
   acquireConnection(): Promise<DriverConnection>;
   releaseConnection(conn: DriverConnection): Promise<unknown>;
   positionBindings(sql: string): string;
@@ -81,6 +90,94 @@ async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): P
   return onPoolConnection<T>(knex, sql, { name: statementName(sql), text, values: params });
 }
 
+/**
+ * Connections a finished statement kept for the next one instead of handing them back to the pool (issue
+ * 37): an acquisition from the pool (tarn, behind knex) makes some twenty promises, a timer and three
+ * events, and a REST rescore made three of them, a fifth of its CPU. The pool still counts a kept connection
+ * as used, so its limit holds for both; a kept connection goes back to the pool when anyone else asks the
+ * pool for one it does not have free (its `acquireRequest`, before the request waits), when a statement
+ * finishes while someone waits for one, when it has been idle a second, and when the pool closes. Bounded:
+ * never more than the pool's own `max`, since every kept connection is one the pool lent.
+ */
+class KeptConnections {
+  private readonly idle: { conn: DriverConnection; since: number }[] = [];
+  private closing = false;
+  private sweep: NodeJS.Timeout | undefined;
+
+  constructor(private readonly pool: TarnPool) {
+    // A caller outside this keep asks the pool: if the pool has none free, hand one back before it waits.
+    pool.on('acquireRequest', () => {
+      if (this.idle.length > 0 && pool.numFree() === 0) this.handBack(this.idle.pop()!.conn);
+    });
+    pool.on('poolDestroyRequest', () => {
+      this.closing = true;
+      this.handBackAll();
+    });
+  }
+
+  /** Connections kept and not running a statement (the pool counts them as used): for the pool metric. */
+  get size(): number {
+    return this.idle.length;
+  }
+
+  /** An idle kept connection, or undefined (then the caller acquires one from the pool). */
+  take(): DriverConnection | undefined {
+    for (let kept = this.idle.pop(); kept; kept = this.idle.pop()) {
+      if (!kept.conn.__knex__disposed) return kept.conn;
+      this.handBack(kept.conn); // the pool's validation destroys it
+    }
+    return undefined;
+  }
+
+  /** After a statement: kept for the next one, unless the pool is closing, the connection failed, or someone waits. */
+  put(conn: DriverConnection): void {
+    if (this.closing || conn.__knex__disposed || this.pool.numPendingAcquires() > 0) return this.handBack(conn);
+    this.idle.push({ conn, since: Date.now() });
+    if (!this.sweep) {
+      this.sweep = setInterval(() => this.handBackIdle(), IDLE_KEEP_MS);
+      this.sweep.unref();
+    }
+  }
+
+  private handBackIdle(): void {
+    const before = Date.now() - IDLE_KEEP_MS;
+    // oldest first: `put` pushes and `take` pops, so the idle ones are at the bottom
+    while (this.idle.length > 0 && this.idle[0].since <= before) this.handBack(this.idle.shift()!.conn);
+    if (this.idle.length === 0) this.stopSweep();
+  }
+
+  private handBackAll(): void {
+    while (this.idle.length > 0) this.handBack(this.idle.pop()!.conn);
+    this.stopSweep();
+  }
+
+  private stopSweep(): void {
+    clearInterval(this.sweep);
+    this.sweep = undefined;
+  }
+
+  private handBack(conn: DriverConnection): void {
+    this.pool.release(conn);
+  }
+}
+
+/** A kept connection idle this long goes back to the pool (whose own idle timeout then applies). */
+const IDLE_KEEP_MS = 1_000;
+
+const keeps = new WeakMap<object, KeptConnections>();
+
+/** How many of `pool`'s connections are kept idle between statements (the pool counts them as used). */
+export function keptIdle(pool: object): number {
+  return keeps.get(pool)?.size ?? 0;
+}
+
+/** The keep of a pool (one per pool: the ORM replaces its pool when the timeouts are applied). */
+function keptConnections(pool: TarnPool): KeptConnections {
+  let keep = keeps.get(pool);
+  if (!keep) keeps.set(pool, (keep = new KeptConnections(pool)));
+  return keep;
+}
+
 let directQueries = 0;
 
 /**
@@ -89,7 +186,8 @@ let directQueries = 0;
  */
 async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: string; text: string; values: readonly unknown[] }): Promise<T[]> {
   const client = knex.client as unknown as PoolClient;
-  const conn = await client.acquireConnection();
+  const keep = client.pool ? keptConnections(client.pool) : undefined;
+  const conn = keep?.take() ?? (await client.acquireConnection());
   const event = { sql, bindings: config.values, __knexQueryUid: `direct-${++directQueries}` };
   try {
     knex.emit('query', event);
@@ -100,7 +198,8 @@ async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: str
     knex.emit('query-error', err, event);
     throw err;
   } finally {
-    await client.releaseConnection(conn);
+    if (keep) keep.put(conn);
+    else await client.releaseConnection(conn);
   }
 }
 
