@@ -57,8 +57,13 @@ interface DriverConnection {
   __knex__disposed?: unknown;
 }
 interface TarnPool {
+  readonly max: number;
+  /** how long a caller waits for a connection (DB_ACQUIRE_TIMEOUT_MS) */
+  readonly acquireTimeoutMillis: number;
+  numUsed(): number;
   numFree(): number;
   numPendingAcquires(): number;
+  numPendingCreates(): number;
   release(conn: DriverConnection): boolean;
   on(event: 'acquireRequest' | 'poolDestroyRequest', listener: () => void): void;
 }
@@ -94,24 +99,41 @@ async function direct<T>(knex: Knex, sql: string, params: readonly unknown[]): P
  * Connections a finished statement kept for the next one instead of handing them back to the pool (issue
  * 37): an acquisition from the pool (tarn, behind knex) makes some twenty promises, a timer and three
  * events, and a REST rescore made three of them, a fifth of its CPU. The pool still counts a kept connection
- * as used, so its limit holds for both; a kept connection goes back to the pool when anyone else asks the
- * pool for one it does not have free (its `acquireRequest`, before the request waits), when a statement
- * finishes while someone waits for one, when it has been idle a second, and when the pool closes. Bounded:
- * never more than the pool's own `max`, since every kept connection is one the pool lent.
+ * as used, so its limit holds for both; a kept connection goes back when anyone else asks the pool for one
+ * it does not have free (its `acquireRequest`, before the request waits), when a statement finishes while
+ * someone waits in the pool, after a second idle, when its session failed, and when the pool closes.
+ *
+ * When every connection is lent, a statement waits here for one of the keep's own (the pool's queue costs
+ * what its acquisitions cost), in order, as long as `DB_ACQUIRE_TIMEOUT_MS` like a wait in the pool, and
+ * only while the keep has a connection running a statement: otherwise it asks the pool. Callers waiting in
+ * the pool come first: a statement that ends while one waits hands its connection back, and the keep asks
+ * the pool for one in its place for the first statement waiting here. Bounded: never more connections than
+ * the pool's own `max`, since every one the keep holds is one the pool lent.
  */
 class KeptConnections {
   private readonly idle: { conn: DriverConnection; since: number }[] = [];
+  private readonly waiting: Waiting[] = [];
+  /** connections of the keep running a statement */
+  private lent = 0;
+  /** acquisitions the keep asked the pool for, for statements waiting here */
+  private fetching = 0;
   private closing = false;
   private sweep: NodeJS.Timeout | undefined;
+  private expiry: NodeJS.Timeout | undefined;
 
-  constructor(private readonly pool: TarnPool) {
+  constructor(
+    private readonly pool: TarnPool,
+    private readonly client: PoolClient,
+  ) {
     // A caller outside this keep asks the pool: if the pool has none free, hand one back before it waits.
     pool.on('acquireRequest', () => {
       if (this.idle.length > 0 && pool.numFree() === 0) this.handBack(this.idle.pop()!.conn);
     });
     pool.on('poolDestroyRequest', () => {
       this.closing = true;
-      this.handBackAll();
+      while (this.idle.length > 0) this.handBack(this.idle.pop()!.conn);
+      clearInterval(this.sweep);
+      this.sweep = undefined;
     });
   }
 
@@ -120,18 +142,55 @@ class KeptConnections {
     return this.idle.length;
   }
 
-  /** An idle kept connection, or undefined (then the caller acquires one from the pool). */
-  take(): DriverConnection | undefined {
+  /** A connection for one statement: a kept one at once, else one of the keep's when it ends, else the pool's. */
+  acquire(): DriverConnection | Promise<DriverConnection> {
     for (let kept = this.idle.pop(); kept; kept = this.idle.pop()) {
-      if (!kept.conn.__knex__disposed) return kept.conn;
+      if (!kept.conn.__knex__disposed) {
+        this.lent++;
+        return kept.conn;
+      }
       this.handBack(kept.conn); // the pool's validation destroys it
     }
-    return undefined;
+    const pool = this.pool;
+    const poolCanLend = pool.numFree() > 0 || pool.numUsed() + pool.numPendingCreates() < pool.max;
+    if (this.closing || this.lent === 0 || poolCanLend) return this.fromPool();
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject, until: Date.now() + pool.acquireTimeoutMillis });
+      if (!this.expiry) this.expireAt(this.waiting[0].until);
+    });
   }
 
-  /** After a statement: kept for the next one, unless the pool is closing, the connection failed, or someone waits. */
-  put(conn: DriverConnection): void {
-    if (this.closing || conn.__knex__disposed || this.pool.numPendingAcquires() > 0) return this.handBack(conn);
+  /** After a statement: to the first statement waiting here, kept for the next one, or back to the pool. */
+  release(conn: DriverConnection): void {
+    this.lent--;
+    if (this.closing || conn.__knex__disposed || this.othersWaiting()) {
+      this.handBack(conn);
+      // the keep gave a connection up: one waiting here gets one from the pool in its place
+      if (this.waiting.length > 0) {
+        this.fetching++;
+        this.client.acquireConnection().then(
+          (c) => {
+            this.fetching--;
+            this.deliver(c);
+          },
+          (err: unknown) => {
+            this.fetching--;
+            this.waiting.shift()?.reject(err);
+          },
+        );
+      }
+      return;
+    }
+    this.deliver(conn);
+  }
+
+  private deliver(conn: DriverConnection): void {
+    const next = this.waiting.shift();
+    if (next) {
+      this.lent++;
+      return next.resolve(conn);
+    }
+    if (this.closing || this.othersWaiting()) return this.handBack(conn);
     this.idle.push({ conn, since: Date.now() });
     if (!this.sweep) {
       this.sweep = setInterval(() => this.handBackIdle(), IDLE_KEEP_MS);
@@ -139,25 +198,55 @@ class KeptConnections {
     }
   }
 
+  /** Someone outside the keep waits in the pool (the keep's own acquisitions for its queue aside). */
+  private othersWaiting(): boolean {
+    return this.pool.numPendingAcquires() > this.fetching;
+  }
+
+  private async fromPool(): Promise<DriverConnection> {
+    const conn = await this.client.acquireConnection();
+    this.lent++;
+    return conn;
+  }
+
+  /** One timer for the queue: at the first one's deadline, refuse every statement whose wait is over. */
+  private expireAt(until: number): void {
+    this.expiry = setTimeout(() => {
+      this.expiry = undefined;
+      const now = Date.now();
+      while (this.waiting.length > 0 && this.waiting[0].until <= now) this.waiting.shift()!.reject(new ConnectionWaitTimeout(this.pool.acquireTimeoutMillis));
+      if (this.waiting.length > 0) this.expireAt(this.waiting[0].until);
+    }, until - Date.now());
+    this.expiry.unref();
+  }
+
   private handBackIdle(): void {
     const before = Date.now() - IDLE_KEEP_MS;
-    // oldest first: `put` pushes and `take` pops, so the idle ones are at the bottom
+    // oldest first: `deliver` pushes and `acquire` pops, so the idle ones are at the bottom
     while (this.idle.length > 0 && this.idle[0].since <= before) this.handBack(this.idle.shift()!.conn);
-    if (this.idle.length === 0) this.stopSweep();
-  }
-
-  private handBackAll(): void {
-    while (this.idle.length > 0) this.handBack(this.idle.pop()!.conn);
-    this.stopSweep();
-  }
-
-  private stopSweep(): void {
-    clearInterval(this.sweep);
-    this.sweep = undefined;
+    if (this.idle.length === 0) {
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+    }
   }
 
   private handBack(conn: DriverConnection): void {
     this.pool.release(conn);
+  }
+}
+
+interface Waiting {
+  resolve(conn: DriverConnection): void;
+  reject(err: unknown): void;
+  /** Date.now() past which it is refused */
+  until: number;
+}
+
+/** A statement waited DB_ACQUIRE_TIMEOUT_MS for a connection: 503 like the pool's own timeout (transient.ts). */
+class ConnectionWaitTimeout extends Error {
+  constructor(ms: number) {
+    super(`Timeout acquiring a connection: every pool connection was in use for ${ms} ms`);
+    this.name = 'ConnectionWaitTimeout';
   }
 }
 
@@ -172,9 +261,9 @@ export function keptIdle(pool: object): number {
 }
 
 /** The keep of a pool (one per pool: the ORM replaces its pool when the timeouts are applied). */
-function keptConnections(pool: TarnPool): KeptConnections {
-  let keep = keeps.get(pool);
-  if (!keep) keeps.set(pool, (keep = new KeptConnections(pool)));
+function keptConnections(client: PoolClient & { pool: TarnPool }): KeptConnections {
+  let keep = keeps.get(client.pool);
+  if (!keep) keeps.set(client.pool, (keep = new KeptConnections(client.pool, client)));
   return keep;
 }
 
@@ -186,8 +275,9 @@ let directQueries = 0;
  */
 async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: string; text: string; values: readonly unknown[] }): Promise<T[]> {
   const client = knex.client as unknown as PoolClient;
-  const keep = client.pool ? keptConnections(client.pool) : undefined;
-  const conn = keep?.take() ?? (await client.acquireConnection());
+  const keep = client.pool ? keptConnections(client as PoolClient & { pool: TarnPool }) : undefined;
+  const got = keep ? keep.acquire() : client.acquireConnection();
+  const conn = got instanceof Promise ? await got : got;
   const event = { sql, bindings: config.values, __knexQueryUid: `direct-${++directQueries}` };
   try {
     knex.emit('query', event);
@@ -198,7 +288,7 @@ async function onPoolConnection<T>(knex: Knex, sql: string, config: { name?: str
     knex.emit('query-error', err, event);
     throw err;
   } finally {
-    if (keep) keep.put(conn);
+    if (keep) keep.release(conn);
     else await client.releaseConnection(conn);
   }
 }

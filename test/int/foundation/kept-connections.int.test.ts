@@ -5,6 +5,7 @@
 // caller waiting for a connection nobody uses.
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptIdle, withoutValues } from '../../../server/persistence/statements.js';
+import { isTransientDatabaseError } from '../../../server/persistence/transient.js';
 import { createTestDatabase, onPostgres, queryOnce, type TestDatabase } from '../../support/database.js';
 
 interface Pool {
@@ -27,8 +28,8 @@ afterEach(async () => {
   db = undefined;
 });
 
-async function oneConnection() {
-  db = await createTestDatabase({ poolMax: 1, acquireTimeoutMs: 3_000 });
+async function oneConnection(acquireTimeoutMs = 3_000) {
+  db = await createTestDatabase({ poolMax: 1, acquireTimeoutMs });
   const em = db.orm.em.fork();
   const client = em.getConnection().getKnex().client as unknown as Client;
   /** one statement the way the hot path runs it; its backend's pid */
@@ -122,5 +123,53 @@ describe('connections kept between the hot path statements', () => {
     const next = await statement();
     expect(next).not.toBe(pid);
     expect(keptIdle(pool)).toBe(1);
+  });
+
+  it('queues statements for the keep’s own connection, in order, while every connection is lent', async () => {
+    const { pool, statement } = await oneConnection();
+    const first = await statement();
+    const order: string[] = [];
+    const run = (name: string, sql?: string) => statement(sql).then((pid) => (order.push(name), pid));
+    const slow = run('slow', 'select pg_backend_pid() as pid from pg_sleep(0.2)');
+    const queued = ['a', 'b', 'c'].map((n) => run(n));
+    // they wait for the keep's connection, not in the pool (whose queue costs what its acquisitions cost)
+    expect(pool.numPendingAcquires()).toBe(0);
+    const pids = await Promise.all([slow, ...queued]);
+    expect(order).toEqual(['slow', 'a', 'b', 'c']);
+    if (onPostgres) expect(new Set(pids)).toEqual(new Set([first]));
+    expect(keptIdle(pool)).toBe(1);
+  });
+
+  it('refuses a statement that waited DB_ACQUIRE_TIMEOUT_MS in the queue, as the pool refuses one (503, never a hang)', async () => {
+    const { pool, statement } = await oneConnection(300);
+    await statement();
+    const slow = statement('select pg_backend_pid() as pid from pg_sleep(1.5)');
+    const waited = statement().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(pool.numPendingAcquires()).toBe(0); // in the keep's queue
+    const err = await waited;
+    expect(err, 'the queued statement ran: it should have been refused after 300 ms').toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/Timeout acquiring a connection/);
+    expect(isTransientDatabaseError(err)).toBe(true); // answered 503 unavailable with Retry-After
+    await slow;
+    expect(await statement()).toBeDefined(); // and the keep serves again
+  });
+
+  it('serves a caller waiting in the pool before the statements queued in the keep', async () => {
+    const { pool, client, statement } = await oneConnection();
+    await statement();
+    const order: string[] = [];
+    const slow = statement('select pg_backend_pid() as pid from pg_sleep(0.2)').then(() => order.push('slow'));
+    const queued = statement().then(() => order.push('queued'));
+    const other = client.acquireConnection().then(async (conn) => {
+      order.push('other');
+      await new Promise((r) => setTimeout(r, 50));
+      await client.releaseConnection(conn);
+    });
+    expect(pool.numPendingAcquires()).toBe(1); // the other caller waits in the pool, the statement in the keep
+    await Promise.all([slow, queued, other]);
+    expect(order).toEqual(['slow', 'other', 'queued']);
   });
 });
