@@ -127,6 +127,7 @@ const schema = z.object({
     .max(24 * 90)
     .default(12),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_BUFFER_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(12).max(256).optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
@@ -203,6 +204,8 @@ export interface Config {
   sessionSecret: string | undefined;
   sessionTtlMs: number;
   logLevel: string;
+  /** `start`: how long a log line may wait in memory before it is written to stdout; 0 writes each at once */
+  logBufferMs: number;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   dbPoolMax: number;
@@ -320,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
     logLevel: e.LOG_LEVEL,
+    logBufferMs: e.LOG_BUFFER_MS,
     adminEmail: e.ADMIN_EMAIL,
     adminPassword: e.ADMIN_PASSWORD,
     dbPoolMax: e.DB_POOL_MAX,

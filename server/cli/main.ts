@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createLogger, errorText, pinoStderr } from '../logger.js';
+import { bufferedStdout, createLogger, errorText, pinoStderr } from '../logger.js';
 import { commands as extraCommands } from './commands.js';
 
 const USAGE = `Usage: market-service <command>
@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
   if (refused !== null) return refused;
 
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, command === 'mcp' ? pinoStderr() : undefined);
+  const logger = createLogger(config.logLevel, command === 'mcp' ? pinoStderr() : command === 'start' ? bufferedStdout(config.logBufferMs) : undefined);
 
   if (command === 'start') {
     // The embedded database boots on its worker thread while the server's modules load.

@@ -44,10 +44,35 @@ describe('the market-service process', () => {
   }, 320_000);
 
   it('reports every configuration problem at once and exits non-zero', async () => {
-    const run = await runCli(['start'], { ...env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', NODE_ENV: 'production' }, 90_000);
+    const run = await runCli(['start'], { ...env, PORT: 'not-a-port', DATABASE_URL: 'mysql://nope', NODE_ENV: 'production', LOG_BUFFER_MS: '-1' }, 90_000);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/PORT[\s\S]*DATABASE_URL[\s\S]*SESSION_SECRET/);
+    expect(run.stderr).toMatch(/PORT[\s\S]*DATABASE_URL[\s\S]*LOG_BUFFER_MS[\s\S]*SESSION_SECRET/);
   }, 120_000);
+
+  it('writes its log in batches: a line is out within LOG_BUFFER_MS, and every line by the time it exits', async () => {
+    const accessLine = (output: string, requestId: string) =>
+      output.split('\n').some((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"msg":"request"'));
+    const ask = (url: string, requestId: string) => fetch(`${url}/api/v1/tensions`, { headers: { 'x-request-id': requestId } });
+
+    // a short wait: the line is written by the timer, with no more lines after it to fill the buffer
+    const quick = await startServerProcess({ ...env, LOG_LEVEL: 'info', LOG_BUFFER_MS: '200' });
+    try {
+      expect((await ask(quick.url, 'log-batch-timer')).status).toBe(401);
+      const deadline = Date.now() + 10_000;
+      while (!accessLine(quick.output(), 'log-batch-timer') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(accessLine(quick.output(), 'log-batch-timer'), quick.output()).toBe(true);
+    } finally {
+      expect(await quick.stop()).toBe(0);
+    }
+
+    // the longest wait: what is still in memory at SIGTERM is written before the process exits
+    const slow = await startServerProcess({ ...env, LOG_LEVEL: 'info', LOG_BUFFER_MS: '10000' });
+    for (const id of ['log-batch-exit-1', 'log-batch-exit-2']) expect((await ask(slow.url, id)).status).toBe(401);
+    expect(await slow.stop()).toBe(0);
+    expect(accessLine(slow.output(), 'log-batch-exit-1')).toBe(true);
+    expect(accessLine(slow.output(), 'log-batch-exit-2')).toBe(true);
+    expect(slow.output()).toMatch(/"msg":"shutting down"/);
+  }, 320_000);
 });
 
 /** A database no one has migrated: a new PostgreSQL database, or an empty data folder. */
