@@ -101,9 +101,9 @@ class KeyTaken extends Error {}
  * request. A first attempt that throws or answers 5xx rolls back: nothing of it is kept. A COMMIT whose
  * answer is lost throws as any database failure does; the retry then finds out which way it went.
  */
-async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest | undefined, run: () => Promise<Answer>): Promise<Result<IdempotentOutcome>> {
+async function idempotently(deps: Deps, ctx: Ctx, req: IdempotentRequest, run: () => Promise<Answer>): Promise<Result<IdempotentOutcome>> {
   const scope = scopeOf(ctx);
-  if (!req || !scope) return ok({ answer: await run(), replayed: false });
+  if (!scope) return ok({ answer: await run(), replayed: false });
   const hash = requestHash(deps, req);
   try {
     return await withinTransaction<Result<IdempotentOutcome>>(deps.orm, async (tx) => {
@@ -205,7 +205,9 @@ export async function idempotentCall<T>(
 ): Promise<Result<FaceOutcome<T>>> {
   const key = parseIdempotencyKey(call?.rawKey, call?.keyField ?? 'idempotencyKey');
   if (!key.ok) return key;
-  const request = call && key.value !== undefined ? { key: key.value, method: call.method, path: call.path, body: call.body } : undefined;
+  // without a key the call just runs (what `idempotently` would do, without its layers of promises)
+  if (!call || key.value === undefined) return ok({ replayed: false, result: await run() });
+  const request = { key: key.value, method: call.method, path: call.path, body: call.body };
   let first: Result<T> | undefined;
   const outcome = await idempotently(deps, ctx, request, async () => {
     first = await run();

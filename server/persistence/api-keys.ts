@@ -168,9 +168,8 @@ export const keyHolderSql = `select k.id, k.name, k.user_id, k.last_used_at, k.p
        and u.status = 'active'`;
 
 /** The live key with this hash (not revoked, not expired at `now`) of an active user, with the user's grants; null when none. */
-export async function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
-  const [row] = await prepared<KeyHolder>(em, keyHolderSql, [keyHash, now]);
-  return row ?? null;
+export function keyHolder(em: EntityManager, keyHash: string, now: Date): Promise<KeyHolder | null> {
+  return prepared<KeyHolder>(em, keyHolderSql, [keyHash, now]).then((rows) => rows[0] ?? null);
 }
 
 /**

@@ -601,9 +601,8 @@ function walkBudget(needed: number, frequency: number, tableRows: number, walked
   return budget > indexed || walked + budget > tuning.max ? null : budget;
 }
 
-export async function loadTensionRow(em: EntityManager, id: string): Promise<TensionRow | null> {
-  const rows = await prepared<TensionRow>(em, `${TENSION_SELECT} from tensions t ${TENSION_FROM} where t.id = ?`, [id]);
-  return rows[0] ?? null;
+export function loadTensionRow(em: EntityManager, id: string): Promise<TensionRow | null> {
+  return prepared<TensionRow>(em, `${TENSION_SELECT} from tensions t ${TENSION_FROM} where t.id = ?`, [id]).then((rows) => rows[0] ?? null);
 }
 
 const COLUMNS = 'id, name, current_context, potential_future, score, state, actor_id, lead_user_id, version, created_at, updated_at';

@@ -13,14 +13,15 @@ import type { CommandResult } from './tension.inputs.js';
  * `input` is the face's raw input, parsed here so every face answers the same refusals in the same order.
  */
 export function runCommand(deps: Deps, ctx: Ctx, entry: TensionCommandEntry, id: string | null, input: unknown): Promise<Result<CommandResult>> {
-  return observedCommand(deps, entry.operation, async () => {
+  // (not `async`: it hands on executeTensionCommand's promise rather than wrapping it in one more)
+  return observedCommand(deps, entry.operation, () => {
     const denied = authorize(ctx, entry.operation);
-    if (denied) return denied;
+    if (denied) return Promise.resolve(denied);
     const parsed = parseInput(entry.input, input);
-    if (!parsed.ok) return parsed;
+    if (!parsed.ok) return Promise.resolve(parsed);
     const value = parsed.value as { expectedVersion?: number };
     const target = entry.creates ? deps.newId() : idOf(id ?? '');
-    if (target === null) return notFound(id ?? '');
+    if (target === null) return Promise.resolve(notFound(id ?? ''));
     return executeTensionCommand(deps, ctx, {
       id: target,
       expectedVersion: value.expectedVersion,
