@@ -49,6 +49,11 @@ export async function startTracing(opts: { serviceVersion: string; exporter?: 'o
 
 /** Whether a tracer provider is registered (startTracing); without one every span is the API's no-op. */
 let tracing = false;
+/** Whether spans are recorded (a tracer provider is registered), for what wraps work only to trace it. */
+export function tracingOn(): boolean {
+  return tracing;
+}
+
 /** The no-op span `inSpan` hands its function when tracing is off. */
 const NOT_RECORDED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 

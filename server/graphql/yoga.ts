@@ -10,7 +10,7 @@ import type { Deps } from '../application/context.js';
 import { correlationOf, needsCsrfHeader, requestLog } from '../http/request-context.js';
 import { laneFindings } from '../http/lane-handover.js';
 import { clientAddress } from '../http/session-cookie.js';
-import { inSpan } from '../tracing.js';
+import { inSpan, tracingOn } from '../tracing.js';
 import { BODY_LIMIT_BYTES, bodyRefusal } from '../http/body.js';
 import { REFUSAL_STATUS } from '../http/refusal-status.js';
 import { isTransientDatabaseError } from '../persistence/transient.js';
@@ -123,12 +123,15 @@ export function graphqlHandler(deps: Deps): { handlers: GraphqlHandlers; lane: G
       ...armor.protect().plugins,
       // SPEC §7: at most LIST_ITEMS_PER_REQUEST list items per operation, refused before it runs.
       useListBudget(schema),
-      // One span per operation, active while it executes, so use-case and SQL spans nest under it.
+      // One span per operation, active while it executes, so use-case and SQL spans nest under it (with
+      // tracing off, the execution runs as it is: no span would record, and the wrapper costs promises).
       {
-        onExecute: ({ executeFn, setExecuteFn }: { executeFn: (a: ExecutionArgs) => unknown; setExecuteFn: (fn: (a: ExecutionArgs) => unknown) => void }) =>
+        onExecute: ({ executeFn, setExecuteFn }: { executeFn: (a: ExecutionArgs) => unknown; setExecuteFn: (fn: (a: ExecutionArgs) => unknown) => void }) => {
+          if (!tracingOn()) return;
           setExecuteFn((a) =>
             inSpan(`graphql ${a.operationName ?? 'anonymous'}`, { 'graphql.operation.name': a.operationName ?? '' }, async () => executeFn(a)),
-          ),
+          );
+        },
       },
       {
         onResultProcess: ({ result, serverContext }: { result: unknown; serverContext: Partial<GraphQLServerContext> }) =>
