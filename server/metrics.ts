@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { keptIdle } from './persistence/statements.js';
+import { keptIdle, type TarnPool } from './persistence/statements.js';
 import { backlog } from './persistence/webhooks.js';
 
 export type CommandOutcome = 'appended' | 'noop' | 'refused';
@@ -42,12 +42,6 @@ interface RelayState {
   connected(): boolean;
   /** it holds the lease and publishes */
   active(): boolean;
-}
-
-interface KnexPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
 }
 
 let processRegistry: Registry | undefined;
@@ -102,7 +96,7 @@ export function createMetrics(orm: MikroORM, clock: () => Date = () => new Date(
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const pool = (orm.em.getConnection().getKnex().client as { pool?: KnexPool }).pool;
+      const pool = (orm.em.getConnection().getKnex().client as { pool?: TarnPool }).pool;
       if (!pool) return;
       // a connection the hot path keeps between its statements is free for anyone who asks (statements.ts)
       const kept = keptIdle(pool);

@@ -63,7 +63,15 @@ const NOT_RECORDED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
  * its two layers of promises around every command).
  */
 export function inSpan<T>(name: string, attributes: Record<string, string>, fn: (span: Span) => Promise<T>): Promise<T> {
-  if (!tracing) return fn(NOT_RECORDED);
+  if (!tracing) {
+    try {
+      return fn(NOT_RECORDED);
+    } catch (err) {
+      // a function that throws before its promise: a rejection, as inside a span (rethrown as it was thrown)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(err);
+    }
+  }
   return tracer().startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await fn(span);

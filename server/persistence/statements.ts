@@ -56,7 +56,8 @@ interface DriverConnection {
   /** set by knex's pg dialect when the connection failed or ended: it must not be used again */
   __knex__disposed?: unknown;
 }
-interface TarnPool {
+/** tarn's pool behind knex, as far as this file and the pool metric read it */
+export interface TarnPool {
   readonly max: number;
   /** how long a caller waits for a connection (DB_ACQUIRE_TIMEOUT_MS) */
   readonly acquireTimeoutMillis: number;

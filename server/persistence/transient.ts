@@ -34,7 +34,9 @@ export function isTransientDatabaseError(err: unknown, depth = 0): boolean {
     if (TRANSIENT_CODES.has(code) || NETWORK_CODES.has(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_CLASSES.some((c) => code.startsWith(c))) return true;
   }
-  if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException') return true;
+  // the pool's timeout, and the same wait in the hot path's queue for a kept connection (statements.ts)
+  if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionWaitTimeout' || e.name === 'ConnectionException' || e.name === 'LockWaitTimeoutException')
+    return true;
   if (typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string))) return true;
   // an AggregateError (a connection tried on several addresses), a wrapped cause, GraphQL's original error
   if (Array.isArray(e.errors) && e.errors.some((x) => isTransientDatabaseError(x, depth + 1))) return true;

@@ -44,6 +44,8 @@ describe('isTransientDatabaseError', () => {
     expect(
       isTransientDatabaseError(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })),
     ).toBe(true);
+    // the same wait in the hot path's queue for a kept connection (statements.ts), known by its name alone
+    expect(isTransientDatabaseError(Object.assign(new Error('every pool connection in use'), { name: 'ConnectionWaitTimeout' }))).toBe(true);
     expect(isTransientDatabaseError(new Error('outer', { cause: pgError('57P01') }))).toBe(true);
     expect(isTransientDatabaseError(new AggregateError([pgError('ECONNREFUSED')], 'connect failed'))).toBe(true);
     expect(isTransientDatabaseError({ originalError: pgError('53300') })).toBe(true);

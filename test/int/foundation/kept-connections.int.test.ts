@@ -152,6 +152,7 @@ describe('connections kept between the hot path statements', () => {
     const err = await waited;
     expect(err, 'the queued statement ran: it should have been refused after 300 ms').toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/Timeout acquiring a connection/);
+    expect((err as Error).name).toBe('ConnectionWaitTimeout');
     expect(isTransientDatabaseError(err)).toBe(true); // answered 503 unavailable with Retry-After
     await slow;
     expect(await statement()).toBeDefined(); // and the keep serves again
